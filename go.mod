@@ -1,0 +1,3 @@
+module github.com/pqkex/pqkex
+
+go 1.26

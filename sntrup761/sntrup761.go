@@ -1,0 +1,150 @@
+// Package sntrup761 implements the Streamlined NTRU Prime key encapsulation
+// mechanism sntrup761, as specified in "NTRU Prime: round 3" (2020-10-07)
+// and used by SSH's sntrup761x25519-sha512 key exchange (RFC 9941).
+//
+// Keys, ciphertexts and shared keys are byte-compatible with the NTRU Prime
+// reference implementation, the NIST known-answer tests and OpenSSH.
+//
+// Most SSH users want package sntrup761x25519 or sshkex rather than this
+// package: sntrup761 on its own is not a hybrid and offers no classical
+// security guarantee of its own.
+//
+// # Validation
+//
+// Encapsulation keys and ciphertexts are not validated beyond their length:
+// the specification's decoders are total (section 3.1), so every byte string
+// of the right length is a valid input, exactly as in the reference code.
+// Decapsulation uses implicit rejection: a ciphertext that was not produced
+// by Encapsulate with the matching key yields a pseudorandom shared key
+// derived from the secret rho, never an error.
+//
+// # Constant time
+//
+// Every operation on secret data (key generation, encapsulation's random
+// input, decapsulation) runs in time independent of the secret values; see
+// SECURITY.md for the list of functions and how this is checked.
+package sntrup761
+
+import (
+	"crypto"
+	"crypto/rand"
+	"errors"
+
+	"github.com/pqkex/pqkex/sntrup761/internal/ref"
+)
+
+const (
+	// EncapsulationKeySize is the size of an encoded encapsulation
+	// (public) key.
+	EncapsulationKeySize = 1158
+	// DecapsulationKeySize is the size of an encoded decapsulation
+	// (secret) key: f, 1/g, the public key, rho and a hash of the public
+	// key, in the layout of the reference implementation.
+	DecapsulationKeySize = 1763
+	// CiphertextSize is the size of a ciphertext.
+	CiphertextSize = 1039
+	// SharedKeySize is the size of a shared key.
+	SharedKeySize = 32
+)
+
+// DecapsulationKey is the secret key used to decapsulate a shared key from
+// a ciphertext. It must be kept secret.
+type DecapsulationKey struct {
+	sk [DecapsulationKeySize]byte
+	ek EncapsulationKey
+}
+
+// EncapsulationKey is the public key used to produce ciphertexts.
+type EncapsulationKey struct {
+	pk [EncapsulationKeySize]byte
+}
+
+var (
+	_ crypto.Decapsulator = (*DecapsulationKey)(nil)
+	_ crypto.Encapsulator = (*EncapsulationKey)(nil)
+)
+
+// GenerateKey generates a new decapsulation key, drawing random bytes from
+// crypto/rand. The key must be kept secret.
+func GenerateKey() (*DecapsulationKey, error) {
+	pk, sk, err := ref.KeyGen(rand.Reader)
+	if err != nil {
+		return nil, errors.New("sntrup761: reading randomness: " + err.Error())
+	}
+	dk := new(DecapsulationKey)
+	copy(dk.sk[:], sk)
+	copy(dk.ek.pk[:], pk)
+	return dk, nil
+}
+
+// NewDecapsulationKey parses a decapsulation key in the 1763-byte format
+// returned by Bytes. It returns an error only if the length is wrong; the
+// contents are not validated (the reference decoders are total).
+func NewDecapsulationKey(b []byte) (*DecapsulationKey, error) {
+	if len(b) != DecapsulationKeySize {
+		return nil, errors.New("sntrup761: invalid decapsulation key length")
+	}
+	dk := new(DecapsulationKey)
+	copy(dk.sk[:], b)
+	copy(dk.ek.pk[:], b[2*ref.SmallBytes:])
+	return dk, nil
+}
+
+// Bytes returns the decapsulation key in its 1763-byte encoding. The result
+// must be kept secret.
+func (dk *DecapsulationKey) Bytes() []byte {
+	b := dk.sk
+	return b[:]
+}
+
+// EncapsulationKey returns the public encapsulation key of dk.
+func (dk *DecapsulationKey) EncapsulationKey() *EncapsulationKey {
+	ek := dk.ek
+	return &ek
+}
+
+// Encapsulator returns the public encapsulation key, as a
+// crypto.Encapsulator.
+func (dk *DecapsulationKey) Encapsulator() crypto.Encapsulator {
+	return dk.EncapsulationKey()
+}
+
+// Decapsulate returns the shared key encapsulated in ciphertext. It returns
+// an error only if ciphertext is not CiphertextSize bytes long; an invalid
+// ciphertext of the right length yields the implicit-rejection key
+// (section 2.3.8). The shared key must be kept secret.
+func (dk *DecapsulationKey) Decapsulate(ciphertext []byte) (sharedKey []byte, err error) {
+	if len(ciphertext) != CiphertextSize {
+		return nil, errors.New("sntrup761: invalid ciphertext length")
+	}
+	k := ref.Decap(ciphertext, dk.sk[:])
+	return k[:], nil
+}
+
+// NewEncapsulationKey parses an encapsulation key. It returns an error only
+// if the length is wrong: every 1158-byte string decodes to an element of
+// R/q (section 3.1).
+func NewEncapsulationKey(b []byte) (*EncapsulationKey, error) {
+	if len(b) != EncapsulationKeySize {
+		return nil, errors.New("sntrup761: invalid encapsulation key length")
+	}
+	ek := new(EncapsulationKey)
+	copy(ek.pk[:], b)
+	return ek, nil
+}
+
+// Bytes returns the encapsulation key in its 1158-byte encoding.
+func (ek *EncapsulationKey) Bytes() []byte {
+	b := ek.pk
+	return b[:]
+}
+
+// Encapsulate generates a shared key and its ciphertext for ek, drawing
+// random bytes from crypto/rand. The shared key must be kept secret.
+func (ek *EncapsulationKey) Encapsulate() (sharedKey, ciphertext []byte) {
+	ct, k, err := ref.Encap(ek.pk[:], rand.Reader)
+	if err != nil {
+		panic("sntrup761: reading randomness: " + err.Error()) // crypto/rand.Read never fails in Go 1.24+
+	}
+	return k[:], ct
+}

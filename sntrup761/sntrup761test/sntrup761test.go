@@ -1,0 +1,39 @@
+// Package sntrup761test provides derandomized sntrup761 key generation and
+// encapsulation. It must only be used for known-answer tests: keys and
+// ciphertexts made from predictable randomness offer no security.
+//
+// Both functions consume randomness exactly as the NTRU Prime reference
+// code (and OpenSSH 10.3 and later) does, one Read per array, which is what
+// the NIST KAT files depend on: key generation reads 3044 bytes for g
+// (repeated while g is not invertible in R/3), 3044 bytes for f and 191
+// bytes for rho; encapsulation reads 3044 bytes for r. Each 3044-byte
+// array is read as 761 little-endian uint32.
+package sntrup761test
+
+import (
+	"errors"
+	"io"
+
+	"github.com/pqkex/pqkex/sntrup761"
+	"github.com/pqkex/pqkex/sntrup761/internal/ref"
+)
+
+// GenerateKey derives a decapsulation key from the bytes read from rand.
+// It returns an error only if rand does.
+func GenerateKey(rand io.Reader) (*sntrup761.DecapsulationKey, error) {
+	_, sk, err := ref.KeyGen(rand)
+	if err != nil {
+		return nil, errors.New("sntrup761test: reading randomness: " + err.Error())
+	}
+	return sntrup761.NewDecapsulationKey(sk)
+}
+
+// Encapsulate encapsulates to ek using 3044 bytes read from rand.
+// It returns an error only if rand does.
+func Encapsulate(ek *sntrup761.EncapsulationKey, rand io.Reader) (sharedKey, ciphertext []byte, err error) {
+	ct, k, err := ref.Encap(ek.Bytes(), rand)
+	if err != nil {
+		return nil, nil, errors.New("sntrup761test: reading randomness: " + err.Error())
+	}
+	return k[:], ct, nil
+}
