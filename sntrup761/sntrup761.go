@@ -30,7 +30,7 @@ import (
 	"crypto/rand"
 	"errors"
 
-	"github.com/pqkex/pqkex/sntrup761/internal/ref"
+	"github.com/pqkex/pqkex/sntrup761/internal/core"
 )
 
 const (
@@ -50,13 +50,12 @@ const (
 // DecapsulationKey is the secret key used to decapsulate a shared key from
 // a ciphertext. It must be kept secret.
 type DecapsulationKey struct {
-	sk [DecapsulationKeySize]byte
-	ek EncapsulationKey
+	sk *core.PrivateKey
 }
 
 // EncapsulationKey is the public key used to produce ciphertexts.
 type EncapsulationKey struct {
-	pk [EncapsulationKeySize]byte
+	pk *core.PublicKey
 }
 
 var (
@@ -67,14 +66,11 @@ var (
 // GenerateKey generates a new decapsulation key, drawing random bytes from
 // crypto/rand. The key must be kept secret.
 func GenerateKey() (*DecapsulationKey, error) {
-	pk, sk, err := ref.KeyGen(rand.Reader)
+	sk, err := core.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, errors.New("sntrup761: reading randomness: " + err.Error())
 	}
-	dk := new(DecapsulationKey)
-	copy(dk.sk[:], sk)
-	copy(dk.ek.pk[:], pk)
-	return dk, nil
+	return &DecapsulationKey{sk}, nil
 }
 
 // NewDecapsulationKey parses a decapsulation key in the 1763-byte format
@@ -84,23 +80,19 @@ func NewDecapsulationKey(b []byte) (*DecapsulationKey, error) {
 	if len(b) != DecapsulationKeySize {
 		return nil, errors.New("sntrup761: invalid decapsulation key length")
 	}
-	dk := new(DecapsulationKey)
-	copy(dk.sk[:], b)
-	copy(dk.ek.pk[:], b[2*ref.SmallBytes:])
-	return dk, nil
+	return &DecapsulationKey{core.NewPrivateKey((*[DecapsulationKeySize]byte)(b))}, nil
 }
 
 // Bytes returns the decapsulation key in its 1763-byte encoding. The result
 // must be kept secret.
 func (dk *DecapsulationKey) Bytes() []byte {
-	b := dk.sk
+	b := *dk.sk.Bytes()
 	return b[:]
 }
 
 // EncapsulationKey returns the public encapsulation key of dk.
 func (dk *DecapsulationKey) EncapsulationKey() *EncapsulationKey {
-	ek := dk.ek
-	return &ek
+	return &EncapsulationKey{dk.sk.PublicKey()}
 }
 
 // Encapsulator returns the public encapsulation key, as a
@@ -117,7 +109,8 @@ func (dk *DecapsulationKey) Decapsulate(ciphertext []byte) (sharedKey []byte, er
 	if len(ciphertext) != CiphertextSize {
 		return nil, errors.New("sntrup761: invalid ciphertext length")
 	}
-	k := ref.Decap(ciphertext, dk.sk[:])
+	var k [SharedKeySize]byte
+	dk.sk.Decapsulate((*[CiphertextSize]byte)(ciphertext), &k)
 	return k[:], nil
 }
 
@@ -128,23 +121,25 @@ func NewEncapsulationKey(b []byte) (*EncapsulationKey, error) {
 	if len(b) != EncapsulationKeySize {
 		return nil, errors.New("sntrup761: invalid encapsulation key length")
 	}
-	ek := new(EncapsulationKey)
-	copy(ek.pk[:], b)
-	return ek, nil
+	return &EncapsulationKey{core.NewPublicKey((*[EncapsulationKeySize]byte)(b))}, nil
 }
 
 // Bytes returns the encapsulation key in its 1158-byte encoding.
 func (ek *EncapsulationKey) Bytes() []byte {
-	b := ek.pk
+	b := *ek.pk.Bytes()
 	return b[:]
 }
 
 // Encapsulate generates a shared key and its ciphertext for ek, drawing
 // random bytes from crypto/rand. The shared key must be kept secret.
 func (ek *EncapsulationKey) Encapsulate() (sharedKey, ciphertext []byte) {
-	ct, k, err := ref.Encap(ek.pk[:], rand.Reader)
-	if err != nil {
+	ct := new([CiphertextSize]byte)
+	var k [SharedKeySize]byte
+	if err := ek.pk.Encapsulate(rand.Reader, ct, &k); err != nil {
 		panic("sntrup761: reading randomness: " + err.Error()) // crypto/rand.Read never fails in Go 1.24+
 	}
-	return k[:], ct
+	return k[:], ct[:]
 }
+
+// Size constants of this package must agree with the implementation.
+var _ = [1]struct{}{}[EncapsulationKeySize-core.PublicKeySize+DecapsulationKeySize-core.PrivateKeySize+CiphertextSize-core.CiphertextSize+SharedKeySize-core.SharedKeySize]

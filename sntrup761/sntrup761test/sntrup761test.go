@@ -15,25 +15,27 @@ import (
 	"io"
 
 	"github.com/pqkex/pqkex/sntrup761"
-	"github.com/pqkex/pqkex/sntrup761/internal/ref"
+	"github.com/pqkex/pqkex/sntrup761/internal/core"
 )
 
 // GenerateKey derives a decapsulation key from the bytes read from rand.
 // It returns an error only if rand does.
 func GenerateKey(rand io.Reader) (*sntrup761.DecapsulationKey, error) {
-	_, sk, err := ref.KeyGen(rand)
+	sk, err := core.GenerateKey(rand)
 	if err != nil {
 		return nil, errors.New("sntrup761test: reading randomness: " + err.Error())
 	}
-	return sntrup761.NewDecapsulationKey(sk)
+	return sntrup761.NewDecapsulationKey(sk.Bytes()[:])
 }
 
 // Encapsulate encapsulates to ek using 3044 bytes read from rand.
 // It returns an error only if rand does.
 func Encapsulate(ek *sntrup761.EncapsulationKey, rand io.Reader) (sharedKey, ciphertext []byte, err error) {
-	ct, k, err := ref.Encap(ek.Bytes(), rand)
-	if err != nil {
+	pk := core.NewPublicKey((*[core.PublicKeySize]byte)(ek.Bytes()))
+	var ct [core.CiphertextSize]byte
+	var k [core.SharedKeySize]byte
+	if err := pk.Encapsulate(rand, &ct, &k); err != nil {
 		return nil, nil, errors.New("sntrup761test: reading randomness: " + err.Error())
 	}
-	return k[:], ct, nil
+	return k[:], ct[:], nil
 }

@@ -1,0 +1,228 @@
+package core
+
+import "math/bits"
+
+// Fast versions of the NTRU Prime mixed-radix Encode / Decode (section 3.1)
+// for the two moduli lists sntrup761 uses: 761 values below q (public keys)
+// and 761 values below (q+2)/3 (ciphertexts). The recursion of the
+// reference is flattened into levels computed once from the moduli, so
+// encoding and decoding are loops without allocation.
+//
+// Both are applied to public data only (public keys and ciphertexts). They
+// are nonetheless free of data-dependent branches and memory indexes; the
+// divisions in decoding use precomputed reciprocals.
+
+const (
+	rqBytes      = 1158
+	roundedBytes = 1007
+	smallBytes   = (P + 3) / 4
+)
+
+// codecLevel is one level of the recursion: the moduli of its values and,
+// per pair, how many bytes the encoder emits (the last level has one value
+// and emits its bytes whole).
+type codecLevel struct {
+	m     []uint32
+	recip []uint64 // ceil(2^64 / m[i]) for the exact division of decode
+	emit  []int    // bytes emitted per pair (or, for one value, in total)
+	off   int      // offset of this level's bytes in the encoding
+}
+
+type radixCodec struct {
+	levels []codecLevel
+	size   int
+}
+
+func newRadixCodec(n int, m0 uint32) *radixCodec {
+	c := new(radixCodec)
+	M := make([]uint32, n)
+	for i := range M {
+		M[i] = m0
+	}
+	off := 0
+	for {
+		lv := codecLevel{m: M, off: off}
+		for _, m := range M {
+			lv.recip = append(lv.recip, ^uint64(0)/uint64(m)+1)
+		}
+		if len(M) == 1 {
+			k := 0
+			for m := M[0]; m > 1; m = (m + 255) >> 8 {
+				k++
+			}
+			lv.emit = []int{k}
+			off += k
+			c.levels = append(c.levels, lv)
+			break
+		}
+		M2 := make([]uint32, (len(M)+1)/2)
+		for i := 0; i+1 < len(M); i += 2 {
+			m, k := M[i]*M[i+1], 0
+			for m >= 16384 {
+				m = (m + 255) >> 8
+				k++
+			}
+			lv.emit = append(lv.emit, k)
+			off += k
+			M2[i/2] = m
+		}
+		if len(M)%2 == 1 {
+			M2[len(M2)-1] = M[len(M)-1]
+		}
+		c.levels = append(c.levels, lv)
+		M = M2
+	}
+	c.size = off
+	return c
+}
+
+var (
+	rqCodec      = newRadixCodec(P, Q)
+	roundedCodec = newRadixCodec(P, (Q+2)/3)
+)
+
+// encode writes the values R[i] < m[i] (len P) to out (len c.size).
+func (c *radixCodec) encode(out []byte, R []uint32) {
+	out = out[:c.size]
+	var buf [P]uint32
+	cur := buf[:copy(buf[:], R)]
+	for li := range c.levels {
+		lv := &c.levels[li]
+		o := out[lv.off:]
+		if len(cur) == 1 {
+			r := cur[0]
+			for k := range lv.emit[0] {
+				o[k] = byte(r)
+				r >>= 8
+			}
+			return
+		}
+		n := len(cur)
+		w := 0
+		for i := 0; i+1 < n; i += 2 {
+			r := cur[i] + cur[i+1]*lv.m[i]
+			for range lv.emit[i/2] {
+				o[w] = byte(r)
+				w++
+				r >>= 8
+			}
+			cur[i/2] = r
+		}
+		if n%2 == 1 {
+			cur[n/2] = cur[n-1]
+		}
+		cur = cur[:(n+1)/2]
+	}
+}
+
+// decode reads values R[i] < m[i] (len P) from s (len c.size). It is total:
+// every value is reduced modulo its m[i].
+func (c *radixCodec) decode(R []uint32, s []byte) {
+	s = s[:c.size]
+	var a, b [P]uint32
+	top := len(c.levels) - 1
+	lv := &c.levels[top]
+	var r uint32
+	for k := lv.emit[0] - 1; k >= 0; k-- {
+		r = r<<8 | uint32(s[lv.off+k])
+	}
+	cur := a[:1]
+	cur[0] = mod(r, lv.m[0], lv.recip[0])
+	next := b[:]
+	for li := top - 1; li >= 0; li-- {
+		lv := &c.levels[li]
+		n := len(lv.m)
+		nx := next[:n]
+		o := s[lv.off:]
+		w := 0
+		for i := 0; i+1 < n; i += 2 {
+			var lo uint32
+			k := lv.emit[i/2]
+			for t := range k {
+				lo |= uint32(o[w+t]) << (8 * t)
+			}
+			w += k
+			r := lo + cur[i/2]<<(8*k)
+			q, rem := divmod(r, lv.m[i], lv.recip[i])
+			nx[i] = rem
+			nx[i+1] = mod(q, lv.m[i+1], lv.recip[i+1])
+		}
+		if n%2 == 1 {
+			nx[n-1] = cur[n/2]
+		}
+		cur, next = nx, cur[:cap(cur)]
+	}
+	copy(R, cur)
+}
+
+// divmod returns x / m and x % m using recip = ceil(2^64/m), exact for
+// 32-bit x and m (Lemire, Kaser and Kurz, "Faster remainder by direct
+// computation", 2019).
+func divmod(x, m uint32, recip uint64) (uint32, uint32) {
+	q, _ := bits.Mul64(uint64(x), recip)
+	return uint32(q), x - uint32(q)*m
+}
+
+func mod(x, m uint32, recip uint64) uint32 {
+	_, r := divmod(x, m, recip)
+	return r
+}
+
+// rqEncode encodes h (coefficients in [-Q12, Q12]) in rqBytes bytes.
+func rqEncode(out []byte, h *[P]int16) {
+	var R [P]uint32
+	for i := range R {
+		R[i] = uint32(int32(h[i]) + Q12)
+	}
+	rqCodec.encode(out, R[:])
+}
+
+// rqDecode decodes rqBytes bytes into h. Total.
+func rqDecode(h *[P]int16, s []byte) {
+	var R [P]uint32
+	rqCodec.decode(R[:], s)
+	for i := range R {
+		h[i] = int16(int32(R[i]) - Q12)
+	}
+}
+
+// roundedEncode encodes c (coefficients multiples of 3 in [-Q12, Q12]).
+func roundedEncode(out []byte, c *[P]int16) {
+	var R [P]uint32
+	for i := range R {
+		R[i] = (uint32(int32(c[i])+Q12) * 10923) >> 15 // (c+Q12)/3
+	}
+	roundedCodec.encode(out, R[:])
+}
+
+// roundedDecode decodes roundedBytes bytes into 3*R - Q12. Total.
+func roundedDecode(c *[P]int16, s []byte) {
+	var R [P]uint32
+	roundedCodec.decode(R[:], s)
+	for i := range R {
+		c[i] = int16(3*int32(R[i]) - Q12)
+	}
+}
+
+// smallEncode packs coefficients (plus one) two bits each, low bits first.
+func smallEncode(out []byte, f *[P]int8) {
+	out = out[:smallBytes]
+	for i := range P / 4 {
+		out[i] = byte(f[4*i]+1) | byte(f[4*i+1]+1)<<2 | byte(f[4*i+2]+1)<<4 | byte(f[4*i+3]+1)<<6
+	}
+	out[P/4] = byte(f[P-1] + 1)
+}
+
+// smallDecode inverts smallEncode; unused bits are ignored and the bit
+// pattern 3 decodes to 2, like the reference.
+func smallDecode(f *[P]int8, s []byte) {
+	s = s[:smallBytes]
+	for i := range P / 4 {
+		x := s[i]
+		f[4*i] = int8(x&3) - 1
+		f[4*i+1] = int8(x>>2&3) - 1
+		f[4*i+2] = int8(x>>4&3) - 1
+		f[4*i+3] = int8(x>>6&3) - 1
+	}
+	f[P-1] = int8(s[P/4]&3) - 1
+}

@@ -1,0 +1,282 @@
+package core
+
+// Exact integer polynomial multiplication with a float64 FFT.
+//
+// A product of two integer polynomials a, b modulo x^(2m) + 1 is computed
+// with a "right-angle" convolution: since x^(2m)+1 = (x^m - i)(x^m + i) and a
+// real polynomial's residue mod x^m + i is the conjugate of its residue mod
+// x^m - i, the residue mod x^m - i, sum_j (a_j + i a_(j+m)) x^j, carries all
+// the information. Substituting x = psi*y with psi^m = i turns that residue
+// ring into C[y]/(y^m - 1), where multiplication is a cyclic convolution done
+// by a length-m complex FFT. Linear products of length-761 polynomials use
+// m = 768 (2m = 1536 >= 1521 output coefficients), so no wrap-around occurs.
+//
+// Exactness: the outputs are integers below 2^33 in absolute value, and the
+// worst-case error of the double-precision convolution (Percival, "Rapid
+// multiplication modulo the sum and difference of highly composite
+// numbers", 2003: |error| < ||a||_2 ||b||_2 * ((1+eps)^(3n) (1+eps*sqrt 5)^(3n+1)
+// (1+beta)^(3n) - 1) with n = log2 m) is below 10^-4 for |a_i|, |b_i| <= 4591
+// and 761 terms, so rounding to the nearest integer is always correct.
+// TestFFTWorstCase multiplies extreme inputs to confirm the margin.
+//
+// Constant time: the FFT is a fixed sequence of floating-point additions and
+// multiplications on normal numbers (there are no divisions, square roots or
+// subnormal values), and rounding uses the 1.5*2^52 addition trick instead of
+// math.Round, so timing does not depend on the (possibly secret) inputs.
+
+import (
+	"math"
+)
+
+// fftPlan holds the twiddle factors of a complex FFT of length m = 3*2^k.
+// The forward transform is a decimation-in-frequency FFT whose output is in
+// a permuted ("digit-reversed") order; pointwise products do not care, and
+// the inverse, a decimation-in-time FFT run over the same stages backwards,
+// undoes the permutation.
+type fftPlan struct {
+	m      int
+	stages []fftStage
+	// twist[j] = psi^j and untwist[j] = psi^-j / m, psi = exp(i*pi/(2m)).
+	twist, untwist []complex128
+}
+
+type fftStage struct {
+	radix int
+	span  int            // block size handled by one butterfly group
+	tw    [][]complex128 // tw[t-1][j] = exp(-2*pi*i*j*t/span), t = 1..radix-1
+}
+
+func newFFTPlan(m int) *fftPlan {
+	pl := &fftPlan{m: m}
+	span := m
+	addStage := func(r int) {
+		st := fftStage{radix: r, span: span}
+		q := span / r
+		for t := 1; t < r; t++ {
+			w := make([]complex128, q)
+			for j := range w {
+				w[j] = expi(-2 * math.Pi * float64(j*t) / float64(span))
+			}
+			st.tw = append(st.tw, w)
+		}
+		pl.stages = append(pl.stages, st)
+		span = q
+	}
+	if span%3 == 0 {
+		addStage(3)
+	}
+	for span%4 == 0 {
+		addStage(4)
+	}
+	if span == 2 {
+		addStage(2)
+	}
+	if span != 1 {
+		panic("core: unsupported FFT length")
+	}
+	pl.twist = make([]complex128, m)
+	pl.untwist = make([]complex128, m)
+	for j := range m {
+		a := math.Pi * float64(j) / float64(2*m)
+		pl.twist[j] = expi(a)
+		pl.untwist[j] = expi(-a) / complex(float64(m), 0)
+	}
+	return pl
+}
+
+func expi(a float64) complex128 { return complex(math.Cos(a), math.Sin(a)) }
+
+// sqrt3h is sqrt(3)/2.
+const sqrt3h = 0.86602540378443864676372317075293618347140262690519
+
+// roundMagic is 1.5*2^52: adding it to |v| < 2^51 leaves round(v) in the low
+// mantissa bits, with no branches (math.Round branches on the exponent).
+const roundMagic = 6755399441055744.0
+
+func roundInt(v float64) int64 {
+	return int64(math.Float64bits(v+roundMagic)) - int64(math.Float64bits(roundMagic))
+}
+
+// inverse transforms x back (destroying it) and writes the 2m exact integer
+// coefficients of the product modulo x^(2m)+1 into c[:2m] (c may be shorter:
+// only len(c) coefficients are written).
+func (pl *fftPlan) inverse(c []int64, x []complex128) {
+	m := pl.m
+	x = x[:m]
+	pl.dit(x)
+	ut := pl.untwist[:m]
+	for j := range x {
+		v := x[j] * ut[j]
+		if j < len(c) {
+			c[j] = roundInt(real(v))
+		}
+		if j+m < len(c) {
+			c[j+m] = roundInt(imag(v))
+		}
+	}
+}
+
+// mul sets z[j] = x[j]*y[j].
+func mul(z, x, y []complex128) {
+	y = y[:len(x)]
+	z = z[:len(x)]
+	for j := range x {
+		z[j] = x[j] * y[j]
+	}
+}
+
+// mulAdd sets z[j] = a[j]*b[j] + c[j]*d[j].
+func mulAdd(z, a, b, c, d []complex128) {
+	b, c, d, z = b[:len(a)], c[:len(a)], d[:len(a)], z[:len(a)]
+	for j := range a {
+		z[j] = a[j]*b[j] + c[j]*d[j]
+	}
+}
+
+// dif is the in-place decimation-in-frequency FFT.
+func (pl *fftPlan) dif(x []complex128) {
+	n := len(x)
+	for si := range pl.stages {
+		st := &pl.stages[si]
+		span := st.span
+		q := span / st.radix
+		switch st.radix {
+		case 4:
+			if q == 1 {
+				for s := 0; s+3 < n; s += 4 {
+					a, b, c, d := x[s], x[s+1], x[s+2], x[s+3]
+					s0, d0 := a+c, a-c
+					s1, d1 := b+d, b-d
+					id1 := complex(-imag(d1), real(d1))
+					x[s], x[s+1], x[s+2], x[s+3] = s0+s1, d0-id1, s0-s1, d0+id1
+				}
+				continue
+			}
+			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
+			for s := 0; s < n; s += span {
+				x0 := x[s : s+q]
+				x1, x2, x3 := x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]
+				x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+				w1, w2, w3 := w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
+				for j := range x0 {
+					a, b, c, d := x0[j], x1[j], x2[j], x3[j]
+					s0, d0 := a+c, a-c
+					s1, d1 := b+d, b-d
+					id1 := complex(-imag(d1), real(d1))
+					x0[j] = s0 + s1
+					x1[j] = (d0 - id1) * w1[j]
+					x2[j] = (s0 - s1) * w2[j]
+					x3[j] = (d0 + id1) * w3[j]
+				}
+			}
+		case 3:
+			w1, w2 := st.tw[0][:q], st.tw[1][:q]
+			for s := 0; s < n; s += span {
+				x0 := x[s : s+q]
+				x1, x2 := x[s+q:s+2*q], x[s+2*q:s+3*q]
+				x1, x2 = x1[:len(x0)], x2[:len(x0)]
+				w1, w2 := w1[:len(x0)], w2[:len(x0)]
+				for j := range x0 {
+					a, b, c := x0[j], x1[j], x2[j]
+					sum, dif := b+c, b-c
+					t := a - sum*0.5
+					u := complex(imag(dif)*sqrt3h, -real(dif)*sqrt3h) // -i*(sqrt3/2)*dif
+					x0[j] = a + sum
+					x1[j] = (t + u) * w1[j]
+					x2[j] = (t - u) * w2[j]
+				}
+			}
+		case 2:
+			w1 := st.tw[0][:q]
+			for s := 0; s < n; s += span {
+				x0 := x[s : s+q]
+				x1 := x[s+q : s+2*q]
+				x1 = x1[:len(x0)]
+				w1 := w1[:len(x0)]
+				for j := range x0 {
+					a, b := x0[j], x1[j]
+					x0[j] = a + b
+					x1[j] = (a - b) * w1[j]
+				}
+			}
+		}
+	}
+}
+
+// dit is the inverse of dif up to the factor m (folded into untwist).
+func (pl *fftPlan) dit(x []complex128) {
+	n := len(x)
+	for si := len(pl.stages) - 1; si >= 0; si-- {
+		st := &pl.stages[si]
+		span := st.span
+		q := span / st.radix
+		switch st.radix {
+		case 4:
+			if q == 1 {
+				for s := 0; s+3 < n; s += 4 {
+					a, b, c, d := x[s], x[s+1], x[s+2], x[s+3]
+					s0, d0 := a+c, a-c
+					s1, d1 := b+d, b-d
+					id1 := complex(-imag(d1), real(d1))
+					x[s], x[s+1], x[s+2], x[s+3] = s0+s1, d0+id1, s0-s1, d0-id1
+				}
+				continue
+			}
+			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
+			for s := 0; s < n; s += span {
+				x0 := x[s : s+q]
+				x1, x2, x3 := x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]
+				x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+				w1, w2, w3 := w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
+				for j := range x0 {
+					a := x0[j]
+					b := x1[j] * conj(w1[j])
+					c := x2[j] * conj(w2[j])
+					d := x3[j] * conj(w3[j])
+					// inverse radix-4 DFT of (a, b, c, d) stored as (y0, y1, y2, y3)
+					s0, d0 := a+c, a-c
+					s1, d1 := b+d, b-d
+					id1 := complex(-imag(d1), real(d1))
+					x0[j] = s0 + s1
+					x1[j] = d0 + id1
+					x2[j] = s0 - s1
+					x3[j] = d0 - id1
+				}
+			}
+		case 3:
+			w1, w2 := st.tw[0][:q], st.tw[1][:q]
+			for s := 0; s < n; s += span {
+				x0 := x[s : s+q]
+				x1, x2 := x[s+q:s+2*q], x[s+2*q:s+3*q]
+				x1, x2 = x1[:len(x0)], x2[:len(x0)]
+				w1, w2 := w1[:len(x0)], w2[:len(x0)]
+				for j := range x0 {
+					a := x0[j]
+					b := x1[j] * conj(w1[j])
+					c := x2[j] * conj(w2[j])
+					sum, dif := b+c, b-c
+					t := a - sum*0.5
+					u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
+					x0[j] = a + sum
+					x1[j] = t + u
+					x2[j] = t - u
+				}
+			}
+		case 2:
+			w1 := st.tw[0][:q]
+			for s := 0; s < n; s += span {
+				x0 := x[s : s+q]
+				x1 := x[s+q : s+2*q]
+				x1 = x1[:len(x0)]
+				w1 := w1[:len(x0)]
+				for j := range x0 {
+					a, b := x0[j], x1[j]*conj(w1[j])
+					x0[j] = a + b
+					x1[j] = a - b
+				}
+			}
+		}
+	}
+}
+
+func conj(z complex128) complex128 { return complex(real(z), -imag(z)) }

@@ -1,0 +1,99 @@
+package core
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func schoolbook(a, b []int32) []int64 {
+	c := make([]int64, len(a)+len(b)-1)
+	for i := range a {
+		for j := range b {
+			c[i+j] += int64(a[i]) * int64(b[j])
+		}
+	}
+	return c
+}
+
+// negacyclic reduces a linear product modulo x^n + 1.
+func negacyclic(c []int64, n int) []int64 {
+	out := make([]int64, n)
+	for i, v := range c {
+		if (i/n)%2 == 0 {
+			out[i%n] += v
+		} else {
+			out[i%n] -= v
+		}
+	}
+	return out
+}
+
+func fftProduct(pl *fftPlan, a, b []int32) []int64 {
+	x := make([]complex128, pl.m)
+	y := make([]complex128, pl.m)
+	forwardInt(pl, x, a)
+	forwardInt(pl, y, b)
+	mul(x, x, y)
+	c := make([]int64, 2*pl.m)
+	pl.inverse(c, x)
+	return c
+}
+
+func TestFFTProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, m := range []int{3, 6, 12, 24, 48, 96, 192, 384, 768} {
+		pl := newFFTPlan(m)
+		for range 20 {
+			// full-length inputs: checks the product mod x^(2m)+1
+			a := make([]int32, 2*m)
+			b := make([]int32, 2*m)
+			for i := range a {
+				a[i] = int32(rng.IntN(Q)) - Q12
+				b[i] = int32(rng.IntN(Q)) - Q12
+			}
+			want := negacyclic(schoolbook(a, b), 2*m)
+			got := fftProduct(pl, a, b)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("m=%d: coefficient %d = %d, want %d", m, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestFFTWorstCase multiplies the inputs that maximise every output
+// coefficient and the rounding error: all coefficients at the extremes.
+func TestFFTWorstCase(t *testing.T) {
+	pl := newFFTPlan(768)
+	for _, va := range []int32{Q12, -Q12, Q - 1} {
+		for _, vb := range []int32{Q12, -Q12, Q - 1} {
+			a := make([]int32, P)
+			b := make([]int32, P)
+			for i := range a {
+				a[i], b[i] = va, vb
+			}
+			want := schoolbook(a, b)
+			got := fftProduct(pl, a, b)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("extreme %d*%d: coefficient %d = %d, want %d", va, vb, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkFFT768(b *testing.B) {
+	pl := newFFTPlan(768)
+	x := make([]complex128, 768)
+	a := make([]int32, P)
+	for i := range a {
+		a[i] = int32(i%Q) - Q12
+	}
+	c := make([]int64, 1536)
+	for b.Loop() {
+		forwardInt(pl, x, a)
+		pl.inverse(c, x)
+	}
+}

@@ -1,0 +1,297 @@
+package core
+
+import (
+	"crypto/sha512"
+	"crypto/subtle"
+	"encoding/binary"
+	"errors"
+	"io"
+)
+
+// Sizes of the KEM's byte strings (NTRU Prime round 3, section 3.5).
+const (
+	PublicKeySize  = rqBytes                                  // 1158
+	PrivateKeySize = 2*smallBytes + rqBytes + smallBytes + 32 // 1763
+	CiphertextSize = roundedBytes + 32                        // 1039
+	SharedKeySize  = 32
+	randomBytes    = 4 * P // one list of 761 uint32
+)
+
+// Hash prefixes (the first byte hashed by Hash_b).
+const (
+	prefixRejected = 0
+	prefixSession  = 1
+	prefixConfirm  = 2
+	prefixInput    = 3
+	prefixCache    = 4
+)
+
+// PublicKey is a parsed encapsulation key with the transform of h cached.
+type PublicKey struct {
+	bytes [PublicKeySize]byte
+	sh    spectrum
+	cache [32]byte // Hash_4(pk)
+}
+
+// PrivateKey is a parsed decapsulation key. Everything in it but pk is
+// secret.
+type PrivateKey struct {
+	bytes  [PrivateKeySize]byte
+	sf, sv spectrum // transforms of f and v = 1/g in R/3
+	pk     PublicKey
+}
+
+// Bytes returns the encoded key.
+func (pk *PublicKey) Bytes() *[PublicKeySize]byte { return &pk.bytes }
+
+// Bytes returns the encoded key.
+func (sk *PrivateKey) Bytes() *[PrivateKeySize]byte { return &sk.bytes }
+
+// PublicKey returns the public half of sk.
+func (sk *PrivateKey) PublicKey() *PublicKey { return &sk.pk }
+
+// hashPrefix returns Hash_b(x...): the first 32 bytes of SHA-512(b || x...).
+// The inputs are at most a public key (1158 bytes) or 32+1039 bytes.
+func hashPrefix(b byte, x ...[]byte) (out [32]byte) {
+	var buf [1 + PublicKeySize]byte
+	buf[0] = b
+	n := 1
+	for _, s := range x {
+		n += copy(buf[n:], s)
+	}
+	sum := sha512.Sum512(buf[:n])
+	copy(out[:], sum[:32])
+	clear(buf[:n])
+	return out
+}
+
+// NewPublicKey parses a 1158-byte encapsulation key. Decoding is total.
+func NewPublicKey(b *[PublicKeySize]byte) *PublicKey {
+	pk := new(PublicKey)
+	pk.init(b)
+	return pk
+}
+
+func (pk *PublicKey) init(b *[PublicKeySize]byte) {
+	pk.bytes = *b
+	var h [P]int16
+	rqDecode(&h, b[:])
+	pk.sh.transformRq(&h)
+	pk.cache = hashPrefix(prefixCache, b[:])
+}
+
+// NewPrivateKey parses a 1763-byte decapsulation key: f, v = 1/g, pk, rho
+// and Hash_4(pk). Decoding is total; the cached hash is used as stored, like
+// the reference does.
+func NewPrivateKey(b *[PrivateKeySize]byte) *PrivateKey {
+	sk := new(PrivateKey)
+	sk.bytes = *b
+	var f, v [P]int8
+	smallDecode(&f, b[:smallBytes])
+	smallDecode(&v, b[smallBytes:2*smallBytes])
+	sk.sf.transformSmall(&f)
+	sk.sv.transformSmall(&v)
+	sk.pk.init((*[PublicKeySize]byte)(b[2*smallBytes:]))
+	copy(sk.pk.cache[:], b[PrivateKeySize-32:])
+	return sk
+}
+
+// readList reads one list of 761 little-endian uint32 with a single Read of
+// 3044 bytes, the call pattern of the reference code and the NIST KAT.
+func readList(rand io.Reader, L *[P]uint32) error {
+	var buf [randomBytes]byte
+	if _, err := io.ReadFull(rand, buf[:]); err != nil {
+		return err
+	}
+	for i := range L {
+		L[i] = binary.LittleEndian.Uint32(buf[4*i:])
+	}
+	clear(buf[:])
+	return nil
+}
+
+// shortFromList turns a random list into a Short element (exactly W
+// nonzero coefficients ±1) by sorting, as the reference "Short_fromlist".
+// Constant time: masks by public index, then the sorting network.
+func shortFromList(out *[P]int8, L *[P]uint32) {
+	for i := range W {
+		L[i] &^= 1
+	}
+	for i := W; i < P; i++ {
+		L[i] = L[i]&^3 | 1
+	}
+	sortUint32(L[:])
+	for i := range out {
+		out[i] = int8(L[i]&3) - 1
+	}
+}
+
+// smallFromList maps random words to small coefficients ("Small_random").
+func smallFromList(out *[P]int8, L *[P]uint32) {
+	for i := range out {
+		out[i] = int8(((L[i]&0x3fffffff)*3)>>30) - 1
+	}
+}
+
+var errRandom = errors.New("reading randomness failed")
+
+// GenerateKey generates a key pair, reading randomness exactly as the
+// reference does (section 2.3.2 and 2.3.6; see ReadList).
+func GenerateKey(rand io.Reader) (*PrivateKey, error) {
+	var L [P]uint32
+	var g, v [P]int8
+	for {
+		if err := readList(rand, &L); err != nil {
+			return nil, err
+		}
+		smallFromList(&g, &L)
+		// Whether g is invertible is declassified: a rejected g is
+		// discarded and tells nothing about the key that is kept.
+		if r3Recip(&v, &g) == 0 {
+			break
+		}
+	}
+	if err := readList(rand, &L); err != nil {
+		return nil, err
+	}
+	var f [P]int8
+	shortFromList(&f, &L)
+	clear(L[:])
+	var rho [smallBytes]byte
+	if _, err := io.ReadFull(rand, rho[:]); err != nil {
+		return nil, err
+	}
+	var finv [P]int16
+	var f16 [P]int16
+	for i := range f {
+		f16[i] = int16(f[i])
+	}
+	recipRq(&finv, &f16, recipQ(3)) // 1/(3f): always exists, R/q is a field
+	sk := assembleKey(&f, &g, &v, &finv, &rho)
+	clear(g[:])
+	clear(f[:])
+	clear(v[:])
+	clear(finv[:])
+	clear(rho[:])
+	return sk, nil
+}
+
+// assembleKey computes h = g/(3f) from finv = 1/(3f) and builds the key.
+func assembleKey(f, g, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte) *PrivateKey {
+	sk := new(PrivateKey)
+	var sfinv, sg spectrum
+	sfinv.transformRq(finv)
+	sg.transformSmall(g)
+	var h [P]int16
+	mulRq(&h, &sfinv, &sg)
+
+	// sk = Small_encode(f) || Small_encode(v) || pk || rho || Hash_4(pk)
+	const pkOff = 2 * smallBytes
+	smallEncode(sk.bytes[:smallBytes], f)
+	smallEncode(sk.bytes[smallBytes:pkOff], v)
+	pk := (*[PublicKeySize]byte)(sk.bytes[pkOff : pkOff+rqBytes])
+	rqEncode(pk[:], &h)
+	copy(sk.bytes[pkOff+rqBytes:], rho[:])
+	cache := hashPrefix(prefixCache, pk[:])
+	copy(sk.bytes[PrivateKeySize-32:], cache[:])
+
+	sk.pk.bytes = *pk
+	sk.pk.sh.transformRq(&h)
+	sk.pk.cache = cache
+	sk.sf.transformSmall(f)
+	sk.sv.transformSmall(v)
+	return sk
+}
+
+// hide encrypts the Short r under pk and appends the confirmation hash
+// (section 2.3.7): ct = Rounded_encode(Round(h*r)) || Hash_2(Hash_3(r_enc)
+// || Hash_4(pk)). It also returns r_enc. Constant time in r.
+func (pk *PublicKey) hide(ct *[CiphertextSize]byte, rEnc *[smallBytes]byte, r *[P]int8) {
+	smallEncode(rEnc[:], r)
+	var sr spectrum
+	sr.transformSmall(r)
+	var hr [P]int16
+	mulRq(&hr, &pk.sh, &sr)
+	for i := range hr {
+		hr[i] -= int16(freeze3(int64(hr[i]))) // Round: nearest multiple of 3
+	}
+	roundedEncode(ct[:roundedBytes], &hr)
+	h3 := hashPrefix(prefixInput, rEnc[:])
+	confirm := hashPrefix(prefixConfirm, h3[:], pk.cache[:])
+	copy(ct[roundedBytes:], confirm[:])
+}
+
+// Encapsulate reads 3044 random bytes for r and returns the ciphertext and
+// shared key (section 2.3.7).
+func (pk *PublicKey) Encapsulate(rand io.Reader, ct *[CiphertextSize]byte, k *[SharedKeySize]byte) error {
+	var L [P]uint32
+	if err := readList(rand, &L); err != nil {
+		return err
+	}
+	var r [P]int8
+	shortFromList(&r, &L)
+	clear(L[:])
+	var rEnc [smallBytes]byte
+	pk.hide(ct, &rEnc, &r)
+	clear(r[:])
+	*k = hashSession(prefixSession, &rEnc, ct)
+	clear(rEnc[:])
+	return nil
+}
+
+// hashSession returns Hash_b(Hash_3(rEnc) || ct).
+func hashSession(b byte, rEnc *[smallBytes]byte, ct *[CiphertextSize]byte) [32]byte {
+	h3 := hashPrefix(prefixInput, rEnc[:])
+	return hashPrefix(b, h3[:], ct[:])
+}
+
+// Decapsulate recovers the shared key from ct (section 2.3.8). It never
+// fails: if ct does not re-encrypt to itself, the key is Hash_0(Hash_3(rho)
+// || ct), selected by mask.
+func (sk *PrivateKey) Decapsulate(ct *[CiphertextSize]byte, k *[SharedKeySize]byte) {
+	var c [P]int16
+	roundedDecode(&c, ct[:roundedBytes])
+	var r [P]int8
+	sk.decrypt(&r, &c)
+
+	var cnew [CiphertextSize]byte
+	var rEnc [smallBytes]byte
+	sk.pk.hide(&cnew, &rEnc, &r)
+	clear(r[:])
+	// equal is 1 if the ciphertexts match (all 1039 bytes compared in
+	// constant time); otherwise r_enc is replaced by rho, by mask.
+	equal := subtle.ConstantTimeCompare(ct[:], cnew[:])
+	rho := sk.bytes[2*smallBytes+rqBytes : 2*smallBytes+rqBytes+smallBytes]
+	subtle.ConstantTimeCopy(1-equal, rEnc[:], rho)
+	*k = hashSession(byte(equal), &rEnc, ct) // prefix 1 on success, 0 on rejection
+	clear(rEnc[:])
+}
+
+// decrypt computes r from c (section 2.3.4): e = 3*f*c in R/q lifted to
+// R/3, ev = e*v; if ev does not have weight W it becomes the fixed vector
+// (1,...,1,0,...,0), by mask. Constant time.
+func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
+	var sc spectrum
+	sc.transformRq(c)
+	var cf [P]int16
+	mulRq(&cf, &sc, &sk.sf)
+	var e [P]int8
+	for i := range e {
+		e[i] = freeze3(int64(freezeQ(3 * int64(cf[i]))))
+	}
+	var se spectrum
+	se.transformSmall(&e)
+	var ev [P]int8
+	mulR3(&ev, &se, &sk.sv)
+	weight := int32(0)
+	for i := range ev {
+		weight += int32(ev[i]) & 1
+	}
+	mask := int8(nzMask(weight - W)) // 0 if weight W, -1 otherwise
+	for i := range W {
+		r[i] = ((ev[i] ^ 1) &^ mask) ^ 1
+	}
+	for i := W; i < P; i++ {
+		r[i] = ev[i] &^ mask
+	}
+}

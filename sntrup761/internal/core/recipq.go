@@ -1,0 +1,292 @@
+package core
+
+// Inversion in R/q with Bernstein–Yang "jump" divsteps ("Fast constant-time
+// gcd computation and modular inversion", TCHES 2019, sections 6–8).
+//
+// The reference (../ref.rqRecip) runs 2p-1 constant-time divsteps on the
+// reversed polynomials, each costing Θ(p) operations. The n-step transition
+// matrix of divsteps depends only on δ and the first n coefficients of f and
+// g, so jump(n) splits into jump(n/2), an update of f and g by that matrix
+// (one "middle product" each), and jump(n - n/2) on the result; the two
+// matrices are multiplied to give the n-step matrix. All products use the
+// exact FFT of fft.go, so the work becomes O(p log^2 p).
+//
+// Constant time: the recursion shape and all lengths depend only on n; the
+// base case is the reference divstep with masked swaps and δ updates.
+
+// divstep matrices: x^n * (f_n, g_n) = [[u, v], [q, r]] * (f_0, g_0), with
+// polynomial entries of degree at most n, stored with n+1 coefficients in
+// [-Q12, Q12].
+type jumpMatrix struct {
+	u, v, q, r []int32
+}
+
+func newJumpMatrix(ar *arena, n int) jumpMatrix {
+	buf := ar.ints(4 * (n + 1))
+	return jumpMatrix{buf[:n+1], buf[n+1 : 2*(n+1)], buf[2*(n+1) : 3*(n+1)], buf[3*(n+1):]}
+}
+
+// arena is a bump allocator for the recursion's scratch space, so that an
+// inversion allocates once. Slices it returns are zeroed.
+type arena struct {
+	c          []complex128
+	i          []int32
+	w          []int64
+	nc, ni, nw int // used lengths
+}
+
+// arenaMark is a saved allocation point.
+type arenaMark struct{ nc, ni, nw int }
+
+func (a *arena) mark() arenaMark { return arenaMark{a.nc, a.ni, a.nw} }
+
+// release frees everything allocated since m.
+func (a *arena) release(m arenaMark) { a.nc, a.ni, a.nw = m.nc, m.ni, m.nw }
+
+func (a *arena) complexes(n int) []complex128 {
+	s := a.c[a.nc : a.nc+n : a.nc+n]
+	a.nc += n
+	clear(s)
+	return s
+}
+
+func (a *arena) ints(n int) []int32 {
+	s := a.i[a.ni : a.ni+n : a.ni+n]
+	a.ni += n
+	clear(s)
+	return s
+}
+
+func (a *arena) wides(n int) []int64 {
+	s := a.w[a.nw : a.nw+n : a.nw+n]
+	a.nw += n
+	return s
+}
+
+// jumpBase is the size below which divsteps are run one at a time.
+const jumpBase = 24
+
+// fftPlans[k] is the plan for m = 3*2^k, k = 0..8.
+var fftPlans = func() (p [9]*fftPlan) {
+	for k := range p {
+		p[k] = newFFTPlan(3 << k)
+	}
+	return p
+}()
+
+// planFor returns the smallest plan with 2m >= n.
+func planFor(n int) *fftPlan {
+	for _, pl := range fftPlans {
+		if 2*pl.m >= n {
+			return pl
+		}
+	}
+	panic("core: FFT size too large")
+}
+
+func nzMask(x int32) int32  { return -int32(uint32(x|-x) >> 31) }
+func negMask(x int32) int32 { return x >> 31 }
+
+// freezeQ32 reduces an int32 (|x| < 2^31) into [-Q12, Q12].
+func freezeQ32(x int32) int32 { return int32(freezeQ(int64(x))) }
+
+// jumpPlain runs n divsteps one by one on copies of f and g (len n) and
+// returns the new δ and the n-step matrix.
+func jumpPlain(ar *arena, n int, delta int32, f0s, g0s []int32) (int32, jumpMatrix) {
+	M := newJumpMatrix(ar, n)
+	M.u[0], M.r[0] = 1, 1
+	mk := ar.mark()
+	defer ar.release(mk)
+	f := ar.ints(n)
+	g := ar.ints(n)
+	copy(f, f0s[:n])
+	copy(g, g0s[:n])
+	for k := range n {
+		swap := negMask(-delta) & nzMask(g[0])
+		delta ^= swap & (delta ^ -delta)
+		delta++
+		l := n - k // coefficients of f and g still meaningful
+		for i := range l {
+			t := swap & (f[i] ^ g[i])
+			f[i] ^= t
+			g[i] ^= t
+		}
+		for i := range k + 1 { // entries have degree <= k so far
+			t := swap & (M.u[i] ^ M.q[i])
+			M.u[i] ^= t
+			M.q[i] ^= t
+			t = swap & (M.v[i] ^ M.r[i])
+			M.v[i] ^= t
+			M.r[i] ^= t
+		}
+		a, b := f[0], g[0]
+		for i := 1; i < l; i++ {
+			g[i-1] = freezeQ32(a*g[i] - b*f[i])
+		}
+		for i := range k + 1 {
+			M.q[i] = freezeQ32(a*M.q[i] - b*M.u[i])
+			M.r[i] = freezeQ32(a*M.r[i] - b*M.v[i])
+		}
+		copy(M.u[1:k+2], M.u[:k+1]) // row f times x
+		copy(M.v[1:k+2], M.v[:k+1])
+		M.u[0], M.v[0] = 0, 0
+	}
+	return delta, M
+}
+
+// jump returns δ after n divsteps from (δ, f, g) and their transition
+// matrix. f and g must have at least n coefficients; only n are used.
+func jump(ar *arena, n int, delta int32, f, g []int32) (int32, jumpMatrix) {
+	if n <= jumpBase {
+		return jumpPlain(ar, n, delta, f, g)
+	}
+	M := newJumpMatrix(ar, n) // the result outlives the scratch below
+	mk := ar.mark()
+	defer ar.release(mk)
+	j := n / 2
+	delta, M1 := jump(ar, j, delta, f, g)
+
+	pl := planFor(n + 1)
+	m := pl.m
+	X := ar.complexes(8 * m)
+	xu, xv, xq, xr := X[:m], X[m:2*m], X[2*m:3*m], X[3*m:4*m]
+	xf, xg, t := X[4*m:5*m], X[5*m:6*m], X[6*m:7*m]
+	forwardInt(pl, xu, M1.u)
+	forwardInt(pl, xv, M1.v)
+	forwardInt(pl, xq, M1.q)
+	forwardInt(pl, xr, M1.r)
+	forwardInt(pl, xf, f[:n])
+	forwardInt(pl, xg, g[:n])
+
+	// (f, g) <- M1 (f, g) / x^j, coefficients j..n-1: the wrap-around of
+	// the length-2m convolution (2m >= n) only reaches positions below j.
+	c := ar.wides(2 * m)
+	f1 := ar.ints(n - j)
+	g1 := ar.ints(n - j)
+	mulAdd(t, xu, xf, xv, xg)
+	pl.inverse(c, t)
+	for i := range f1 {
+		f1[i] = int32(freezeQ(c[j+i]))
+	}
+	mulAdd(t, xq, xf, xr, xg)
+	pl.inverse(c, t)
+	for i := range g1 {
+		g1[i] = int32(freezeQ(c[j+i]))
+	}
+
+	delta, M2 := jump(ar, n-j, delta, f1, g1)
+
+	// M = M2 * M1 (degree <= n < 2m: no wrap-around).
+	yu, yv, yq, yr := xf, xg, t, X[7*m:]
+	forwardInt(pl, yu, M2.u)
+	forwardInt(pl, yv, M2.v)
+	forwardInt(pl, yq, M2.q)
+	forwardInt(pl, yr, M2.r)
+	z := ar.complexes(m)
+	for _, e := range []struct {
+		out        []int32
+		a, b, c, d []complex128
+	}{
+		{M.u, yu, xu, yv, xq},
+		{M.v, yu, xv, yv, xr},
+		{M.q, yq, xu, yr, xq},
+		{M.r, yq, xv, yr, xr},
+	} {
+		mulAdd(z, e.a, e.b, e.c, e.d)
+		pl.inverse(c, z)
+		for i := range e.out {
+			e.out[i] = int32(freezeQ(c[i]))
+		}
+	}
+	return delta, M
+}
+
+// recipArenaSize bounds the scratch space of one inversion: each level of
+// jump uses O(n) and the sizes halve, so a few times the top size suffices
+// (checked by a test through the slice bounds).
+const recipArenaComplex, recipArenaInts, recipArenaWides = 16 * 1024, 24 * 1024, 4 * 1024
+
+func newRecipArena() *arena {
+	return &arena{
+		c: make([]complex128, recipArenaComplex),
+		i: make([]int32, recipArenaInts),
+		w: make([]int64, recipArenaWides),
+	}
+}
+
+// recipRq sets out = scale/a in R/q and returns 0, or returns -1 if a is
+// not invertible (only a = 0 for sntrup761, where R/q is a field).
+// Constant time: 2p-1 divsteps through jump, whose shape is fixed.
+func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
+	// Reversed x^p - x - 1 and reversed a, as power series.
+	var F, G [P + 1]int32
+	F[0], F[P-1], F[P] = 1, -1, -1
+	for i := range P {
+		G[P-1-i] = int32(a[i])
+	}
+
+	const n = 2*P - 1
+	const j = P - 1 // first jump: 760 steps on the first 760 coefficients
+	ar := newRecipArena()
+	delta, M1 := jump(ar, j, 1, F[:], G[:])
+
+	// (f, g) after j steps, coefficients 0..P+1 (indices j..j+P+1 of the
+	// products; the largest index of M1*(F, G) is j+P, so 2m >= j+P+2).
+	pl := plan768
+	m := pl.m
+	var xu, xv, xq, xr, xf, xg, t spectrum
+	forwardInt(pl, xu[:], M1.u)
+	forwardInt(pl, xv[:], M1.v)
+	forwardInt(pl, xq[:], M1.q)
+	forwardInt(pl, xr[:], M1.r)
+	forwardInt(pl, xf[:], F[:])
+	forwardInt(pl, xg[:], G[:])
+	c := ar.wides(2 * m)
+	var f1, g1 [P + 1]int32
+	mulAdd(t[:], xu[:], xf[:], xv[:], xg[:])
+	pl.inverse(c, t[:])
+	for i := range f1 {
+		f1[i] = int32(freezeQ(c[j+i]))
+	}
+	mulAdd(t[:], xq[:], xf[:], xr[:], xg[:])
+	pl.inverse(c, t[:])
+	for i := range g1 {
+		g1[i] = int32(freezeQ(c[j+i]))
+	}
+
+	delta, M2 := jump(ar, n-j, delta, f1[:], g1[:])
+
+	// f after n steps is the constant x^-(n-j) * (u2 f1 + v2 g1) at
+	// degree n-j.
+	var f0 int64
+	for i := 0; i <= n-j; i++ {
+		f0 += int64(M2.u[i])*int64(f1[n-j-i]) + int64(M2.v[i])*int64(g1[n-j-i])
+		f0 = int64(freezeQ(f0))
+	}
+
+	// v = (M2 * M1).v = u2*v1 + v2*r1; only its low coefficients are needed.
+	forwardInt(pl, xf[:], M2.u)
+	forwardInt(pl, xg[:], M2.v)
+	mulAdd(t[:], xf[:], xv[:], xg[:], xr[:])
+	pl.inverse(c, t[:])
+
+	s := int64(recipQ(int16(f0))) * int64(scale)
+	for i := range P {
+		out[i] = freezeQ(int64(freezeQ(c[P-i])) * int64(freezeQ(s)))
+	}
+	return nzMask(delta)
+}
+
+// recipQ returns 1/a in F_q (0 for a = 0) as a^(q-2), by square-and-multiply
+// over the public exponent: constant time in a.
+func recipQ(a int16) int16 {
+	r := int64(1)
+	b := int64(a)
+	for e := Q - 2; e > 0; e >>= 1 {
+		if e&1 == 1 {
+			r = int64(freezeQ(r * b))
+		}
+		b = int64(freezeQ(b * b))
+	}
+	return int16(r)
+}

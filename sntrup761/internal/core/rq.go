@@ -1,0 +1,108 @@
+package core
+
+// Arithmetic in R/q = Z_q[x]/(x^p - x - 1) and R/3, on top of the exact FFT
+// product. Elements of R/q are [P]int16 with coefficients in [-Q12, Q12];
+// small elements are [P]int8 with coefficients in {-1, 0, 1} (decoded secret
+// keys may also carry 2, which is multiplied as the integer 2, exactly as the
+// reference code does).
+
+// Barrett constants for freezeQ: for 0 <= y < 2^40, (y*barM)>>40 is
+// floor(y/Q) or one less.
+const barM = (1 << 40) / Q
+
+// freezeQ returns x mod q in [-Q12, Q12] for |x| < 2^34 (y*barM stays
+// below 2^63). Constant time: multiply, shift and a masked correction.
+func freezeQ(x int64) int16 {
+	y := x + Q12 + Q<<22 // positive and below 2^35.1
+	t := (y * barM) >> 40
+	r := y - t*Q // in [0, 2Q)
+	r -= Q
+	r += (r >> 63) & Q
+	return int16(r - Q12)
+}
+
+// freeze3 returns x mod 3 in {-1, 0, 1} for |x| < 2^24.
+func freeze3(x int64) int8 {
+	y := x + 1 + 3<<24 // positive and below 2^26
+	t := (y * ((1 << 30) / 3)) >> 30
+	r := y - 3*t // in [0, 6)
+	r -= 3
+	r += (r >> 63) & 3
+	return int8(r - 1)
+}
+
+// foldProduct reduces a linear product c (len 2P-1) modulo x^p - x - 1 in
+// place, using x^p = x + 1 from the top coefficient down; the result is in
+// c[:P] with |c_i| at most three times the largest input coefficient.
+func foldProduct(c []int64) {
+	c = c[:2*P-1]
+	for i := 2*P - 2; i >= P; i-- {
+		c[i-P] += c[i]
+		c[i-P+1] += c[i]
+	}
+}
+
+// plan768 multiplies elements of R/q and R/3: 2*768 >= 2P-1.
+var plan768 = newFFTPlan(768)
+
+// spectrum is the transform of one ring element.
+type spectrum [768]complex128
+
+// transformRq sets s to the transform of a.
+func (s *spectrum) transformRq(a *[P]int16) { forwardInt(plan768, s[:], a[:]) }
+
+// transformSmall sets s to the transform of a small element.
+func (s *spectrum) transformSmall(a *[P]int8) { forwardInt(plan768, s[:], a[:]) }
+
+// productRq sets out = (the polynomial with spectrum x) mod (x^p-x-1, q).
+// x is destroyed.
+func productRq(out *[P]int16, x *spectrum) {
+	var c [2*P - 1]int64
+	plan768.inverse(c[:], x[:])
+	foldProduct(c[:])
+	for i := range out {
+		out[i] = freezeQ(c[i])
+	}
+}
+
+// product3 is productRq for R/3.
+func product3(out *[P]int8, x *spectrum) {
+	var c [2*P - 1]int64
+	plan768.inverse(c[:], x[:])
+	foldProduct(c[:])
+	for i := range out {
+		out[i] = freeze3(c[i])
+	}
+}
+
+// mulRq sets out = a*b in R/q, where sa and sb are their spectra.
+func mulRq(out *[P]int16, sa, sb *spectrum) {
+	var x spectrum
+	mul(x[:], sa[:], sb[:])
+	productRq(out, &x)
+}
+
+// mulR3 sets out = a*b in R/3, where sa and sb are their spectra.
+func mulR3(out *[P]int8, sa, sb *spectrum) {
+	var x spectrum
+	mul(x[:], sa[:], sb[:])
+	product3(out, &x)
+}
+
+// forwardInt is fftPlan.forward for any integer coefficient type.
+func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
+	m := pl.m
+	x = x[:m]
+	tw := pl.twist[:m]
+	for j := range x {
+		var re, im float64
+		if j < len(a) { // public lengths only
+			re = float64(a[j])
+		}
+		if j+m < len(a) {
+			im = float64(a[j+m])
+		}
+		x[j] = complex(re, im) * tw[j]
+	}
+	pl.dif(x)
+}
