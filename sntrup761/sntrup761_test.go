@@ -181,6 +181,49 @@ func TestBytesAreCopies(t *testing.T) {
 	}
 }
 
+func TestGenerateKeys(t *testing.T) {
+	dks, err := sntrup761.GenerateKeys(4)
+	if err != nil || len(dks) != 4 {
+		t.Fatal(len(dks), err)
+	}
+	seen := map[string]bool{}
+	for _, dk := range dks {
+		if seen[string(dk.Bytes())] {
+			t.Fatal("batch returned the same key twice")
+		}
+		seen[string(dk.Bytes())] = true
+		ss, ct := dk.EncapsulationKey().Encapsulate()
+		ss2, err := dk.Decapsulate(ct)
+		if err != nil || !bytes.Equal(ss, ss2) {
+			t.Fatal("batch key does not round-trip")
+		}
+	}
+	if dks, err := sntrup761.GenerateKeys(0); err != nil || len(dks) != 0 {
+		t.Fatal("GenerateKeys(0)")
+	}
+	if _, err := sntrup761.GenerateKeys(-1); err == nil {
+		t.Fatal("GenerateKeys(-1) succeeded")
+	}
+}
+
+func TestKeyPool(t *testing.T) {
+	p := sntrup761.NewKeyPool(3)
+	seen := map[string]bool{}
+	for range 7 { // crosses two refills
+		dk, err := p.Get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[string(dk.Bytes())] {
+			t.Fatal("pool returned a key twice")
+		}
+		seen[string(dk.Bytes())] = true
+	}
+	if sntrup761.NewKeyPool(0).BatchSize() != 32 {
+		t.Fatal("default batch size")
+	}
+}
+
 var sink []byte
 
 func BenchmarkGenerateKey(b *testing.B) {
@@ -207,4 +250,15 @@ func BenchmarkDecapsulate(b *testing.B) {
 	for b.Loop() {
 		sink, _ = dk.Decapsulate(ct)
 	}
+}
+
+func BenchmarkGenerateKeys32(b *testing.B) {
+	for b.Loop() {
+		dks, err := sntrup761.GenerateKeys(32)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink = dks[0].Bytes()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/32/1e3, "µs/key")
 }

@@ -65,6 +65,16 @@ func TestSNTRUP761NISTKAT(t *testing.T) {
 				t.Errorf("count %d: %s differs", want.Count, f.name)
 			}
 		}
+		// Batch key generation consumes the stream like single ones.
+		var s [nistdrbg.SeedSize]byte
+		copy(s[:], want.Seed)
+		batch, err := sntrup761test.GenerateKeys(nistdrbg.New(&s), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(batch[0].Bytes(), want.SK) {
+			t.Errorf("count %d: batch key generation differs", want.Count)
+		}
 		dk, err := sntrup761.NewDecapsulationKey(want.SK)
 		if err != nil {
 			t.Fatal(err)

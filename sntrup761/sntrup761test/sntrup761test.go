@@ -39,3 +39,20 @@ func Encapsulate(ek *sntrup761.EncapsulationKey, rand io.Reader) (sharedKey, cip
 	}
 	return k[:], ct[:], nil
 }
+
+// GenerateKeys derives n decapsulation keys from rand with the batch key
+// generation of sntrup761.GenerateKeys. The keys equal those of n
+// successive GenerateKey calls on the same stream.
+func GenerateKeys(rand io.Reader, n int) ([]*sntrup761.DecapsulationKey, error) {
+	sks, err := core.GenerateKeys(rand, n)
+	if err != nil {
+		return nil, errors.New("sntrup761test: reading randomness: " + err.Error())
+	}
+	dks := make([]*sntrup761.DecapsulationKey, len(sks))
+	for i, sk := range sks {
+		if dks[i], err = sntrup761.NewDecapsulationKey(sk.Bytes()[:]); err != nil {
+			return nil, err
+		}
+	}
+	return dks, nil
+}

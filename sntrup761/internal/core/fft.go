@@ -65,11 +65,19 @@ func newFFTPlan(m int) *fftPlan {
 	if span%3 == 0 {
 		addStage(3)
 	}
-	for span%4 == 0 {
-		addStage(4)
+	// A radix-2 stage, when needed, goes first so that the last stage is
+	// the twiddle-free radix-4 one.
+	for k := span; k%4 == 0; k /= 4 {
+		if k/4 == 2 {
+			addStage(2)
+			break
+		}
 	}
 	if span == 2 {
 		addStage(2)
+	}
+	for span%4 == 0 {
+		addStage(4)
 	}
 	if span != 1 {
 		panic("core: unsupported FFT length")

@@ -178,12 +178,19 @@ func GenerateKey(rand io.Reader) (*PrivateKey, error) {
 
 // assembleKey computes h = g/(3f) from finv = 1/(3f) and builds the key.
 func assembleKey(f, g, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte) *PrivateKey {
-	sk := new(PrivateKey)
-	var sfinv, sg spectrum
-	sfinv.transformRq(finv)
+	var sf, sg spectrum
+	sf.transformSmall(f)
 	sg.transformSmall(g)
+	return assembleKeySpectra(f, v, finv, rho, &sf, &sg)
+}
+
+// assembleKeySpectra is assembleKey given the transforms sf of f and sg of g.
+func assembleKeySpectra(f, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte, sf, sg *spectrum) *PrivateKey {
+	sk := new(PrivateKey)
+	var sfinv spectrum
+	sfinv.transformRq(finv)
 	var h [P]int16
-	mulRq(&h, &sfinv, &sg)
+	mulRq(&h, &sfinv, sg)
 
 	// sk = Small_encode(f) || Small_encode(v) || pk || rho || Hash_4(pk)
 	const pkOff = 2 * smallBytes
@@ -198,7 +205,7 @@ func assembleKey(f, g, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte) *Priva
 	sk.pk.bytes = *pk
 	sk.pk.sh.transformRq(&h)
 	sk.pk.cache = cache
-	sk.sf.transformSmall(f)
+	sk.sf = *sf
 	sk.sv.transformSmall(v)
 	return sk
 }

@@ -64,7 +64,7 @@ func (a *arena) wides(n int) []int64 {
 }
 
 // jumpBase is the size below which divsteps are run one at a time.
-const jumpBase = 24
+const jumpBase = 48
 
 // fftPlans[k] is the plan for m = 3*2^k, k = 0..8.
 var fftPlans = func() (p [9]*fftPlan) {
@@ -87,50 +87,53 @@ func planFor(n int) *fftPlan {
 func nzMask(x int32) int32  { return -int32(uint32(x|-x) >> 31) }
 func negMask(x int32) int32 { return x >> 31 }
 
-// freezeQ32 reduces an int32 (|x| < 2^31) into [-Q12, Q12].
-func freezeQ32(x int32) int32 { return int32(freezeQ(int64(x))) }
-
-// jumpPlain runs n divsteps one by one on copies of f and g (len n) and
-// returns the new δ and the n-step matrix.
+// jumpPlain runs n <= jumpBase divsteps one by one on copies of f and g
+// (len n) and returns the new δ and the n-step matrix.
+//
+// A divstep either keeps (f, g) or swaps them, then sets g to
+// (f0*g - g0*f)/x with the post-swap constants. Written without the swap,
+// the new g is s*(f0*g - g0*f)/x with the pre-swap values and s = -1 on a
+// swap, and the new f is g or f: so each step needs one masked select (of
+// f) instead of a full exchange. Rows of the matrix follow the same rule,
+// and the f row is multiplied by x.
 func jumpPlain(ar *arena, n int, delta int32, f0s, g0s []int32) (int32, jumpMatrix) {
 	M := newJumpMatrix(ar, n)
-	M.u[0], M.r[0] = 1, 1
-	mk := ar.mark()
-	defer ar.release(mk)
-	f := ar.ints(n)
-	g := ar.ints(n)
-	copy(f, f0s[:n])
-	copy(g, g0s[:n])
+	var f, g [jumpBase]int32
+	var u, v, q, r [jumpBase + 1]int32
+	copy(f[:n], f0s[:n])
+	copy(g[:n], g0s[:n])
+	u[0], r[0] = 1, 1
 	for k := range n {
 		swap := negMask(-delta) & nzMask(g[0])
 		delta ^= swap & (delta ^ -delta)
 		delta++
+		f0, g0 := f[0], g[0]
+		// a = s*f0, b = s*g0 with s = -1 on a swap: (x ^ swap) - swap
+		a := (f0 ^ swap) - swap
+		b := (g0 ^ swap) - swap
 		l := n - k // coefficients of f and g still meaningful
-		for i := range l {
-			t := swap & (f[i] ^ g[i])
-			f[i] ^= t
-			g[i] ^= t
-		}
-		for i := range k + 1 { // entries have degree <= k so far
-			t := swap & (M.u[i] ^ M.q[i])
-			M.u[i] ^= t
-			M.q[i] ^= t
-			t = swap & (M.v[i] ^ M.r[i])
-			M.v[i] ^= t
-			M.r[i] ^= t
-		}
-		a, b := f[0], g[0]
 		for i := 1; i < l; i++ {
-			g[i-1] = freezeQ32(a*g[i] - b*f[i])
+			fi, gi := f[i], g[i]
+			g[i-1] = freezeQ26(a*gi - b*fi)
+			f[i] = fi ^ (swap & (fi ^ gi))
 		}
-		for i := range k + 1 {
-			M.q[i] = freezeQ32(a*M.q[i] - b*M.u[i])
-			M.r[i] = freezeQ32(a*M.r[i] - b*M.v[i])
+		// f[0] of the new f is irrelevant beyond this step only through
+		// the next step's f0, which must be the selected constant.
+		f[0] = f0 ^ (swap & (f0 ^ g0))
+		// New f row is x * (selected row); new g row is a*rowg - b*rowf.
+		for i := k; i >= 0; i-- {
+			ui, vi, qi, ri := u[i], v[i], q[i], r[i]
+			q[i] = freezeQ26(a*qi - b*ui)
+			r[i] = freezeQ26(a*ri - b*vi)
+			u[i+1] = ui ^ (swap & (ui ^ qi))
+			v[i+1] = vi ^ (swap & (vi ^ ri))
 		}
-		copy(M.u[1:k+2], M.u[:k+1]) // row f times x
-		copy(M.v[1:k+2], M.v[:k+1])
-		M.u[0], M.v[0] = 0, 0
+		u[0], v[0] = 0, 0
 	}
+	copy(M.u, u[:n+1])
+	copy(M.v, v[:n+1])
+	copy(M.q, q[:n+1])
+	copy(M.r, r[:n+1])
 	return delta, M
 }
 

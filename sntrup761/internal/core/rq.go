@@ -21,6 +21,16 @@ func freezeQ(x int64) int16 {
 	return int16(r - Q12)
 }
 
+// freezeQ26 returns x mod q in [-Q12, Q12] for |x| < 2^26, as
+// x - Q*round(x/Q): the rounded quotient is computed as (x*m + 2^39) >> 40
+// with m = round(2^40/Q), whose error (< 2^-15) is far below the distance
+// 1/(2Q) of x/Q from any half-integer (Q is odd). Constant time.
+func freezeQ26(x int32) int32 {
+	const m = ((1 << 40) + Q/2) / Q
+	t := (int64(x)*m + 1<<39) >> 40
+	return x - int32(t)*Q
+}
+
 // freeze3 returns x mod 3 in {-1, 0, 1} for |x| < 2^24.
 func freeze3(x int64) int8 {
 	y := x + 1 + 3<<24 // positive and below 2^26

@@ -42,3 +42,40 @@ func BenchmarkSort761(b *testing.B) {
 		sortUint32(x)
 	}
 }
+
+func TestSortShort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	for k := range 2000 {
+		var L [P]uint32
+		for i := range L {
+			L[i] = rng.Uint32()
+			switch (i + k) % 5 {
+			case 0:
+				L[i] >>= 28 // duplicates
+			case 1:
+				L[i] |= 0x7ffffff0 // equal top bits, differing low bits
+			case 2:
+				L[i] |= 0xfffffff0
+			}
+			L[i] &^= 1 // keys of Short_fromlist are never 0xffffffff
+		}
+		want := slices.Clone(L[:])
+		slices.Sort(want)
+		sortShort(&L)
+		if !slices.Equal(L[:], want) {
+			t.Fatalf("case %d: not sorted", k)
+		}
+	}
+}
+
+func BenchmarkSortShort(b *testing.B) {
+	rng := rand.New(rand.NewPCG(6, 7))
+	var src, x [P]uint32
+	for i := range src {
+		src[i] = rng.Uint32() &^ 1
+	}
+	for b.Loop() {
+		x = src
+		sortShort(&x)
+	}
+}

@@ -1,0 +1,222 @@
+package core
+
+import (
+	"io"
+)
+
+// Batch key generation with Montgomery's trick, as in "OpenSSLNTRU: Faster
+// post-quantum TLS key exchange" (Bernstein, Brumley, Chen, Tuveri, USENIX
+// Security 2022): n keys need one inversion in R/q and one in R/3 plus three
+// multiplications per key in each ring, instead of n inversions in each.
+//
+// Randomness is consumed exactly as n successive calls of GenerateKey would
+// consume it, so batch keys are byte-identical to single keys from the same
+// stream. That needs the invertibility of each g in R/3 before its f is
+// read; it is decided by r3Invertible below, which is exact.
+
+// Irreducible factors of x^p - x - 1 over F_3 (degrees 19, 60 and 682;
+// computed offline by distinct-degree factorization and checked by
+// TestModulusFactors, which multiplies them back together). Coefficients
+// from degree 0 up; the polynomials are monic.
+var (
+	factor19 = []int8{-1, -1, 0, -1, -1, -1, 1, -1, 1, -1, 0, -1, 1, 1, 1, 1, -1, 0, 1, 1}
+	factor60 = []int8{1, -1, 1, 1, 0, 0, 1, -1, 0, -1, 0, -1, 0, 1, 1, 1, 1, 1, 0, 0,
+		-1, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, -1, -1, 1, 1, -1, 0, 1, 1, 0, 0, 1, 1, -1, 0,
+		0, 1, 1, 1, 1, -1, 0, 0, 1, -1, 0, -1, -1, 1, 0, 1}
+	factor682 = divide3(modulus3(), mul3poly(factor19, factor60))
+)
+
+// r3Remainder holds a monic divisor with its 64 bit-shifts precomputed.
+type r3Remainder struct {
+	deg     int
+	shifted [64]r3vec // divisor * x^s for s = 0..63, in r3Words+1 words
+}
+
+var factorTests = [3]*r3Remainder{newR3Remainder(factor19), newR3Remainder(factor60), newR3Remainder(factor682)}
+
+func newR3Remainder(phi []int8) *r3Remainder {
+	rm := &r3Remainder{deg: len(phi) - 1}
+	for s := range 64 {
+		for i, c := range phi {
+			setCoeff(&rm.shifted[s], i+s, c)
+		}
+	}
+	return rm
+}
+
+// isZeroMod returns 1 if g is divisible by the divisor and 0 otherwise. It
+// reduces g (deg < p) from the top coefficient down: for i = p-1 .. deg,
+// g -= g_i * x^(i-deg) * divisor. The loop bounds are public; the
+// subtraction is masked by g_i. Constant time.
+func (rm *r3Remainder) isZeroMod(g *r3vec) uint64 {
+	x := *g
+	d := rm.deg
+	for i := P - 1; i >= d; i-- {
+		cnz := -((x.nz[i/64] >> (i % 64)) & 1)
+		csg := -((x.sg[i/64] >> (i % 64)) & 1)
+		s := i - d
+		ws, bs := s/64, s%64
+		sh := &rm.shifted[bs]
+		// words of divisor*x^bs that can be nonzero
+		top := min((d+bs)/64, r3Words-1-ws)
+		for k := 0; k <= top; k++ {
+			// subtract c*phi: add phi with sign flipped unless c = -1
+			pnz := sh.nz[k] & cnz
+			psg := (sh.sg[k] ^ ^csg) & pnz
+			x.nz[ws+k], x.sg[ws+k] = add3(x.nz[ws+k], x.sg[ws+k], pnz, psg)
+		}
+	}
+	var acc uint64
+	for k := range x.nz {
+		acc |= x.nz[k]
+	}
+	return ((acc | -acc) >> 63) ^ 1
+}
+
+// r3Invertible returns 1 if g is invertible in R/3 and 0 otherwise: g is
+// invertible iff it is not divisible by any irreducible factor of x^p - x - 1
+// (the modulus is squarefree). Constant time.
+func r3Invertible(g *[P]int8) uint64 {
+	var x r3vec
+	for i, c := range g {
+		setCoeff(&x, i, c)
+	}
+	var bad uint64
+	for _, rm := range factorTests {
+		bad |= rm.isZeroMod(&x)
+	}
+	return bad ^ 1
+}
+
+// GenerateKeys generates n key pairs with one inversion per ring. The keys
+// are exactly those n successive GenerateKey calls would produce from rand.
+func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	type slot struct {
+		f, g  [P]int8
+		rho   [smallBytes]byte
+		sf    spectrum // transform of f (3f's is 3 times it)
+		sg    spectrum
+		sPrev spectrum // transform of the R/3 prefix product before this key
+		sPreq spectrum // transform of the R/q prefix product before this key
+	}
+	slots := make([]slot, n)
+	defer func() {
+		for i := range slots {
+			clear(slots[i].f[:])
+			clear(slots[i].g[:])
+			clear(slots[i].rho[:])
+		}
+	}()
+
+	var L [P]uint32
+	for k := range slots {
+		s := &slots[k]
+		for {
+			if err := readList(rand, &L); err != nil {
+				return nil, err
+			}
+			smallFromList(&s.g, &L)
+			if r3Invertible(&s.g) == 1 { // declassified, as in GenerateKey
+				break
+			}
+		}
+		if err := readList(rand, &L); err != nil {
+			return nil, err
+		}
+		shortFromList(&s.f, &L)
+		if _, err := io.ReadFull(rand, s.rho[:]); err != nil {
+			return nil, err
+		}
+		s.sf.transformSmall(&s.f)
+		s.sg.transformSmall(&s.g)
+	}
+	clear(L[:])
+
+	// Prefix products c_k = g_1...g_k in R/3 and d_k = 3f_1...3f_k in R/q.
+	var c3 [P]int8
+	var dq [P]int16
+	c3[0], dq[0] = 1, 1
+	var x spectrum
+	for k := range slots {
+		s := &slots[k]
+		s.sPrev.transformSmall(&c3)
+		s.sPreq.transformRq(&dq)
+		mulR3(&c3, &s.sPrev, &s.sg)
+		for j := range x {
+			x[j] = s.sPreq[j] * s.sf[j] * 3
+		}
+		productRq(&dq, &x)
+	}
+
+	// One inversion in each ring; both succeed since every g is invertible
+	// in R/3 and every 3f is nonzero in the field R/q.
+	var t3 [P]int8
+	var tq [P]int16
+	r3Recip(&t3, &c3)
+	recipRq(&tq, &dq, 1)
+
+	keys := make([]*PrivateKey, n)
+	var st3, stq spectrum
+	for k := n - 1; k >= 0; k-- {
+		s := &slots[k]
+		st3.transformSmall(&t3)
+		stq.transformRq(&tq)
+		var v [P]int8
+		var finv [P]int16
+		mulR3(&v, &st3, &s.sPrev)    // 1/g_k = t3 * c_(k-1)
+		mulR3(&t3, &st3, &s.sg)      // t3 = 1/c_(k-1)
+		mulRq(&finv, &stq, &s.sPreq) // 1/(3f_k) = tq * d_(k-1)
+		for j := range x {
+			x[j] = stq[j] * s.sf[j] * 3
+		}
+		productRq(&tq, &x) // tq = 1/d_(k-1)
+		keys[k] = assembleKeySpectra(&s.f, &v, &finv, &s.rho, &s.sf, &s.sg)
+		clear(v[:])
+		clear(finv[:])
+	}
+	clear(t3[:])
+	clear(tq[:])
+	return keys, nil
+}
+
+// Plain polynomial arithmetic over F_3 for the public factor table (init
+// time only). Polynomials are coefficient slices from degree 0.
+
+func modulus3() []int8 {
+	m := make([]int8, P+1)
+	m[0], m[1], m[P] = -1, -1, 1
+	return m
+}
+
+func mul3poly(a, b []int8) []int8 {
+	out := make([]int8, len(a)+len(b)-1)
+	for i := range a {
+		for j := range b {
+			out[i+j] = freeze3(int64(out[i+j]) + int64(a[i])*int64(b[j]))
+		}
+	}
+	return out
+}
+
+// divide3 returns a/b for monic b dividing a exactly; it panics otherwise
+// (a programming error in the tables).
+func divide3(a, b []int8) []int8 {
+	r := append([]int8(nil), a...)
+	q := make([]int8, len(a)-len(b)+1)
+	for i := len(q) - 1; i >= 0; i-- {
+		c := r[i+len(b)-1]
+		q[i] = c
+		for j := range b {
+			r[i+j] = freeze3(int64(r[i+j]) - int64(c)*int64(b[j]))
+		}
+	}
+	for _, c := range r {
+		if c != 0 {
+			panic("core: factor table does not divide x^p - x - 1")
+		}
+	}
+	return q
+}

@@ -1,0 +1,117 @@
+package core
+
+import (
+	"bytes"
+	"crypto/rand"
+	mrand "math/rand/v2"
+	"testing"
+
+	"github.com/pqkex/pqkex/sntrup761/internal/ref"
+)
+
+func TestModulusFactors(t *testing.T) {
+	prod := mul3poly(mul3poly(factor19, factor60), factor682)
+	want := modulus3()
+	if !bytes.Equal(int8Bytes(prod), int8Bytes(want)) {
+		t.Fatal("the factors do not multiply to x^p - x - 1 mod 3")
+	}
+	for _, f := range [][]int8{factor19, factor60, factor682} {
+		if f[len(f)-1] != 1 {
+			t.Fatal("factor not monic")
+		}
+	}
+}
+
+func int8Bytes(a []int8) []byte {
+	b := make([]byte, len(a))
+	for i, c := range a {
+		b[i] = byte(c)
+	}
+	return b
+}
+
+// TestR3Invertible compares the factor test with the divstep inversion on
+// random g and on g built to share each factor.
+func TestR3Invertible(t *testing.T) {
+	rng := mrand.New(mrand.NewPCG(14, 15))
+	var inputs [][P]int8
+	inputs = append(inputs, [P]int8{})
+	for range 30 {
+		inputs = append(inputs, randSmall(rng))
+	}
+	for _, f := range [][]int8{factor19, factor60, factor682} {
+		for range 5 {
+			// g = f * s with deg g < p: not invertible
+			s := make([]int8, P-len(f)+1)
+			for i := range s {
+				s[i] = int8(rng.IntN(3)) - 1
+			}
+			prod := mul3poly(f, s)
+			var g [P]int8
+			copy(g[:], prod)
+			inputs = append(inputs, g)
+		}
+	}
+	for k, g := range inputs {
+		var out [P]int8
+		want := uint64(0)
+		if r3Recip(&out, &g) == 0 {
+			want = 1
+		}
+		if got := r3Invertible(&g); got != want {
+			t.Fatalf("input %d: r3Invertible = %d, divsteps say %d", k, got, want)
+		}
+	}
+}
+
+// TestGenerateKeysMatchesSingle checks that a batch gives byte-identical
+// keys to successive single key generations from the same stream, including
+// a stream whose first g is not invertible.
+func TestGenerateKeysMatchesSingle(t *testing.T) {
+	for _, n := range []int{1, 2, 5} {
+		stream := make([]byte, n*(2*randomBytes+smallBytes)+randomBytes)
+		rand.Read(stream)
+		// first g = 0: every word 0x20000000
+		for j := 0; j < randomBytes; j += 4 {
+			stream[j], stream[j+1], stream[j+2], stream[j+3] = 0, 0, 0, 0x20
+		}
+		batch, err := GenerateKeys(bytes.NewReader(stream), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bytes.NewReader(stream)
+		for k := range n {
+			single, err := GenerateKey(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *single.Bytes() != *batch[k].Bytes() {
+				t.Fatalf("n=%d key %d: batch differs from single keygen", n, k)
+			}
+			// and against the reference
+			if k == 0 {
+				_, wsk, _ := ref.KeyGen(bytes.NewReader(stream))
+				if !bytes.Equal(wsk, batch[0].Bytes()[:]) {
+					t.Fatal("batch key 0 differs from the reference")
+				}
+			}
+			var ct [CiphertextSize]byte
+			var k1, k2 [SharedKeySize]byte
+			if err := batch[k].PublicKey().Encapsulate(rand.Reader, &ct, &k1); err != nil {
+				t.Fatal(err)
+			}
+			batch[k].Decapsulate(&ct, &k2)
+			if k1 != k2 {
+				t.Fatalf("n=%d key %d: round trip failed", n, k)
+			}
+		}
+	}
+}
+
+func BenchmarkGenerateKeys32(b *testing.B) {
+	for b.Loop() {
+		if _, err := GenerateKeys(rand.Reader, 32); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
