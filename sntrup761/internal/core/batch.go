@@ -32,7 +32,58 @@ type r3Remainder struct {
 	shifted [64]r3vec // divisor * x^s for s = 0..63, in r3Words+1 words
 }
 
-var factorTests = [3]*r3Remainder{newR3Remainder(factor19), newR3Remainder(factor60), newR3Remainder(factor682)}
+var (
+	// For the small factors, g mod phi = sum g_i (x^i mod phi), with each
+	// x^i mod phi in one word (deg phi < 64); the large one is divided out.
+	residues19   = newResidueTable(factor19)
+	residues60   = newResidueTable(factor60)
+	remainder682 = newR3Remainder(factor682)
+)
+
+// residueTable holds x^i mod phi for i < p, one bitsliced word each.
+type residueTable struct {
+	nz, sg [P]uint64
+}
+
+func newResidueTable(phi []int8) *residueTable {
+	d := len(phi) - 1
+	t := new(residueTable)
+	cur := make([]int8, d) // x^0 mod phi
+	cur[0] = 1
+	for i := range P {
+		for k, c := range cur {
+			bit := uint64(1) << k
+			if c != 0 {
+				t.nz[i] |= bit
+			}
+			if c < 0 {
+				t.sg[i] |= bit
+			}
+		}
+		// cur = x * cur mod phi (phi monic): shift up, then subtract
+		// top * phi.
+		top := cur[d-1]
+		copy(cur[1:], cur[:d-1])
+		cur[0] = 0
+		for k := range d {
+			cur[k] = freeze3(int64(cur[k]) - int64(top)*int64(phi[k]))
+		}
+	}
+	return t
+}
+
+// isZeroMod returns 1 if g mod phi is zero, for the table's phi: the sum
+// of the table's words weighted by g's coefficients, by masks.
+func (t *residueTable) isZeroMod(g *[P]int8) uint64 {
+	var accNz, accSg uint64
+	for i, c := range g {
+		mnz := -uint64(c & 1)        // all ones if c = ±1
+		msg := -uint64((c >> 1) & 1) // all ones if c = -1
+		tnz := t.nz[i] & mnz
+		accNz, accSg = add3(accNz, accSg, tnz, (t.sg[i]^msg)&tnz)
+	}
+	return ((accNz | -accNz) >> 63) ^ 1
+}
 
 func newR3Remainder(phi []int8) *r3Remainder {
 	rm := &r3Remainder{deg: len(phi) - 1}
@@ -81,10 +132,7 @@ func r3Invertible(g *[P]int8) uint64 {
 	for i, c := range g {
 		setCoeff(&x, i, c)
 	}
-	var bad uint64
-	for _, rm := range factorTests {
-		bad |= rm.isZeroMod(&x)
-	}
+	bad := residues19.isZeroMod(g) | residues60.isZeroMod(g) | remainder682.isZeroMod(&x)
 	return bad ^ 1
 }
 

@@ -16,24 +16,28 @@ const r3Words = (P + 1 + 63) / 64 // 12 words hold p+1 = 762 coefficients
 // bit i%64 of word i/64.
 type r3vec struct{ nz, sg [r3Words]uint64 }
 
-// add3 returns a + b for single F_3 "words" (nonzero, sign planes).
+// add3 returns a + b for 64 F_3 coefficients at once (nonzero, sign
+// planes), with canonical encodings in and out: 0 = (0,0), 1 = (1,0),
+// -1 = (1,1).
 //
-// With a, b in {0, 1, -1} encoded as (nz, sg) = (0,0), (1,0), (1,1):
-// the sum is zero when a = -b (both nonzero, signs differ) or both zero;
-// it is a when b = 0, b when a = 0, and -a when a = b (1+1 = -1, -1-1 = 1).
+// The sum is nonzero iff exactly one operand is, or both are with the same
+// sign: nz = (anz ^ bnz) | (anz &^ (asg ^ bsg)). Its sign is set iff one
+// operand is zero and the other is -1, or both are 1 (1+1 = -1); both -1
+// gives 1 and opposite signs give 0, so sg = (asg | bsg) ^ (anz & bnz)
+// (checked on all nine inputs by TestAdd3).
 func add3(anz, asg, bnz, bsg uint64) (nz, sg uint64) {
-	x := asg ^ bsg
-	both := anz & bnz
-	cancel := both & x // a = -b
-	same := both &^ x  // a = b: result is -a
-	nz = (anz | bnz) &^ cancel
-	sg = (asg & anz &^ bnz) | (bsg & bnz &^ anz) | (same &^ asg)
-	return nz, sg & nz
+	nz = (anz ^ bnz) | (anz &^ (asg ^ bsg))
+	sg = (asg | bsg) ^ (anz & bnz)
+	return nz, sg
 }
 
 // r3Recip sets out = 1/a in R/3 and returns 0, or returns -1 (and garbage)
 // if a is not invertible. It runs the same 2p-1 divsteps as ../ref.R3Recip
 // (Bernstein–Yang), 64 coefficients per machine word.
+//
+// After k steps only the first 2p-1-k coefficients of f and g can still
+// influence the result, and v and r have at most k+1 nonzero coefficients,
+// so each step touches only those words (the counts depend on k alone).
 func r3Recip(out *[P]int8, a *[P]int8) int32 {
 	var f, g, v, r r3vec
 	// f = reversed x^p - x - 1: coefficients f_0 = 1, f_{p-1} = f_p = -1.
@@ -46,47 +50,58 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 	setCoeff(&r, 0, 1)
 	delta := int32(1)
 
-	for range 2*P - 1 {
-		// v = x*v
-		shiftUp1(&v)
+	for k := range 2*P - 1 {
+		nfg := min(r3Words, (2*P-1-k+63)/64) // words of f, g still meaningful
+		nvr := min(r3Words, (k+2+63)/64)     // words of v, r that can be nonzero
 
-		f0nz, f0sg := f.nz[0]&1, f.sg[0]&1
+		f0sg := f.sg[0] & 1 // f0 is never zero
 		g0nz, g0sg := g.nz[0]&1, g.sg[0]&1
 		swap := negMask(-delta) & -int32(g0nz)
 		delta ^= swap & (delta ^ -delta)
 		delta++
 		sw := uint64(int64(swap))
-		for i := range r3Words {
-			t := sw & (f.nz[i] ^ g.nz[i])
-			f.nz[i] ^= t
-			g.nz[i] ^= t
-			t = sw & (f.sg[i] ^ g.sg[i])
-			f.sg[i] ^= t
-			g.sg[i] ^= t
-			t = sw & (v.nz[i] ^ r.nz[i])
-			v.nz[i] ^= t
-			r.nz[i] ^= t
-			t = sw & (v.sg[i] ^ r.sg[i])
-			v.sg[i] ^= t
-			r.sg[i] ^= t
-		}
-		// After the swap the constant terms are exchanged too.
-		f0nz, g0nz = f0nz^(sw&1&(f0nz^g0nz)), g0nz^(sw&1&(f0nz^g0nz))
-		f0sg, g0sg = f0sg^(sw&1&(f0sg^g0sg)), g0sg^(sw&1&(f0sg^g0sg))
+		// c = -g0/f0 = -g0*f0 (f0 = ±1), the same before and after the
+		// swap: zero if g0 = 0, else a sign.
+		cnz := -g0nz                       // all ones if c != 0
+		csg := -((g0sg ^ f0sg ^ 1) & g0nz) // all ones if c = -1
 
-		// g = g + c*f and r = r + c*v with c = -g0/f0 = -g0*f0: zero if
-		// g0 = 0, otherwise a sign.
-		cnz := -(g0nz)                  // all ones if c != 0
-		csg := -((g0sg ^ f0sg ^ 1) & 1) // all ones if c = -1
-		for i := range r3Words {
-			// c*f: zero or f with its sign flipped when c = -1
-			fnz := f.nz[i] & cnz
-			g.nz[i], g.sg[i] = add3(g.nz[i], g.sg[i], fnz, (f.sg[i]^csg)&fnz)
-			vnz := v.nz[i] & cnz
-			r.nz[i], r.sg[i] = add3(r.nz[i], r.sg[i], vnz, (v.sg[i]^csg)&vnz)
+		// f, g <- swapped; g <- (g + c*f)/x.
+		var sumNz, sumSg [r3Words + 1]uint64
+		for i := range nfg {
+			fnz, fsg, gnz, gsg := f.nz[i], f.sg[i], g.nz[i], g.sg[i]
+			t := sw & (fnz ^ gnz)
+			fnz ^= t
+			gnz ^= t
+			t = sw & (fsg ^ gsg)
+			fsg ^= t
+			gsg ^= t
+			f.nz[i], f.sg[i] = fnz, fsg
+			pnz := fnz & cnz
+			sumNz[i], sumSg[i] = add3(gnz, gsg, pnz, (fsg^csg)&pnz)
 		}
-		// g = g/x
-		shiftDown1(&g)
+		for i := range nfg {
+			g.nz[i] = sumNz[i]>>1 | sumNz[i+1]<<63
+			g.sg[i] = sumSg[i]>>1 | sumSg[i+1]<<63
+		}
+
+		// v <- x*v; then v, r <- swapped; r <- r + c*v. Bit carry of the
+		// shift is taken from the word below before it is overwritten.
+		var carryNz, carrySg uint64
+		for i := range nvr {
+			vnz := v.nz[i]<<1 | carryNz
+			vsg := v.sg[i]<<1 | carrySg
+			carryNz, carrySg = v.nz[i]>>63, v.sg[i]>>63
+			rnz, rsg := r.nz[i], r.sg[i]
+			t := sw & (vnz ^ rnz)
+			vnz ^= t
+			rnz ^= t
+			t = sw & (vsg ^ rsg)
+			vsg ^= t
+			rsg ^= t
+			pnz := vnz & cnz
+			r.nz[i], r.sg[i] = add3(rnz, rsg, pnz, (vsg^csg)&pnz)
+			v.nz[i], v.sg[i] = vnz, vsg
+		}
 	}
 
 	// out = v / f_0, reversed: out_i = f0 * v_(p-1-i) since f0 = ±1.
@@ -109,26 +124,4 @@ func setCoeff(x *r3vec, i int, c int8) {
 	sg := uint64((c>>1)&1) * bit // c = -1 has all bits set
 	x.nz[i/64] |= nz
 	x.sg[i/64] |= sg
-}
-
-func shiftUp1(x *r3vec) {
-	for i := r3Words - 1; i > 0; i-- {
-		x.nz[i] = x.nz[i]<<1 | x.nz[i-1]>>63
-		x.sg[i] = x.sg[i]<<1 | x.sg[i-1]>>63
-	}
-	x.nz[0] <<= 1
-	x.sg[0] <<= 1
-	// keep p+1 coefficients, like the reference's array of p+1 entries
-	const topMask = 1<<((P+1)%64) - 1
-	x.nz[r3Words-1] &= topMask
-	x.sg[r3Words-1] &= topMask
-}
-
-func shiftDown1(x *r3vec) {
-	for i := range r3Words - 1 {
-		x.nz[i] = x.nz[i]>>1 | x.nz[i+1]<<63
-		x.sg[i] = x.sg[i]>>1 | x.sg[i+1]<<63
-	}
-	x.nz[r3Words-1] >>= 1
-	x.sg[r3Words-1] >>= 1
 }

@@ -37,3 +37,19 @@ func BenchmarkR3Recip(b *testing.B) {
 		r3Recip(&out, &a)
 	}
 }
+
+func TestAdd3(t *testing.T) {
+	enc := map[int]([2]uint64){0: {0, 0}, 1: {1, 0}, -1: {1, 1}}
+	for a := -1; a <= 1; a++ {
+		for b := -1; b <= 1; b++ {
+			sum := ((a+b)%3 + 3) % 3
+			if sum == 2 {
+				sum = -1
+			}
+			nz, sg := add3(enc[a][0], enc[a][1], enc[b][0], enc[b][1])
+			if [2]uint64{nz, sg} != enc[sum] {
+				t.Errorf("%d + %d gave (%d,%d), want %v", a, b, nz, sg, enc[sum])
+			}
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package core
 
+import "sync"
+
 // Inversion in R/q with Bernstein–Yang "jump" divsteps ("Fast constant-time
 // gcd computation and modular inversion", TCHES 2019, sections 6–8).
 //
@@ -27,12 +29,15 @@ func newJumpMatrix(ar *arena, n int) jumpMatrix {
 }
 
 // arena is a bump allocator for the recursion's scratch space, so that an
-// inversion allocates once. Slices it returns are zeroed.
+// inversion allocates nothing. Slices it returns are NOT zeroed: every user
+// writes them in full before reading. The used part is cleared when the
+// arena goes back to its pool, so no secret outlives the inversion.
 type arena struct {
-	c          []complex128
-	i          []int32
-	w          []int64
-	nc, ni, nw int // used lengths
+	c                []complex128
+	i                []int32
+	w                []int64
+	nc, ni, nw       int // used lengths
+	maxc, maxi, maxw int // high-water marks, for clearing
 }
 
 // arenaMark is a saved allocation point.
@@ -46,20 +51,21 @@ func (a *arena) release(m arenaMark) { a.nc, a.ni, a.nw = m.nc, m.ni, m.nw }
 func (a *arena) complexes(n int) []complex128 {
 	s := a.c[a.nc : a.nc+n : a.nc+n]
 	a.nc += n
-	clear(s)
+	a.maxc = max(a.maxc, a.nc)
 	return s
 }
 
 func (a *arena) ints(n int) []int32 {
 	s := a.i[a.ni : a.ni+n : a.ni+n]
 	a.ni += n
-	clear(s)
+	a.maxi = max(a.maxi, a.ni)
 	return s
 }
 
 func (a *arena) wides(n int) []int64 {
 	s := a.w[a.nw : a.nw+n : a.nw+n]
 	a.nw += n
+	a.maxw = max(a.maxw, a.nw)
 	return s
 }
 
@@ -209,12 +215,23 @@ func jump(ar *arena, n int, delta int32, f, g []int32) (int32, jumpMatrix) {
 // (checked by a test through the slice bounds).
 const recipArenaComplex, recipArenaInts, recipArenaWides = 16 * 1024, 24 * 1024, 4 * 1024
 
-func newRecipArena() *arena {
+var recipArenas = sync.Pool{New: func() any {
 	return &arena{
 		c: make([]complex128, recipArenaComplex),
 		i: make([]int32, recipArenaInts),
 		w: make([]int64, recipArenaWides),
 	}
+}}
+
+func getRecipArena() *arena { return recipArenas.Get().(*arena) }
+
+// putRecipArena clears what the inversion used and returns the arena.
+func putRecipArena(a *arena) {
+	clear(a.c[:a.maxc])
+	clear(a.i[:a.maxi])
+	clear(a.w[:a.maxw])
+	*a = arena{c: a.c, i: a.i, w: a.w}
+	recipArenas.Put(a)
 }
 
 // recipRq sets out = scale/a in R/q and returns 0, or returns -1 if a is
@@ -230,31 +247,44 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 
 	const n = 2*P - 1
 	const j = P - 1 // first jump: 760 steps on the first 760 coefficients
-	ar := newRecipArena()
+	ar := getRecipArena()
+	defer putRecipArena(ar)
 	delta, M1 := jump(ar, j, 1, F[:], G[:])
 
-	// (f, g) after j steps, coefficients 0..P+1 (indices j..j+P+1 of the
-	// products; the largest index of M1*(F, G) is j+P, so 2m >= j+P+2).
+	// (f, g) after j steps: coefficients j..j+P+1 of u*F + v*G and
+	// q*F + r*G (the largest index of these products is j+P, so 2m >= j+P+2
+	// avoids wrap-around). F = 1 - x^(P-1) - x^P is sparse, so u*F and q*F
+	// are computed directly; only v*G and r*G need transforms.
 	pl := plan768
 	m := pl.m
-	var xu, xv, xq, xr, xf, xg, t spectrum
-	forwardInt(pl, xu[:], M1.u)
+	var xv, xr, xg, xa, xb, t spectrum
 	forwardInt(pl, xv[:], M1.v)
-	forwardInt(pl, xq[:], M1.q)
 	forwardInt(pl, xr[:], M1.r)
-	forwardInt(pl, xf[:], F[:])
 	forwardInt(pl, xg[:], G[:])
 	c := ar.wides(2 * m)
+	timesF := func(u []int32, k int) int64 { // coefficient k of u*F
+		x := int64(0)
+		for _, d := range [3]int{0, P - 1, P} {
+			if k-d >= 0 && k-d < len(u) { // public indices
+				if d == 0 {
+					x += int64(u[k-d])
+				} else {
+					x -= int64(u[k-d])
+				}
+			}
+		}
+		return x
+	}
 	var f1, g1 [P + 1]int32
-	mulAdd(t[:], xu[:], xf[:], xv[:], xg[:])
+	mul(t[:], xv[:], xg[:])
 	pl.inverse(c, t[:])
 	for i := range f1 {
-		f1[i] = int32(freezeQ(c[j+i]))
+		f1[i] = int32(freezeQ(c[j+i] + timesF(M1.u, j+i)))
 	}
-	mulAdd(t[:], xq[:], xf[:], xr[:], xg[:])
+	mul(t[:], xr[:], xg[:])
 	pl.inverse(c, t[:])
 	for i := range g1 {
-		g1[i] = int32(freezeQ(c[j+i]))
+		g1[i] = int32(freezeQ(c[j+i] + timesF(M1.q, j+i)))
 	}
 
 	delta, M2 := jump(ar, n-j, delta, f1[:], g1[:])
@@ -268,9 +298,9 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 	}
 
 	// v = (M2 * M1).v = u2*v1 + v2*r1; only its low coefficients are needed.
-	forwardInt(pl, xf[:], M2.u)
-	forwardInt(pl, xg[:], M2.v)
-	mulAdd(t[:], xf[:], xv[:], xg[:], xr[:])
+	forwardInt(pl, xa[:], M2.u)
+	forwardInt(pl, xb[:], M2.v)
+	mulAdd(t[:], xa[:], xv[:], xb[:], xr[:])
 	pl.inverse(c, t[:])
 
 	s := int64(recipQ(int16(f0))) * int64(scale)

@@ -104,15 +104,21 @@ func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 	m := pl.m
 	x = x[:m]
 	tw := pl.twist[:m]
-	for j := range x {
-		var re, im float64
-		if j < len(a) { // public lengths only
-			re = float64(a[j])
+	if len(a) <= m { // public length: real inputs only, a cheaper twist
+		a := a[:len(a):len(a)]
+		for j := range a {
+			v := float64(a[j])
+			x[j] = complex(v*real(tw[j]), v*imag(tw[j]))
 		}
-		if j+m < len(a) {
-			im = float64(a[j+m])
+		clear(x[len(a):])
+	} else {
+		for j := range x {
+			var im float64
+			if j+m < len(a) { // public lengths only
+				im = float64(a[j+m])
+			}
+			x[j] = complex(float64(a[j]), im) * tw[j]
 		}
-		x[j] = complex(re, im) * tw[j]
 	}
 	pl.dif(x)
 }
