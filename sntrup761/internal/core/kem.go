@@ -120,7 +120,7 @@ func shortFromList(out *[P]int8, L *[P]uint32) {
 	for i := W; i < P; i++ {
 		L[i] = L[i]&^3 | 1
 	}
-	sortUint32(L[:])
+	sortShort(L)
 	for i := range out {
 		out[i] = int8(L[i]&3) - 1
 	}

@@ -4,48 +4,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/pqkex/pqkex/sntrup761/internal/ref"
 )
-
-func TestSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 7))
-	for _, n := range []int{0, 1, 2, 3, 7, 8, 9, 100, 255, 256, 257, 761, 1000} {
-		for range 20 {
-			x := make([]uint32, n)
-			for i := range x {
-				x[i] = rng.Uint32()
-				switch i % 7 {
-				case 0:
-					x[i] >>= 29 // duplicates
-				case 1:
-					x[i] |= 0xfffffff0 // near the top: the borrow must not be lost
-				}
-			}
-			want := slices.Clone(x)
-			slices.Sort(want)
-			sortUint32(x)
-			if !slices.Equal(x, want) {
-				t.Fatalf("n=%d: not sorted", n)
-			}
-		}
-	}
-}
-
-func BenchmarkSort761(b *testing.B) {
-	rng := rand.New(rand.NewPCG(6, 7))
-	src := make([]uint32, P)
-	for i := range src {
-		src[i] = rng.Uint32()
-	}
-	x := make([]uint32, P)
-	for b.Loop() {
-		copy(x, src)
-		sortUint32(x)
-	}
-}
 
 func TestSortShort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 13))
-	for k := range 2000 {
+	for k := range 3000 {
 		var L [P]uint32
 		for i := range L {
 			L[i] = rng.Uint32()
@@ -55,15 +20,35 @@ func TestSortShort(t *testing.T) {
 			case 1:
 				L[i] |= 0x7ffffff0 // equal top bits, differing low bits
 			case 2:
-				L[i] |= 0xfffffff0
+				L[i] |= 0xfffffff0 // near the top: borrows must not leak across lanes
 			}
-			L[i] &^= 1 // keys of Short_fromlist are never 0xffffffff
+			L[i] &^= 1 // keys of Short_fromlist always have a low bit cleared
 		}
 		want := slices.Clone(L[:])
 		slices.Sort(want)
+		ref.SortUint32(want) // no-op on sorted input, but keeps the reference in use
 		sortShort(&L)
 		if !slices.Equal(L[:], want) {
 			t.Fatalf("case %d: not sorted", k)
+		}
+	}
+}
+
+func TestSwarMinmax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 15))
+	edge := []uint32{0, 1, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff}
+	for k := range 200000 {
+		var a0, a1, b0, b1 uint32
+		if k < len(edge)*len(edge) {
+			a0, b0 = edge[k%len(edge)], edge[k/len(edge)]
+			a1, b1 = b0, a0
+		} else {
+			a0, a1, b0, b1 = rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Uint32()
+		}
+		lo, hi := swarMinmax(uint64(a0)|uint64(a1)<<32, uint64(b0)|uint64(b1)<<32)
+		if uint32(lo) != min(a0, b0) || uint32(hi) != max(a0, b0) ||
+			uint32(lo>>32) != min(a1, b1) || uint32(hi>>32) != max(a1, b1) {
+			t.Fatalf("swarMinmax(%#x:%#x, %#x:%#x) = %#x, %#x", a1, a0, b1, b0, lo, hi)
 		}
 	}
 }
