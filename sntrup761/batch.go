@@ -3,6 +3,7 @@ package sntrup761
 import (
 	"crypto/rand"
 	"errors"
+	"io"
 	"sync"
 
 	"github.com/pqkex/pqkex/sntrup761/internal/core"
@@ -20,9 +21,17 @@ func GenerateKeys(n int) ([]*DecapsulationKey, error) {
 	if n < 0 {
 		return nil, errors.New("sntrup761: negative key count")
 	}
-	sks, err := core.GenerateKeys(rand.Reader, n)
+	dks, err := generateKeys(rand.Reader, n)
 	if err != nil {
 		return nil, errors.New("sntrup761: reading randomness: " + err.Error())
+	}
+	return dks, nil
+}
+
+func generateKeys(rand io.Reader, n int) ([]*DecapsulationKey, error) {
+	sks, err := core.GenerateKeys(rand, n)
+	if err != nil {
+		return nil, err
 	}
 	dks := make([]*DecapsulationKey, len(sks))
 	for i, sk := range sks {

@@ -29,7 +29,9 @@ import (
 	"crypto"
 	"crypto/rand"
 	"errors"
+	"io"
 
+	"github.com/pqkex/pqkex/internal/sntrupbridge"
 	"github.com/pqkex/pqkex/sntrup761/internal/core"
 )
 
@@ -66,11 +68,11 @@ var (
 // GenerateKey generates a new decapsulation key, drawing random bytes from
 // crypto/rand. The key must be kept secret.
 func GenerateKey() (*DecapsulationKey, error) {
-	sk, err := core.GenerateKey(rand.Reader)
+	dk, err := generateKey(rand.Reader)
 	if err != nil {
 		return nil, errors.New("sntrup761: reading randomness: " + err.Error())
 	}
-	return &DecapsulationKey{sk}, nil
+	return dk, nil
 }
 
 // NewDecapsulationKey parses a decapsulation key in the 1763-byte format
@@ -133,12 +135,39 @@ func (ek *EncapsulationKey) Bytes() []byte {
 // Encapsulate generates a shared key and its ciphertext for ek, drawing
 // random bytes from crypto/rand. The shared key must be kept secret.
 func (ek *EncapsulationKey) Encapsulate() (sharedKey, ciphertext []byte) {
-	ct := new([CiphertextSize]byte)
-	var k [SharedKeySize]byte
-	if err := ek.pk.Encapsulate(rand.Reader, ct, &k); err != nil {
+	sharedKey, ciphertext, err := encapsulate(ek, rand.Reader)
+	if err != nil {
 		panic("sntrup761: reading randomness: " + err.Error()) // crypto/rand.Read never fails in Go 1.24+
 	}
-	return k[:], ct[:]
+	return sharedKey, ciphertext
+}
+
+// generateKey and encapsulate are the reader-driven forms behind GenerateKey
+// and Encapsulate, for pqkex's SSH method and KAT packages (see
+// internal/sntrupbridge); they are not part of the public API.
+func generateKey(rand io.Reader) (*DecapsulationKey, error) {
+	sk, err := core.GenerateKey(rand)
+	if err != nil {
+		return nil, err
+	}
+	return &DecapsulationKey{sk}, nil
+}
+
+func encapsulate(ek *EncapsulationKey, rand io.Reader) (sharedKey, ciphertext []byte, err error) {
+	ct := new([CiphertextSize]byte)
+	var k [SharedKeySize]byte
+	if err := ek.pk.Encapsulate(rand, ct, &k); err != nil {
+		return nil, nil, err
+	}
+	return k[:], ct[:], nil
+}
+
+func init() {
+	sntrupbridge.GenerateKey = func(rand io.Reader) (any, error) { return generateKey(rand) }
+	sntrupbridge.Encapsulate = func(ek any, rand io.Reader) ([]byte, []byte, error) {
+		return encapsulate(ek.(*EncapsulationKey), rand)
+	}
+	sntrupbridge.GenerateKeys = func(rand io.Reader, n int) (any, error) { return generateKeys(rand, n) }
 }
 
 // Size constants of this package must agree with the implementation.

@@ -14,45 +14,37 @@ import (
 	"errors"
 	"io"
 
+	"github.com/pqkex/pqkex/internal/sntrupbridge"
 	"github.com/pqkex/pqkex/sntrup761"
-	"github.com/pqkex/pqkex/sntrup761/internal/core"
 )
 
 // GenerateKey derives a decapsulation key from the bytes read from rand.
 // It returns an error only if rand does.
 func GenerateKey(rand io.Reader) (*sntrup761.DecapsulationKey, error) {
-	sk, err := core.GenerateKey(rand)
+	dk, err := sntrupbridge.GenerateKey(rand)
 	if err != nil {
 		return nil, errors.New("sntrup761test: reading randomness: " + err.Error())
 	}
-	return sntrup761.NewDecapsulationKey(sk.Bytes()[:])
+	return dk.(*sntrup761.DecapsulationKey), nil
 }
 
 // Encapsulate encapsulates to ek using 3044 bytes read from rand.
 // It returns an error only if rand does.
 func Encapsulate(ek *sntrup761.EncapsulationKey, rand io.Reader) (sharedKey, ciphertext []byte, err error) {
-	pk := core.NewPublicKey((*[core.PublicKeySize]byte)(ek.Bytes()))
-	var ct [core.CiphertextSize]byte
-	var k [core.SharedKeySize]byte
-	if err := pk.Encapsulate(rand, &ct, &k); err != nil {
+	sharedKey, ciphertext, err = sntrupbridge.Encapsulate(ek, rand)
+	if err != nil {
 		return nil, nil, errors.New("sntrup761test: reading randomness: " + err.Error())
 	}
-	return k[:], ct[:], nil
+	return sharedKey, ciphertext, nil
 }
 
 // GenerateKeys derives n decapsulation keys from rand with the batch key
 // generation of sntrup761.GenerateKeys. The keys equal those of n
 // successive GenerateKey calls on the same stream.
 func GenerateKeys(rand io.Reader, n int) ([]*sntrup761.DecapsulationKey, error) {
-	sks, err := core.GenerateKeys(rand, n)
+	dks, err := sntrupbridge.GenerateKeys(rand, n)
 	if err != nil {
 		return nil, errors.New("sntrup761test: reading randomness: " + err.Error())
 	}
-	dks := make([]*sntrup761.DecapsulationKey, len(sks))
-	for i, sk := range sks {
-		if dks[i], err = sntrup761.NewDecapsulationKey(sk.Bytes()[:]); err != nil {
-			return nil, err
-		}
-	}
-	return dks, nil
+	return dks.([]*sntrup761.DecapsulationKey), nil
 }

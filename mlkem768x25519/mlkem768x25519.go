@@ -1,0 +1,319 @@
+// Package mlkem768x25519 implements the cryptography of the SSH key
+// exchange method mlkem768x25519-sha256 (RFC 10042, published from
+// draft-ietf-sshm-mlkem-hybrid-kex-10; the section numbers below are the
+// draft's), which combines ML-KEM-768 (FIPS 203) with X25519 (RFC 7748).
+// It is byte-compatible with OpenSSH 9.9 and later and with
+// golang.org/x/crypto/ssh.
+//
+// The package does no I/O and knows nothing of SSH packets: it turns
+// secrets into the method's two messages and the shared secret K. Package
+// kexhash turns K into the exchange hash and session keys, and package
+// sshkex plugs the method into golang.org/x/crypto/ssh.
+//
+// # The exchange
+//
+//	client                                      server
+//	c, _ := NewClient(rand)
+//	C_INIT = c.Init()          ──── 1216 bytes ───▶
+//	                                             S_REPLY, K, err := Respond(rand, C_INIT)
+//	                           ◀─── 1120 bytes ────
+//	K, err := c.Finish(S_REPLY)
+//
+// C_INIT (Q_C) is the client's ML-KEM-768 encapsulation key (1184 bytes)
+// followed by its X25519 public key (32 bytes); S_REPLY (Q_S) is the
+// ML-KEM-768 ciphertext (1088 bytes) followed by the server's X25519
+// public key (32 bytes): the KEM part always comes first. Both sides
+// compute
+//
+//	K = string(SHA-256(K_PQ || K_CL))
+//
+// where K_PQ is the 32-byte ML-KEM shared key and K_CL the 32-byte X25519
+// output exactly as produced (draft section 2.4). K is returned in that
+// SSH string encoding: the 4-byte length 00 00 00 20 followed by the
+// 32-byte digest, 36 bytes in all. This is the form that goes into the
+// exchange hash and key derivation unchanged; it is not an mpint, and
+// re-encoding it as one is the classic interoperability bug of these
+// methods. K must be kept secret.
+//
+// # Validation
+//
+// Peer input is rejected in exactly these cases, each a key exchange
+// failure:
+//
+//   - C_INIT is not exactly 1216 bytes or S_REPLY not exactly 1120 bytes
+//     (draft section 2.1);
+//   - the client's ML-KEM-768 encapsulation key fails the modulus check of
+//     FIPS 203 section 7.2 (a 12-bit coefficient not below q = 3329);
+//   - the X25519 result is all zero, that is, the peer's X25519 public key
+//     is a point of small order (RFC 7748 section 6.1, RFC 8731 section 3).
+//
+// Nothing else is checked. A ciphertext that was tampered with is not
+// detected here: ML-KEM decapsulation uses implicit rejection (FIPS 203
+// section 6.3), so the client derives a K that differs from the server's
+// and the handshake fails when the server's signature over the exchange
+// hash does not verify. X25519 public keys are used as RFC 7748 section 5
+// says: bit 255 is ignored and non-canonical values are reduced modulo
+// 2²⁵⁵−19. OpenSSH's own X25519 differs here: it does not clear bit 255,
+// so for a public key with that bit set (which no honest peer sends)
+// OpenSSH and this package compute different K and the handshake fails.
+//
+// Errors name whose value was bad and never contain key material.
+//
+// # Secrets and randomness
+//
+// Every secret is ephemeral: a Client is good for one key exchange and
+// Respond draws fresh values on every call (draft section 6 requires this).
+// Finish and Respond overwrite the secrets this package holds once they
+// are no longer needed. This is best effort: Go may have copied them, and
+// the ML-KEM decapsulation key inside the circl library can only be
+// released to the garbage collector, not overwritten.
+//
+// NewClient and Respond take an io.Reader; nil means crypto/rand. They
+// read from it exactly what OpenSSH reads from its random source, in the
+// same order, so a given byte stream gives OpenSSH's keys and messages:
+// the client reads the 64-byte ML-KEM seed d || z (FIPS 203
+// ML-KEM.KeyGen_internal) and then its 32-byte X25519 private key; the
+// server reads the 32-byte ML-KEM encapsulation randomness m
+// (ML-KEM.Encaps_internal) and then its 32-byte X25519 private key.
+//
+// # Implementation
+//
+// ML-KEM-768 is github.com/cloudflare/circl/kem/mlkem/mlkem768 and X25519
+// is github.com/cloudflare/circl/dh/x25519: both were measured faster
+// than the standard library's crypto/mlkem and crypto/ecdh, which the
+// tests use as independent oracles (see the vectors package). Both are
+// constant time in the secrets. circl uses assembly on amd64 (and arm64 for
+// ML-KEM); the purego build tag selects its portable Go code, which passes
+// the same tests.
+package mlkem768x25519
+
+import (
+	"crypto"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cloudflare/circl/dh/x25519"
+	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
+
+	"github.com/pqkex/pqkex/mlkem768x25519/internal/clienthook"
+)
+
+const (
+	// Name is the SSH name of the method (RFC 10042).
+	Name = "mlkem768x25519-sha256"
+
+	// Hash is the hash function of the method: it hashes K_PQ || K_CL into
+	// K and is the HASH of the exchange hash and key derivation.
+	Hash = crypto.SHA256
+
+	// ClientInitSize is the size of C_INIT: an ML-KEM-768 encapsulation
+	// key (1184 bytes) and an X25519 public key (32 bytes).
+	ClientInitSize = mlkem768.PublicKeySize + x25519.Size
+
+	// ServerReplySize is the size of S_REPLY: an ML-KEM-768 ciphertext
+	// (1088 bytes) and an X25519 public key (32 bytes).
+	ServerReplySize = mlkem768.CiphertextSize + x25519.Size
+
+	// SharedSecretSize is the size of K as returned by Finish and Respond:
+	// a 4-byte length and a SHA-256 digest.
+	SharedSecretSize = 4 + sha256.Size
+)
+
+const (
+	seedSize  = mlkem768.KeySeedSize           // d || z
+	mSize     = mlkem768.EncapsulationSeedSize // encapsulation randomness m
+	ekSize    = mlkem768.PublicKeySize
+	ctSize    = mlkem768.CiphertextSize
+	kemSSSize = mlkem768.SharedKeySize
+)
+
+// Client holds the client's ephemeral secrets between sending C_INIT and
+// receiving S_REPLY. Its secrets must be kept secret. A Client is good
+// for one key exchange and is not safe for concurrent use. The zero value
+// is not usable: create Clients with NewClient.
+type Client struct {
+	dk       *mlkem768.PrivateKey // nil once Finish was called
+	priv     x25519.Key
+	init     [ClientInitSize]byte
+	finished bool
+}
+
+// NewClient generates the client's ephemeral ML-KEM-768 and X25519 keys.
+// It reads 64 bytes, the ML-KEM seed d || z, and then 32 bytes, the X25519
+// private key, from rand, or from crypto/rand if rand is nil. It returns
+// an error only if reading from rand fails.
+func NewClient(rand io.Reader) (*Client, error) {
+	var seed [seedSize]byte
+	defer clear(seed[:])
+	c := new(Client)
+	if err := readRandom(rand, seed[:]); err != nil {
+		return nil, err
+	}
+	if err := readRandom(rand, c.priv[:]); err != nil {
+		clear(c.priv[:])
+		return nil, err
+	}
+	if err := c.setKeys(seed[:]); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// setKeys sets the ML-KEM key from kemKey (a 64-byte seed, or a
+// 2400-byte expanded decapsulation key, which must pass the hash check of
+// FIPS 203 section 7.3) and computes C_INIT. c.priv must be set.
+func (c *Client) setKeys(kemKey []byte) error {
+	var pk *mlkem768.PublicKey
+	switch len(kemKey) {
+	case seedSize:
+		pk, c.dk = mlkem768.NewKeyFromSeed(kemKey)
+	case mlkem768.PrivateKeySize:
+		c.dk = new(mlkem768.PrivateKey)
+		if err := c.dk.Unpack(kemKey); err != nil {
+			c.dk = nil
+			return errors.New("mlkem768x25519: invalid ML-KEM-768 decapsulation key")
+		}
+		pk = c.dk.Public().(*mlkem768.PublicKey)
+	default:
+		return fmt.Errorf("mlkem768x25519: ML-KEM-768 key has %d bytes, want %d or %d", len(kemKey), seedSize, mlkem768.PrivateKeySize)
+	}
+	pk.Pack(c.init[:ekSize])
+	x25519.KeyGen((*x25519.Key)(c.init[ekSize:]), &c.priv)
+	return nil
+}
+
+func init() {
+	clienthook.NewClient = func(kemKey, x25519Private []byte) (any, error) {
+		if len(x25519Private) != x25519.Size {
+			return nil, fmt.Errorf("mlkem768x25519: X25519 private key has %d bytes, want %d", len(x25519Private), x25519.Size)
+		}
+		c := new(Client)
+		copy(c.priv[:], x25519Private)
+		if err := c.setKeys(kemKey); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+}
+
+// Init returns C_INIT, the client's message: its ML-KEM-768 encapsulation
+// key followed by its X25519 public key, ClientInitSize bytes in all. The
+// result is a new slice; it is public. Init panics if c was not created by
+// NewClient.
+func (c *Client) Init() []byte {
+	if c.dk == nil && !c.finished {
+		panic("mlkem768x25519: Client not created by NewClient")
+	}
+	out := make([]byte, ClientInitSize)
+	copy(out, c.init[:])
+	return out
+}
+
+// Finish processes S_REPLY, the server's message, and returns K in its SSH
+// string encoding (SharedSecretSize bytes). It returns an error if
+// serverReply is not ServerReplySize bytes long or if the server's X25519
+// public key gives an all-zero shared secret; a modified ciphertext is
+// not an error (see the package documentation). K must be kept secret.
+//
+// Finish may be called only once: it clears the client's secrets whether
+// or not it succeeds, and later calls return an error.
+func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
+	if c.finished {
+		return nil, errors.New("mlkem768x25519: Finish called twice on the same Client")
+	}
+	if c.dk == nil {
+		return nil, errors.New("mlkem768x25519: Client not created by NewClient")
+	}
+	defer c.clear()
+	if len(serverReply) != ServerReplySize {
+		return nil, fmt.Errorf("mlkem768x25519: server's S_REPLY has %d bytes, want %d", len(serverReply), ServerReplySize)
+	}
+	var kPQ [kemSSSize]byte
+	var kCL x25519.Key
+	defer clear(kPQ[:])
+	defer clear(kCL[:])
+	if !x25519Shared(&kCL, &c.priv, serverReply[ctSize:]) {
+		return nil, errors.New("mlkem768x25519: server's X25519 public key is a low-order point (all-zero shared secret)")
+	}
+	// Lengths are exact, so DecapsulateTo cannot panic. A bad ciphertext
+	// yields the implicit-rejection key (FIPS 203 Algorithm 18).
+	c.dk.DecapsulateTo(kPQ[:], serverReply[:ctSize])
+	return sharedSecret(&kPQ, &kCL), nil
+}
+
+// clear forgets the client's secrets (best effort, see the package
+// documentation).
+func (c *Client) clear() {
+	clear(c.priv[:])
+	if c.dk != nil {
+		*c.dk = mlkem768.PrivateKey{} // overwrites z and H(ek), drops the rest
+		c.dk = nil
+	}
+	c.finished = true
+}
+
+// Respond is the server side: it processes C_INIT, the client's message,
+// and returns S_REPLY, the server's message (ServerReplySize bytes), and K
+// in its SSH string encoding (SharedSecretSize bytes).
+//
+// It reads 32 bytes, the ML-KEM encapsulation randomness m, and then 32
+// bytes, the server's ephemeral X25519 private key, from rand, or from
+// crypto/rand if rand is nil.
+//
+// Respond returns an error if clientInit is not ClientInitSize bytes long,
+// if the client's ML-KEM-768 encapsulation key fails the FIPS 203 section
+// 7.2 check, if the client's X25519 public key gives an all-zero shared
+// secret, or if reading from rand fails. K must be kept secret. Respond is
+// safe for concurrent use if rand is.
+func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
+	if len(clientInit) != ClientInitSize {
+		return nil, nil, fmt.Errorf("mlkem768x25519: client's C_INIT has %d bytes, want %d", len(clientInit), ClientInitSize)
+	}
+	var ek mlkem768.PublicKey
+	if err := ek.Unpack(clientInit[:ekSize]); err != nil {
+		// The only possible failure at this length is the modulus check.
+		return nil, nil, errors.New("mlkem768x25519: client's ML-KEM-768 encapsulation key is invalid (a coefficient is not reduced modulo q, FIPS 203 section 7.2)")
+	}
+
+	var m [mSize]byte
+	var priv x25519.Key
+	defer clear(m[:])
+	defer clear(priv[:])
+	if err := readRandom(rand, m[:]); err != nil {
+		return nil, nil, err
+	}
+	if err := readRandom(rand, priv[:]); err != nil {
+		return nil, nil, err
+	}
+
+	var kPQ [kemSSSize]byte
+	var kCL x25519.Key
+	defer clear(kPQ[:])
+	defer clear(kCL[:])
+	if !x25519Shared(&kCL, &priv, clientInit[ekSize:]) {
+		return nil, nil, errors.New("mlkem768x25519: client's X25519 public key is a low-order point (all-zero shared secret)")
+	}
+	serverReply = make([]byte, ServerReplySize)
+	// All lengths are exact, so EncapsulateTo cannot panic.
+	ek.EncapsulateTo(serverReply[:ctSize], kPQ[:], m[:])
+	x25519.KeyGen((*x25519.Key)(serverReply[ctSize:]), &priv)
+	return serverReply, sharedSecret(&kPQ, &kCL), nil
+}
+
+// sharedSecret returns K = string(SHA-256(K_PQ || K_CL)) (draft section
+// 2.4).
+func sharedSecret(kPQ *[kemSSSize]byte, kCL *x25519.Key) []byte {
+	var in [kemSSSize + x25519.Size]byte
+	copy(in[:], kPQ[:])
+	copy(in[kemSSSize:], kCL[:])
+	sum := sha256.Sum256(in[:])
+	k := make([]byte, SharedSecretSize)
+	binary.BigEndian.PutUint32(k, sha256.Size)
+	copy(k[4:], sum[:])
+	clear(in[:])
+	clear(sum[:])
+	return k
+}

@@ -1,0 +1,346 @@
+#!/usr/bin/env bash
+# install-peers.sh - install the real SSH peers used by pqkex's interop tests.
+#
+#   scripts/install-peers.sh [openssh10|openssh92|trixie|all]...   (default: all; root only)
+#
+#   openssh10  OpenSSH 10.0 client+server from bookworm-backports, installed as
+#              the system ssh/sshd (/usr/bin/ssh, /usr/sbin/sshd). No service
+#              is started or enabled; nothing binds port 22.
+#   openssh92  bookworm's own OpenSSH 9.2 client+server .debs, fetched with
+#              "apt-get download" and unpacked (dpkg-deb -x) into
+#              $PQKEX_PEERS_DIR/openssh-9.2 - NOT installed over the system one.
+#   trixie     a minbase Debian 13 "trixie" chroot ($PQKEX_PEERS_DIR/trixie,
+#              debootstrap) holding dropbear 2025.89 (dropbear, dbclient,
+#              dropbearkey, dropbearconvert), tinysshd 20250501 and tcpserver
+#              (ucspi-tcp), plus wrappers in $PQKEX_PEERS_DIR/bin that run them
+#              in the chroot (see README.md, "trixie wrappers").
+#
+# Idempotent: what is already there is only checked (no apt, no network), so a
+# second run takes about a second.  Each part prints its versions and kex lists.
+# Exits non-zero with "ERROR:" on any failure.  The Debian mirror is read at run
+# time from /etc/apt/sources.list{,.d/*}; no host name is written anywhere.
+#
+# Env: PQKEX_PEERS_DIR (default /opt/pqkex-peers).
+set -euo pipefail
+
+_peers_tag=install-peers
+# shellcheck source-path=SCRIPTDIR source=peers-lib.sh
+. "$(dirname "$(readlink -f "$0")")/peers-lib.sh"
+
+need_root
+trap 'echo "[install-peers] ERROR: command failed (line $LINENO, exit $?)" >&2' ERR
+T_START=$SECONDS
+
+# ===================================================================== openssh10
+BPO_FILE=/etc/apt/sources.list.d/pqkex-bookworm-backports.sources
+
+ossh10_ok() {
+	local s c
+	s="$(pkg_ver openssh-server)"; c="$(pkg_ver openssh-client)"
+	[ -n "$s" ] && [ -n "$c" ] && [ -x /usr/sbin/sshd ] || return 1
+	s="${s#*:}"; c="${c#*:}"
+	[ "${s%%.*}" -ge 10 ] && [ "${c%%.*}" -ge 10 ]
+}
+
+report_openssh10() {
+	echo "== OpenSSH 10 (system): openssh-client $(pkg_ver openssh-client), openssh-server $(pkg_ver openssh-server)"
+	echo "-- /usr/bin/ssh -V: $(/usr/bin/ssh -V 2>&1)"
+	echo "-- /usr/bin/ssh -Q kex (client supports):"
+	/usr/bin/ssh -Q kex | sed 's/^/     /'
+	echo "-- /usr/sbin/sshd default KexAlgorithms (sshd -T):"
+	sshd_default_kex /usr/sbin/sshd | tr ',' '\n' | sed 's/^/     /'
+}
+
+# sshd_default_kex SSHD: the server's default kex list
+sshd_default_kex() {
+	local d
+	d="$(mktemp -d)"
+	/usr/bin/ssh-keygen -q -t ed25519 -N '' -f "$d/hk"
+	printf 'HostKey %s\nPidFile none\nUsePAM no\n' "$d/hk" >"$d/cfg"
+	"$1" -T -f "$d/cfg" 2>&1 | awk '$1=="kexalgorithms"{print $2}'
+	rm -rf "$d"
+}
+
+install_openssh10() {
+	local t0=$SECONDS
+	if ossh10_ok; then
+		log "openssh10: already installed"
+		report_openssh10
+		return 0
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	if grep -rqsE '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		log "openssh10: bookworm-backports already configured"
+	else
+		local src uri sb
+		src="$(derive_source bookworm)" || die "openssh10: no apt source for 'bookworm' to derive backports from"
+		uri="${src%%$'\t'*}"; sb="${src#*$'\t'}"
+		[ -n "$sb" ] || sb=/usr/share/keyrings/debian-archive-keyring.gpg
+		log "openssh10: adding bookworm-backports (same URI/keyring as bookworm) -> $BPO_FILE"
+		printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: %s\n' \
+			"$uri" "$sb" >"$BPO_FILE"
+		_APT_UPDATED=0
+	fi
+	if ! apt-cache madison openssh-server 2>/dev/null | grep -q bookworm-backports; then
+		apt_update_once
+	fi
+	local v
+	v="$(apt-cache madison openssh-server | awk -F'|' '$3 ~ /bookworm-backports/ {gsub(/ /,"",$2); print $2; exit}')"
+	[ -n "$v" ] || die "openssh10: openssh-server not found in bookworm-backports"
+	log "openssh10: installing openssh-server/client/sftp-server $v"
+
+	# never start or enable a service: policy-rc.d 101 during the install
+	local policy=/usr/sbin/policy-rc.d policy_bak=""
+	if [ -e "$policy" ]; then policy_bak="$(mktemp)"; cp -p "$policy" "$policy_bak"; fi
+	printf '#!/bin/sh\n# temporary, from pqkex scripts/install-peers.sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+		systemctl mask ssh.service ssh.socket sshd.service >/dev/null 2>&1 || true
+	fi
+	# only the openssh packages from backports; dependencies from bookworm
+	local rc=0
+	"${APT_INSTALL[@]}" "openssh-server=$v" "openssh-client=$v" "openssh-sftp-server=$v" >/dev/null || rc=$?
+	if [ "$rc" != 0 ]; then
+		log "openssh10: retrying with -t bookworm-backports"
+		rc=0
+		"${APT_INSTALL[@]}" -t bookworm-backports "openssh-server=$v" "openssh-client=$v" "openssh-sftp-server=$v" >/dev/null || rc=$?
+	fi
+	if [ -n "$policy_bak" ]; then cp -p "$policy_bak" "$policy"; rm -f "$policy_bak"; else rm -f "$policy"; fi
+	[ "$rc" = 0 ] || die "openssh10: apt-get install failed"
+	# a package-started sshd (e.g. without policy-rc.d support) must not survive
+	if ss -Hltn 'sport = :22' 2>/dev/null | grep -q .; then
+		die "openssh10: something listens on port 22 after the install"
+	fi
+	mkdir -p /run/sshd && chmod 755 /run/sshd
+	ossh10_ok || die "openssh10: install finished but OpenSSH >= 10 is not in place"
+	log "openssh10: done in $((SECONDS - t0)) s"
+	report_openssh10
+}
+
+# ===================================================================== openssh92
+OSSH92_MARK="$OSSH92_DIR/.pqkex-ready"
+
+ossh92_run() { "$@"; } # the unpacked binaries use the system's libraries
+
+ossh92_ok() {
+	[ -f "$OSSH92_MARK" ] && [ -x "$OSSH92_DIR/usr/sbin/sshd" ] &&
+		ossh92_run "$OSSH92_DIR/usr/bin/ssh" -V 2>&1 | grep -q 'OpenSSH_9\.2' &&
+		getent passwd sshd >/dev/null
+}
+
+report_openssh92() {
+	echo "== OpenSSH 9.2 (unpacked in $OSSH92_DIR): $(cat "$OSSH92_MARK")"
+	echo "-- $OSSH92_DIR/usr/bin/ssh -V: $(ossh92_run "$OSSH92_DIR/usr/bin/ssh" -V 2>&1)"
+	echo "-- ssh -Q kex (client supports):"
+	ossh92_run "$OSSH92_DIR/usr/bin/ssh" -Q kex | sed 's/^/     /'
+	echo "-- sshd default KexAlgorithms (sshd -T):"
+	sshd_default_kex "$OSSH92_DIR/usr/sbin/sshd" | tr ',' '\n' | sed 's/^/     /'
+}
+
+# newest openssh-server 9.2 version of a plain bookworm suite (not backports)
+ossh92_version() {
+	local v best=""
+	for v in $(apt-cache madison openssh-server 2>/dev/null |
+		awk -F'|' '$3 ~ /Packages/ && $3 !~ /backports/ && $2 ~ /:9\.2p1/ { gsub(/ /, "", $2); print $2 }'); do
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best="$v"; fi
+	done
+	echo "$best"
+}
+
+install_openssh92() {
+	local t0=$SECONDS
+	if ossh92_ok; then
+		log "openssh92: already unpacked"
+		report_openssh92
+		return 0
+	fi
+	local v
+	v="$(ossh92_version)"
+	if [ -z "$v" ]; then apt_update_once; v="$(ossh92_version)"; fi
+	[ -n "$v" ] || die "openssh92: no openssh-server 9.2 in the bookworm apt sources"
+	log "openssh92: apt-get download openssh-client/openssh-server $v"
+	local dl
+	dl="$(mktemp -d)"
+	chown _apt "$dl" 2>/dev/null || true # lets apt download sandboxed
+	if ! (cd "$dl" && apt-get download -qq "openssh-client=$v" "openssh-server=$v" >/dev/null 2>&1); then
+		# stale package lists name a version the mirror no longer has
+		[ "$_APT_UPDATED" = 1 ] && die "openssh92: apt-get download $v failed"
+		apt_update_once
+		v="$(ossh92_version)"
+		log "openssh92: retrying with $v"
+		(cd "$dl" && apt-get download -qq "openssh-client=$v" "openssh-server=$v" >/dev/null) ||
+			die "openssh92: apt-get download failed"
+	fi
+	rm -rf "$OSSH92_DIR"
+	mkdir -p "$OSSH92_DIR"
+	local deb
+	for deb in "$dl"/openssh-*.deb; do dpkg-deb -x "$deb" "$OSSH92_DIR"; done
+
+	# shared libraries the 9.2 binaries need: normally all present (the 10.0
+	# packages have the same dependencies); otherwise install bookworm's
+	# library packages named in the .debs' Depends (never openssh itself)
+	local missing libs
+	missing="$(ldd "$OSSH92_DIR/usr/bin/ssh" "$OSSH92_DIR/usr/sbin/sshd" | awk '/not found/{print $1}' | sort -u)"
+	if [ -n "$missing" ]; then
+		libs="$(for deb in "$dl"/openssh-*.deb; do dpkg-deb -f "$deb" Depends; done | tr ',' '\n' |
+			sed -E 's/\(.*\)//; s/\|.*//; s/[[:space:]]//g' | grep '^lib' | sort -u | tr '\n' ' ')"
+		log "openssh92: missing $(echo "$missing" | tr '\n' ' ')- installing $libs"
+		# shellcheck disable=SC2086
+		apt_install $libs
+		missing="$(ldd "$OSSH92_DIR/usr/bin/ssh" "$OSSH92_DIR/usr/sbin/sshd" | awk '/not found/{print $1}' | sort -u)"
+		[ -z "$missing" ] || die "openssh92: still missing libraries: $missing"
+	fi
+	rm -rf "$dl"
+
+	# privilege separation: user sshd and /run/sshd (normally made by openssh-server)
+	if ! getent passwd sshd >/dev/null; then
+		log "openssh92: creating privsep user sshd"
+		useradd --system --no-create-home --home-dir /run/sshd --shell /usr/sbin/nologin sshd
+	fi
+	mkdir -p /run/sshd && chown root:root /run/sshd && chmod 755 /run/sshd
+
+	echo "openssh-client/openssh-server $v" >"$OSSH92_MARK"
+	ossh92_ok || die "openssh92: unpacked, but $OSSH92_DIR/usr/bin/ssh does not run as OpenSSH 9.2"
+	log "openssh92: done in $((SECONDS - t0)) s"
+	report_openssh92
+}
+
+# ===================================================================== trixie
+TRIXIE_PKGS="dropbear-bin,tinysshd,ucspi-tcp"
+TRIXIE_MARK="$TRIXIE_ROOT/.pqkex-ready"
+
+trixie_ok() {
+	[ -f "$TRIXIE_MARK" ] && [ -x "$PEERS_BIN/trixie-exec" ] &&
+		chroot "$TRIXIE_ROOT" /usr/bin/dbclient -V >/dev/null 2>&1 &&
+		[ -x "$TRIXIE_ROOT/usr/sbin/tinysshd" ] && [ -x "$TRIXIE_ROOT/usr/bin/tcpserver" ]
+}
+
+# trixie-exec: run a program of the chroot with the host's /tmp (and $TMPDIR,
+# and PQKEX_TRIXIE_BIND dirs) visible at the same path inside, in a private
+# mount namespace that disappears with the last process (nothing to clean up).
+# Called by name through symlinks (bin/dropbear -> trixie-exec) or as
+# "trixie-exec PROG ARGS...".  The PID stays the same through every exec.
+write_trixie_exec() {
+	mkdir -p "$PEERS_BIN"
+	cat >"$PEERS_BIN/trixie-exec" <<'EOF'
+#!/usr/bin/env bash
+# generated by pqkex scripts/install-peers.sh - see scripts/README.md
+#   trixie-exec PROG [ARGS...]   or via a symlink named PROG (dropbear, dbclient, ...)
+# Runs PROG inside the trixie chroot in a private mount namespace where
+#   /dev, /proc              are the host's,
+#   /tmp, $TMPDIR, and each dir of PQKEX_TRIXIE_BIND (colon-separated, absolute)
+#                            are bind-mounted at the SAME path (host paths just work),
+#   /root/.ssh/authorized_keys is PQKEX_TRIXIE_AUTHORIZED_KEYS if set (tinysshd
+#                            only reads ~/.ssh/authorized_keys).
+# Everything is exec'ed: the PID you start is PROG's PID.
+set -euo pipefail
+ROOT="@ROOT@"
+if [ "${1:-}" = --in-ns ]; then
+	shift
+	mount --make-rprivate / 2>/dev/null || true
+	mount --rbind /dev "$ROOT/dev"
+	mount -t proc proc "$ROOT/proc"
+	IFS=: read -r -a dirs <<<"/tmp:${TMPDIR:-}:${PQKEX_TRIXIE_BIND:-}"
+	for d in "${dirs[@]}"; do
+		if [ -z "$d" ] || [ ! -d "$d" ]; then continue; fi
+		case "$d" in /*) ;; *) echo "trixie-exec: bind dir must be absolute: $d" >&2; exit 2 ;; esac
+		d="$(readlink -f "$d")"
+		mkdir -p "$ROOT$d"
+		mount --rbind "$d" "$ROOT$d"
+	done
+	if [ -n "${PQKEX_TRIXIE_AUTHORIZED_KEYS:-}" ]; then
+		ak="$(readlink -f "$PQKEX_TRIXIE_AUTHORIZED_KEYS")"
+		[ -f "$ak" ] || { echo "trixie-exec: no file $ak" >&2; exit 2; }
+		mount --bind "$ak" "$ROOT/root/.ssh/authorized_keys"
+	fi
+	prog="$1"; shift
+	exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
+		TERM="${TERM:-dumb}" chroot "$ROOT" "$prog" "$@"
+fi
+name="$(basename "$0")"
+if [ "$name" = trixie-exec ]; then
+	[ $# -ge 1 ] || { echo "usage: trixie-exec PROG [ARGS...]" >&2; exit 2; }
+	name="$1"; shift
+fi
+exec unshare --mount -- "$(readlink -f "$0")" --in-ns "$name" "$@"
+EOF
+	sed -i "s#@ROOT@#$TRIXIE_ROOT#" "$PEERS_BIN/trixie-exec"
+	chmod 755 "$PEERS_BIN/trixie-exec"
+	local p
+	for p in dropbear dbclient dropbearkey dropbearconvert tinysshd tinysshd-makekey tinysshd-printkey tcpserver; do
+		ln -sfn trixie-exec "$PEERS_BIN/$p"
+	done
+}
+
+report_trixie() {
+	echo "== trixie chroot $TRIXIE_ROOT: $(tr '\n' ' ' <"$TRIXIE_MARK")"
+	echo "-- dropbear -V: $("$PEERS_BIN/dropbear" -V 2>&1 | head -1)"
+	echo "-- dbclient -V: $("$PEERS_BIN/dbclient" -V 2>&1 | head -1)"
+	# shellcheck disable=SC2016 # ${Version} is dpkg-query's, not ours
+	echo "-- tinysshd: $(chroot "$TRIXIE_ROOT" dpkg-query -W -f='${Version}' tinysshd)"
+	echo "-- wrappers: $PEERS_BIN/{dropbear,dbclient,dropbearkey,dropbearconvert,tinysshd,tinysshd-makekey,tinysshd-printkey,tcpserver,trixie-exec}"
+	# kex lists as each server announces them in its KEXINIT (live probe)
+	local name
+	for name in dropbear tinysshd; do
+		echo "-- $name server KEXINIT kex list (probed with ssh -vv):"
+		bash "$(dirname "$(readlink -f "$0")")/peer-server.sh" probe-kex "$name" 2>&1 | tr ',' '\n' | sed 's/^/     /'
+	done
+}
+
+install_trixie() {
+	local t0=$SECONDS
+	if trixie_ok; then
+		log "trixie: chroot ready at $TRIXIE_ROOT"
+		write_trixie_exec # cheap; keeps the wrappers in sync with this script
+		report_trixie
+		return 0
+	fi
+	command -v debootstrap >/dev/null || { log "trixie: installing debootstrap"; apt_install debootstrap; }
+	local src uri kr
+	src="$(derive_source bookworm trixie)" || die "trixie: no Debian apt source to derive the mirror from"
+	uri="${src%%$'\t'*}"; kr="${src#*$'\t'}"
+	[ -n "$kr" ] || kr=/usr/share/keyrings/debian-archive-keyring.gpg
+	rm -rf "$TRIXIE_ROOT" # a half-made chroot is not worth repairing
+	mkdir -p "$PEERS_DIR"
+	log "trixie: debootstrap --variant=minbase --include=$TRIXIE_PKGS trixie (mirror taken from the apt sources)"
+	local dlog="$PEERS_DIR/trixie-debootstrap.log"
+	if ! debootstrap --variant=minbase --include="$TRIXIE_PKGS" --keyring="$kr" \
+		trixie "$TRIXIE_ROOT" "$uri" >"$dlog" 2>&1; then
+		tail -25 "$dlog" >&2
+		die "trixie: debootstrap failed (log: $dlog)"
+	fi
+	rm -f "$dlog"
+	rm -f "$TRIXIE_ROOT"/var/cache/apt/archives/*.deb
+	# the chroot's apt sources name the mirror: drop them, nothing is installed later
+	rm -f "$TRIXIE_ROOT/etc/apt/sources.list" "$TRIXIE_ROOT"/etc/apt/sources.list.d/*
+	mkdir -p "$TRIXIE_ROOT/root/.ssh"
+	chmod 700 "$TRIXIE_ROOT/root/.ssh"
+	touch "$TRIXIE_ROOT/root/.ssh/authorized_keys"
+	chmod 600 "$TRIXIE_ROOT/root/.ssh/authorized_keys"
+	# dropbear-bin's postinst may have made /etc/dropbear host keys: unused, harmless
+	write_trixie_exec
+	chroot "$TRIXIE_ROOT" dpkg-query -W dropbear-bin tinysshd ucspi-tcp >"$TRIXIE_MARK"
+	trixie_ok || die "trixie: chroot made but the peers do not run"
+	log "trixie: done in $((SECONDS - t0)) s, $(du -sh "$TRIXIE_ROOT" | cut -f1)"
+	report_trixie
+}
+
+# ===================================================================== main
+[ $# -gt 0 ] || set -- all
+for what in "$@"; do
+	case "$what" in
+	openssh10 | openssh92 | trixie | all) ;;
+	*) usage_from_header "$0"; exit 2 ;;
+	esac
+done
+for what in "$@"; do
+	t=$SECONDS
+	case "$what" in
+	openssh10) install_openssh10 ;;
+	openssh92) install_openssh92 ;;
+	trixie) install_trixie ;;
+	all) install_openssh10; install_openssh92; install_trixie ;;
+	esac
+	log "$what: $((SECONDS - t)) s"
+done
+log "total $((SECONDS - T_START)) s"

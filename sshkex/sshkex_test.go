@@ -1,0 +1,583 @@
+package sshkex
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/kexserver"
+	"golang.org/x/crypto/ssh"
+)
+
+// peerEnv makes the test binary act as a peer process that never calls
+// Register, for the interoperability tests with x/crypto's built-in
+// mlkem768x25519 (the registry is per process) and for the wrong-mirror
+// test.
+const peerEnv = "PQKEX_SSHKEX_TEST_PEER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(peerEnv); mode != "" {
+		os.Exit(runPeer(mode, os.Args))
+	}
+	if err := Register(); err != nil {
+		fmt.Fprintln(os.Stderr, "Register:", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// ---------------------------------------------------------------- helpers
+
+type hostKey struct {
+	name    string
+	signer  ssh.Signer
+	algos   []string // client HostKeyAlgorithms
+	check   ssh.HostKeyCallback
+	certKey ssh.PublicKey // for certificates: the CA
+}
+
+func mustSigner(t testing.TB, key any) ssh.Signer {
+	t.Helper()
+	s, err := ssh.NewSignerFromKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var (
+	hostKeysOnce sync.Once
+	hostKeysVal  []hostKey
+)
+
+// hostKeys returns ed25519, ecdsa-p256, rsa (negotiated as rsa-sha2-512)
+// and ed25519-certificate host keys with matching client checks.
+func hostKeys(t testing.TB) []hostKey {
+	hostKeysOnce.Do(func() {
+		_, edPriv, _ := ed25519.GenerateKey(rand.Reader)
+		ecPriv, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		rsaPriv, _ := rsa.GenerateKey(rand.Reader, 2048)
+		ed := mustSigner(t, edPriv)
+		ec := mustSigner(t, ecPriv)
+		rs := mustSigner(t, rsaPriv)
+		fixed := func(s ssh.Signer) ssh.HostKeyCallback { return ssh.FixedHostKey(s.PublicKey()) }
+
+		_, caPriv, _ := ed25519.GenerateKey(rand.Reader)
+		ca := mustSigner(t, caPriv)
+		_, certHostPriv, _ := ed25519.GenerateKey(rand.Reader)
+		certHost := mustSigner(t, certHostPriv)
+		cert := &ssh.Certificate{
+			Key:             certHost.PublicKey(),
+			CertType:        ssh.HostCert,
+			KeyId:           "pqkex test host",
+			ValidPrincipals: []string{"127.0.0.1"},
+			ValidBefore:     ssh.CertTimeInfinity,
+		}
+		if err := cert.SignCert(rand.Reader, ca); err != nil {
+			panic(err)
+		}
+		certSigner, err := ssh.NewCertSigner(cert, certHost)
+		if err != nil {
+			panic(err)
+		}
+		checker := &ssh.CertChecker{
+			IsHostAuthority: func(auth ssh.PublicKey, _ string) bool {
+				return bytes.Equal(auth.Marshal(), ca.PublicKey().Marshal())
+			},
+		}
+		hostKeysVal = []hostKey{
+			{name: "ed25519", signer: ed, algos: []string{ssh.KeyAlgoED25519}, check: fixed(ed)},
+			{name: "ecdsa-p256", signer: ec, algos: []string{ssh.KeyAlgoECDSA256}, check: fixed(ec)},
+			{name: "rsa-sha2-512", signer: rs, algos: []string{ssh.KeyAlgoRSASHA512}, check: fixed(rs)},
+			{name: "ed25519-cert", signer: certSigner, algos: []string{ssh.CertAlgoED25519v01}, check: checker.CheckHostKey, certKey: ca.PublicKey()},
+		}
+	})
+	return hostKeysVal
+}
+
+// startServer serves kexserver on loopback TCP (net.Pipe deadlocks an SSH
+// handshake: both ends write their version line first).
+func startServer(t testing.TB, signer ssh.Signer, kexs []string) *kexserver.Server {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := kexserver.New(l, kexserver.Config([]ssh.Signer{signer}, kexs))
+	go s.Serve()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func clientConfig(hk hostKey, kexs []string) *ssh.ClientConfig {
+	cfg := &ssh.ClientConfig{
+		User:              "test",
+		Auth:              []ssh.AuthMethod{ssh.Password("x")},
+		HostKeyCallback:   hk.check,
+		HostKeyAlgorithms: hk.algos,
+		Timeout:           20 * time.Second,
+	}
+	cfg.KeyExchanges = kexs
+	return cfg
+}
+
+// runKex dials addr, checks the negotiated kex on the client side and
+// through the server's answer, and returns it.
+func runKex(t testing.TB, addr string, cfg *ssh.ClientConfig) (string, error) {
+	c, err := ssh.Dial("tcp", addr, cfg)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	a, ok := kexserver.Negotiated(c.Conn)
+	if !ok {
+		return "", fmt.Errorf("x/crypto does not report negotiated algorithms")
+	}
+	out, err := execOutput(c, "kex")
+	if err != nil {
+		return "", err
+	}
+	if out != "kex="+a.KeyExchange {
+		return "", fmt.Errorf("server saw %q, client negotiated %s", out, a.KeyExchange)
+	}
+	return a.KeyExchange, nil
+}
+
+func execOutput(c *ssh.Client, cmd string) (string, error) {
+	s, err := c.NewSession()
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	out, err := s.Output(cmd)
+	return strings.TrimSpace(string(out)), err
+}
+
+// ---------------------------------------------------------------- tests
+
+func TestRegistered(t *testing.T) {
+	for _, name := range postQuantum {
+		if _, ok := kexAlgoMap[name].(*hybridKEX); !ok {
+			t.Errorf("%s is not pqkex's after Register", name)
+		}
+	}
+	supp := ssh.SupportedAlgorithms().KeyExchanges
+	for _, name := range postQuantum {
+		if !slices.Contains(supp, name) {
+			t.Errorf("SupportedAlgorithms().KeyExchanges lacks %s: %v", name, supp)
+		}
+	}
+	var cfg ssh.Config
+	cfg.SetDefaults()
+	if len(cfg.KeyExchanges) < 4 || !slices.Equal(cfg.KeyExchanges[:3], postQuantum) || cfg.KeyExchanges[3] != ssh.KeyExchangeCurve25519 {
+		t.Errorf("defaults are not PQ-first in OpenSSH 10 order: %v", cfg.KeyExchanges)
+	}
+	rec := RecommendedKeyExchanges()
+	if !slices.Equal(rec[:3], postQuantum) || !slices.Contains(rec, ssh.KeyExchangeCurve25519) {
+		t.Errorf("RecommendedKeyExchanges() = %v", rec)
+	}
+	rec[0] = "changed"
+	if RecommendedKeyExchanges()[0] != KeyExchangeMLKEM768X25519 {
+		t.Error("RecommendedKeyExchanges returns shared state")
+	}
+}
+
+func TestRegisterIdempotentConcurrent(t *testing.T) {
+	before := len(kexAlgoMap)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- Register()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(kexAlgoMap) != before {
+		t.Fatal("a repeated Register changed the registry")
+	}
+	var cfg ssh.Config
+	cfg.SetDefaults()
+	if n := strings.Count(strings.Join(cfg.KeyExchanges, ","), "sntrup761x25519-sha512,"); n != 1 {
+		t.Fatalf("repeated Register duplicated names: %v", cfg.KeyExchanges)
+	}
+	if err := RegisterWith(Options{KeepDefaults: true}); err == nil {
+		t.Fatal("Register with other options after a first Register succeeded")
+	}
+}
+
+// TestHandshakes runs every name in both roles (pqkex client and server)
+// with every host key type.
+func TestHandshakes(t *testing.T) {
+	for _, hk := range hostKeys(t) {
+		srv := startServer(t, hk.signer, nil) // server: the PQ-first defaults
+		for _, name := range postQuantum {
+			t.Run(hk.name+"/"+name, func(t *testing.T) {
+				got, err := runKex(t, srv.Addr().String(), clientConfig(hk, []string{name}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != name {
+					t.Fatalf("negotiated %s, want %s", got, name)
+				}
+			})
+		}
+	}
+}
+
+func TestDefaultsNegotiatePQ(t *testing.T) {
+	hk := hostKeys(t)[0]
+	srv := startServer(t, hk.signer, nil)
+	got, err := runKex(t, srv.Addr().String(), clientConfig(hk, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != KeyExchangeMLKEM768X25519 {
+		t.Fatalf("empty KeyExchanges negotiated %s", got)
+	}
+}
+
+func TestClientOrderWins(t *testing.T) {
+	hk := hostKeys(t)[0]
+	srv := startServer(t, hk.signer, []string{KeyExchangeMLKEM768X25519, KeyExchangeSNTRUP761X25519OpenSSH, KeyExchangeSNTRUP761X25519})
+	for _, order := range [][]string{
+		{KeyExchangeSNTRUP761X25519, KeyExchangeMLKEM768X25519},
+		{KeyExchangeSNTRUP761X25519OpenSSH, KeyExchangeSNTRUP761X25519},
+		{KeyExchangeMLKEM768X25519, KeyExchangeSNTRUP761X25519},
+	} {
+		got, err := runKex(t, srv.Addr().String(), clientConfig(hk, order))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != order[0] {
+			t.Errorf("client order %v negotiated %s", order, got)
+		}
+	}
+}
+
+func TestMismatch(t *testing.T) {
+	hk := hostKeys(t)[0]
+	srv := startServer(t, hk.signer, []string{ssh.KeyExchangeCurve25519})
+	_, err := runKex(t, srv.Addr().String(), clientConfig(hk, []string{KeyExchangeSNTRUP761X25519}))
+	if err == nil || !strings.Contains(err.Error(), "no common algorithm for key exchange") {
+		t.Fatalf("mismatch gave %v", err)
+	}
+}
+
+// TestRekey forces several re-keys mid-session with each method and checks
+// that the connection keeps working with an unchanged session ID.
+func TestRekey(t *testing.T) {
+	hk := hostKeys(t)[0]
+	for _, name := range postQuantum {
+		t.Run(name, func(t *testing.T) {
+			m := kexAlgoMap[name].(*hybridKEX).m
+			var n atomic.Int32
+			orig := m.respond
+			m.respond = func(r io.Reader, qc []byte) ([]byte, []byte, error) {
+				n.Add(1)
+				return orig(r, qc)
+			}
+			defer func() { m.respond = orig }()
+
+			srv := startServer(t, hk.signer, []string{name})
+			cfg := clientConfig(hk, []string{name})
+			cfg.RekeyThreshold = 256 // the minimum x/crypto accepts
+			c, err := ssh.Dial("tcp", srv.Addr().String(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			id := bytes.Clone(c.SessionID())
+			for i := range 5 {
+				out, err := execOutput(c, "kex")
+				if err != nil {
+					t.Fatalf("session %d after re-keys: %v", i, err)
+				}
+				if out != "kex="+name {
+					t.Fatalf("session %d: %q", i, out)
+				}
+			}
+			if !bytes.Equal(c.SessionID(), id) {
+				t.Fatal("session ID changed across re-keys")
+			}
+			if got := n.Load(); got < 2 {
+				t.Fatalf("only %d key exchanges ran; no re-key happened", got)
+			}
+		})
+	}
+}
+
+// TestConcurrentHandshakes runs 200 handshakes at once over all methods;
+// run it with -race.
+func TestConcurrentHandshakes(t *testing.T) {
+	n := 200
+	if testing.Short() {
+		n = 20
+	}
+	hk := hostKeys(t)[0]
+	srv := startServer(t, hk.signer, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := postQuantum[i%len(postQuantum)]
+			got, err := runKex(t, srv.Addr().String(), clientConfig(hk, []string{name}))
+			if err == nil && got != name {
+				err = fmt.Errorf("negotiated %s, want %s", got, name)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// ---------------------------------------------------------------- mirrors
+
+func TestMirrorsMatch(t *testing.T) {
+	if err := checkMirrors(ourMirrors, kexAlgoMap); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Deliberately wrong mirrors: each must be refused with a message naming
+// the difference.
+type badResultOrder struct {
+	K         []byte
+	H         []byte
+	HostKey   []byte
+	Signature []byte
+	Hash      uint
+	SessionID []byte
+}
+
+type badResultMissing struct {
+	H         []byte
+	K         []byte
+	HostKey   []byte
+	Signature []byte
+	Hash      uint
+}
+
+type badMagics struct {
+	clientVersion, serverVersion string
+	clientKexInit, serverKexInit []byte
+}
+
+type badConn interface {
+	writePacket(packet []byte) error
+	readPacket() ([]byte, int, error)
+	Close() error
+}
+
+func TestWrongMirrorsRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		m    mirrorTypes
+		want string
+	}{
+		{"field order", withResult(reflect.TypeFor[badResultOrder]()), "field 0"},
+		{"missing field", withResult(reflect.TypeFor[badResultMissing]()), "fields"},
+		{"magics field type", mirrorTypes{kex: ourMirrors.kex, result: ourMirrors.result, magics: reflect.TypeFor[badMagics](), conn: ourMirrors.conn}, "field 0"},
+		{"packetConn method", mirrorTypes{kex: ourMirrors.kex, result: ourMirrors.result, magics: ourMirrors.magics, conn: reflect.TypeFor[badConn]()}, "readPacket"},
+		{"not an interface", mirrorTypes{kex: reflect.TypeFor[kexResult](), result: ourMirrors.result, magics: ourMirrors.magics, conn: ourMirrors.conn}, "not an interface"},
+	}
+	for _, tc := range cases {
+		err := checkMirrors(tc.m, kexAlgoMap)
+		if err == nil {
+			t.Errorf("%s: wrong mirror accepted", tc.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %q does not name the difference (%q)", tc.name, err, tc.want)
+		}
+	}
+}
+
+func withResult(r reflect.Type) mirrorTypes {
+	m := ourMirrors
+	m.result = r
+	return m
+}
+
+// TestWrongMirrorLeavesXCryptoAlone runs, in a fresh process, a
+// registration with a wrong mirror: it must fail, register nothing, and
+// x/crypto's own key exchanges must keep working.
+func TestWrongMirrorLeavesXCryptoAlone(t *testing.T) {
+	out, err := runPeerProcess(t, "wrong-mirror")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "refused:") || !strings.Contains(out, "builtin handshakes ok") {
+		t.Fatalf("unexpected peer output:\n%s", out)
+	}
+}
+
+// ---------------------------------------------------------------- interop with x/crypto's built-in mlkem768x25519
+
+func TestBuiltinMLKEMInterop(t *testing.T) {
+	hk := hostKeys(t)[0]
+	// pqkex client -> x/crypto built-in server (another process)
+	t.Run("pqkex-client", func(t *testing.T) {
+		cmd := peerCommand(t, "builtin-server")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		sc := bufio.NewScanner(stdout)
+		if !sc.Scan() {
+			t.Fatal("peer server printed no address")
+		}
+		addr, keyText, _ := strings.Cut(sc.Text(), " ")
+		pub, _, _, _, err := ssh.ParseAuthorizedKey([]byte(keyText))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := clientConfig(hostKey{check: ssh.FixedHostKey(pub), algos: []string{ssh.KeyAlgoED25519}}, []string{KeyExchangeMLKEM768X25519})
+		got, err := runKex(t, addr, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != KeyExchangeMLKEM768X25519 {
+			t.Fatal(got)
+		}
+	})
+	// x/crypto built-in client (another process) -> pqkex server
+	t.Run("pqkex-server", func(t *testing.T) {
+		srv := startServer(t, hk.signer, []string{KeyExchangeMLKEM768X25519})
+		out, err := runPeerProcess(t, "builtin-client", srv.Addr().String(), string(ssh.MarshalAuthorizedKey(hk.signer.PublicKey())))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if !strings.Contains(out, "kex="+KeyExchangeMLKEM768X25519) {
+			t.Fatalf("peer client output: %s", out)
+		}
+	})
+}
+
+func peerCommand(t testing.TB, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$"}, args...)...)
+	cmd.Env = append(os.Environ(), peerEnv+"="+args[0])
+	return cmd
+}
+
+func runPeerProcess(t testing.TB, args ...string) (string, error) {
+	out, err := peerCommand(t, args...).CombinedOutput()
+	return string(out), err
+}
+
+// runPeer is the body of a peer process; it never calls Register.
+func runPeer(mode string, args []string) int {
+	rest := args[len(args)-1:]
+	switch mode {
+	case "builtin-server":
+		_, priv, _ := ed25519.GenerateKey(rand.Reader)
+		signer, _ := ssh.NewSignerFromKey(priv)
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		s := kexserver.New(l, kexserver.Config([]ssh.Signer{signer}, []string{ssh.KeyExchangeMLKEM768X25519}))
+		fmt.Printf("%s %s", l.Addr(), ssh.MarshalAuthorizedKey(signer.PublicKey()))
+		s.Serve() // until the test kills the process
+		return 0
+	case "builtin-client":
+		addr, key := args[len(args)-2], rest[0]
+		pub, _, _, _, err := ssh.ParseAuthorizedKey([]byte(key))
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		cfg := clientConfig(hostKey{check: ssh.FixedHostKey(pub), algos: []string{pub.Type()}}, []string{ssh.KeyExchangeMLKEM768X25519})
+		c, err := ssh.Dial("tcp", addr, cfg)
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		defer c.Close()
+		out, err := execOutput(c, "kex")
+		fmt.Println(out)
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		return 0
+	case "wrong-mirror":
+		m := ourMirrors
+		m.result = reflect.TypeFor[badResultOrder]()
+		err := registerWith(Options{}, m)
+		if err == nil {
+			fmt.Println("wrong mirror accepted")
+			return 1
+		}
+		fmt.Println("refused:", err)
+		for _, name := range []string{KeyExchangeSNTRUP761X25519, KeyExchangeSNTRUP761X25519OpenSSH} {
+			if _, ok := kexAlgoMap[name]; ok {
+				fmt.Println("registered", name, "despite the refusal")
+				return 1
+			}
+		}
+		if _, ok := kexAlgoMap[KeyExchangeMLKEM768X25519].(*hybridKEX); ok {
+			fmt.Println("replaced mlkem768x25519 despite the refusal")
+			return 1
+		}
+		_, priv, _ := ed25519.GenerateKey(rand.Reader)
+		signer, _ := ssh.NewSignerFromKey(priv)
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		s := kexserver.New(l, kexserver.Config([]ssh.Signer{signer}, nil))
+		go s.Serve()
+		defer s.Close()
+		for _, name := range []string{ssh.KeyExchangeMLKEM768X25519, ssh.KeyExchangeCurve25519} {
+			cfg := clientConfig(hostKey{check: ssh.FixedHostKey(signer.PublicKey()), algos: []string{ssh.KeyAlgoED25519}}, []string{name})
+			got, err := runKex(nil, l.Addr().String(), cfg)
+			if err != nil || got != name {
+				fmt.Println("builtin handshake failed:", name, got, err)
+				return 1
+			}
+		}
+		fmt.Println("builtin handshakes ok")
+		return 0
+	}
+	fmt.Println("unknown peer mode", mode)
+	return 2
+}
