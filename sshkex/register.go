@@ -43,8 +43,10 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pqkex/pqkex/mlkem768x25519"
+	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761x25519"
 	"golang.org/x/crypto/ssh"
 )
@@ -169,10 +171,27 @@ var (
 		name: KeyExchangeSNTRUP761X25519,
 		hash: sntrup761x25519.Hash,
 		newClient: func(rand io.Reader) (client, error) {
+			if pool := keyPool.Load(); pool != nil {
+				dk, err := pool.Get()
+				if err != nil {
+					return nil, err
+				}
+				return sntrup761x25519.NewClientWithKey(dk, rand)
+			}
 			return sntrup761x25519.NewClient(rand)
 		},
 		respond: sntrup761x25519.Respond,
 	}
 )
+
+var keyPool atomic.Pointer[sntrup761.KeyPool]
+
+// SetKeyPool makes the client side of sntrup761x25519 take its sntrup761
+// keys from pool instead of generating one per key exchange; nil restores
+// the default. A pool generates keys in batches at a fraction of the cost
+// of single keys (see sntrup761.KeyPool): worth it for programs that open
+// many connections. Each key is used for one key exchange only, as with
+// fresh keys. Keys from the pool do not come from x/crypto's Config.Rand.
+func SetKeyPool(pool *sntrup761.KeyPool) { keyPool.Store(pool) }
 
 var _ = ssh.KeyExchangeCurve25519

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/sntrup761"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -327,6 +328,20 @@ func TestRekey(t *testing.T) {
 				t.Fatalf("only %d key exchanges ran; no re-key happened", got)
 			}
 		})
+	}
+}
+
+func TestKeyPool(t *testing.T) {
+	pool := sntrup761.NewKeyPool(4)
+	SetKeyPool(pool)
+	defer SetKeyPool(nil)
+	hk := hostKeys(t)[0]
+	srv := startServer(t, hk.signer, nil)
+	for range 6 { // crosses a refill
+		got, err := runKex(t, srv.Addr().String(), clientConfig(hk, []string{KeyExchangeSNTRUP761X25519}))
+		if err != nil || got != KeyExchangeSNTRUP761X25519 {
+			t.Fatal(got, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package core
 
 import (
+	cryptorand "crypto/rand"
 	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/binary"
@@ -99,15 +100,29 @@ func NewPrivateKey(b *[PrivateKeySize]byte) *PrivateKey {
 // readList reads one list of 761 little-endian uint32 with a single Read of
 // 3044 bytes, the call pattern of the reference code and the NIST KAT.
 func readList(rand io.Reader, L *[P]uint32) error {
-	var buf [randomBytes]byte
+	if rand == cryptorand.Reader {
+		// crypto/rand.Read never fails and does not retain buf, so buf
+		// stays on the stack; through the io.Reader interface it would
+		// have to live on the heap.
+		var buf [randomBytes]byte
+		cryptorand.Read(buf[:])
+		decodeList(L, &buf)
+		return nil
+	}
+	buf := new([randomBytes]byte)
 	if _, err := io.ReadFull(rand, buf[:]); err != nil {
 		return err
 	}
+	decodeList(L, buf)
+	return nil
+}
+
+// decodeList reads 761 little-endian uint32 and clears buf.
+func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
 	for i := range L {
 		L[i] = binary.LittleEndian.Uint32(buf[4*i:])
 	}
 	clear(buf[:])
-	return nil
 }
 
 // shortFromList turns a random list into a Short element (exactly W
