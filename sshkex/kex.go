@@ -2,20 +2,13 @@ package sshkex
 
 import (
 	"crypto"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/kexhash"
 	"golang.org/x/crypto/ssh"
-)
-
-// SSH message numbers of the ECDH-style exchange (RFC 5656 §7.1), which the
-// hybrid methods reuse (draft-ietf-sshm-mlkem-hybrid-kex §2.2, RFC 9941 §3).
-const (
-	msgKexECDHInit  = 30
-	msgKexECDHReply = 31
 )
 
 // client is the client half of a hybrid method: Init returns C_INIT and
@@ -49,17 +42,14 @@ func (k *hybridKEX) Client(p packetConn, rand io.Reader, magics *handshakeMagics
 		return nil, err
 	}
 	qc := c.Init()
-	init := make([]byte, 1, 1+4+len(qc))
-	init[0] = msgKexECDHInit
-	init = append(init, kexhash.String(qc)...)
-	if err := p.writePacket(init); err != nil {
+	if err := p.writePacket(sshwire.AppendKexECDHInit(nil, qc)); err != nil {
 		return nil, err
 	}
 	packet, err := p.readPacket()
 	if err != nil {
 		return nil, err
 	}
-	hostKey, qs, sig, err := parseReply(packet)
+	hostKey, qs, sig, err := sshwire.ParseKexECDHReply(packet)
 	if err != nil {
 		return nil, fmt.Errorf("sshkex: %s: server's SSH_MSG_KEX_ECDH_REPLY: %w", k.m.name, err)
 	}
@@ -79,7 +69,7 @@ func (k *hybridKEX) Server(p packetConn, rand io.Reader, magics *handshakeMagics
 	if err != nil {
 		return nil, err
 	}
-	qc, err := parseInit(packet)
+	qc, err := sshwire.ParseKexECDHInit(packet)
 	if err != nil {
 		return nil, fmt.Errorf("sshkex: %s: client's SSH_MSG_KEX_ECDH_INIT: %w", k.m.name, err)
 	}
@@ -95,11 +85,7 @@ func (k *hybridKEX) Server(p packetConn, rand io.Reader, magics *handshakeMagics
 		return nil, err
 	}
 	sigBlob := ssh.Marshal(sig)
-	reply := []byte{msgKexECDHReply}
-	reply = append(reply, kexhash.String(hostKey)...)
-	reply = append(reply, kexhash.String(qs)...)
-	reply = append(reply, kexhash.String(sigBlob)...)
-	if err := p.writePacket(reply); err != nil {
+	if err := p.writePacket(sshwire.AppendKexECDHReply(nil, hostKey, qs, sigBlob)); err != nil {
 		return nil, err
 	}
 	return &kexResult{H: H, K: K, HostKey: hostKey, Signature: sigBlob, Hash: k.m.hash}, nil
@@ -121,62 +107,4 @@ func underlyingAlgo(algo string) string {
 		return base
 	}
 	return algo
-}
-
-var errTrailing = errors.New("trailing bytes after the last field")
-
-// parseInit parses byte 30 || string C_INIT.
-func parseInit(packet []byte) ([]byte, error) {
-	if len(packet) == 0 || packet[0] != msgKexECDHInit {
-		return nil, fmt.Errorf("unexpected message type %s", msgType(packet))
-	}
-	qc, rest, err := readString(packet[1:], "C_INIT")
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) != 0 {
-		return nil, errTrailing
-	}
-	return qc, nil
-}
-
-// parseReply parses byte 31 || string K_S || string S_REPLY || string sig.
-func parseReply(packet []byte) (hostKey, qs, sig []byte, err error) {
-	if len(packet) == 0 || packet[0] != msgKexECDHReply {
-		return nil, nil, nil, fmt.Errorf("unexpected message type %s", msgType(packet))
-	}
-	rest := packet[1:]
-	if hostKey, rest, err = readString(rest, "host key"); err != nil {
-		return nil, nil, nil, err
-	}
-	if qs, rest, err = readString(rest, "S_REPLY"); err != nil {
-		return nil, nil, nil, err
-	}
-	if sig, rest, err = readString(rest, "signature"); err != nil {
-		return nil, nil, nil, err
-	}
-	if len(rest) != 0 {
-		return nil, nil, nil, errTrailing
-	}
-	return hostKey, qs, sig, nil
-}
-
-func msgType(packet []byte) string {
-	if len(packet) == 0 {
-		return "(empty packet)"
-	}
-	return fmt.Sprint(packet[0])
-}
-
-// readString reads an SSH string (RFC 4251 §5), checking every length
-// before slicing.
-func readString(b []byte, field string) (s, rest []byte, err error) {
-	if len(b) < 4 {
-		return nil, nil, fmt.Errorf("%s: truncated length (%d bytes left)", field, len(b))
-	}
-	n := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-	if uint64(n) > uint64(len(b)-4) {
-		return nil, nil, fmt.Errorf("%s: length %d exceeds the %d bytes left", field, n, len(b)-4)
-	}
-	return b[4 : 4+n], b[4+n:], nil
 }

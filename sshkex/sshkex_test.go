@@ -404,6 +404,7 @@ type badResultMissing struct {
 	Hash      uint
 }
 
+//lint:ignore U1000 only its shape is used, by reflection
 type badMagics struct {
 	clientVersion, serverVersion string
 	clientKexInit, serverKexInit []byte

@@ -5,7 +5,6 @@ import (
 	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/binary"
-	"errors"
 	"io"
 )
 
@@ -147,8 +146,6 @@ func smallFromList(out *[P]int8, L *[P]uint32) {
 		out[i] = int8(((L[i]&0x3fffffff)*3)>>30) - 1
 	}
 }
-
-var errRandom = errors.New("reading randomness failed")
 
 // GenerateKey generates a key pair, reading randomness exactly as the
 // reference does (section 2.3.2 and 2.3.6; see ReadList).
