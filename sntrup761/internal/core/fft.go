@@ -168,13 +168,15 @@ func (pl *fftPlan) dif(x []complex128) {
 				w1, w2, w3 := w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
 				for j := range x0 {
 					a, b, c, d := x0[j], x1[j], x2[j], x3[j]
-					s0, d0 := a+c, a-c
-					s1, d1 := b+d, b-d
-					id1 := complex(-imag(d1), real(d1))
-					x0[j] = s0 + s1
-					x1[j] = (d0 - id1) * w1[j]
-					x2[j] = (s0 - s1) * w2[j]
-					x3[j] = (d0 + id1) * w3[j]
+					s0r, s0i := real(a)+real(c), imag(a)+imag(c)
+					d0r, d0i := real(a)-real(c), imag(a)-imag(c)
+					s1r, s1i := real(b)+real(d), imag(b)+imag(d)
+					d1r, d1i := real(b)-real(d), imag(b)-imag(d)
+					x0[j] = complex(s0r+s1r, s0i+s1i)
+					// y1 = d0 - i*d1, y3 = d0 + i*d1
+					x1[j] = cmul(d0r+d1i, d0i-d1r, w1[j])
+					x2[j] = cmul(s0r-s1r, s0i-s1i, w2[j])
+					x3[j] = cmul(d0r-d1i, d0i+d1r, w3[j])
 				}
 			}
 		case 3:
@@ -238,17 +240,18 @@ func (pl *fftPlan) dit(x []complex128) {
 				w1, w2, w3 := w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
 				for j := range x0 {
 					a := x0[j]
-					b := x1[j] * conj(w1[j])
-					c := x2[j] * conj(w2[j])
-					d := x3[j] * conj(w3[j])
+					b := cmulConj(x1[j], w1[j])
+					c := cmulConj(x2[j], w2[j])
+					d := cmulConj(x3[j], w3[j])
 					// inverse radix-4 DFT of (a, b, c, d) stored as (y0, y1, y2, y3)
-					s0, d0 := a+c, a-c
-					s1, d1 := b+d, b-d
-					id1 := complex(-imag(d1), real(d1))
-					x0[j] = s0 + s1
-					x1[j] = d0 + id1
-					x2[j] = s0 - s1
-					x3[j] = d0 - id1
+					s0r, s0i := real(a)+real(c), imag(a)+imag(c)
+					d0r, d0i := real(a)-real(c), imag(a)-imag(c)
+					s1r, s1i := real(b)+real(d), imag(b)+imag(d)
+					d1r, d1i := real(b)-real(d), imag(b)-imag(d)
+					x0[j] = complex(s0r+s1r, s0i+s1i)
+					x1[j] = complex(d0r-d1i, d0i+d1r) // d0 + i*d1
+					x2[j] = complex(s0r-s1r, s0i-s1i)
+					x3[j] = complex(d0r+d1i, d0i-d1r) // d0 - i*d1
 				}
 			}
 		case 3:
@@ -288,3 +291,15 @@ func (pl *fftPlan) dit(x []complex128) {
 }
 
 func conj(z complex128) complex128 { return complex(real(z), -imag(z)) }
+
+// cmul returns (re + i*im) * w.
+func cmul(re, im float64, w complex128) complex128 {
+	wr, wi := real(w), imag(w)
+	return complex(re*wr-im*wi, re*wi+im*wr)
+}
+
+// cmulConj returns z * conj(w).
+func cmulConj(z, w complex128) complex128 {
+	zr, zi, wr, wi := real(z), imag(z), real(w), imag(w)
+	return complex(zr*wr+zi*wi, zi*wr-zr*wi)
+}
