@@ -52,7 +52,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "sshkex.Register:", err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
 }
 
 // ---------------------------------------------------------------- skipping

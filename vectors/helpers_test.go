@@ -1,9 +1,7 @@
 package vectors
 
 import (
-	"crypto/sha3"
 	"flag"
-	"io"
 	"os"
 	"testing"
 )
@@ -26,31 +24,24 @@ func readJSON(t testing.TB, name string, v any) {
 	}
 }
 
-// shakeStream is the randomness of the SSH vector files' edge cases:
-// SHAKE256 of the stream label, read sequentially.
-func shakeStream(label string) io.Reader {
-	s := sha3.NewSHAKE256()
-	s.Write([]byte(label))
-	return s
-}
-
-// allCalls returns the bytes of every recorded random call, in order.
-func allCalls(calls []RandomCall) [][]byte {
-	out := make([][]byte, len(calls))
-	for i, c := range calls {
-		if len(c.Hex) != c.Len {
-			panic("vectors: random call length differs from its bytes")
-		}
-		out[i] = c.Hex
+// report fails t for every failed vector of a runner's result, and if the
+// file was skipped, did not parse or had no vectors. It returns the
+// number of vectors that passed.
+func report(t testing.TB, r Result) int {
+	t.Helper()
+	switch {
+	case r.Err != nil:
+		t.Fatal(r.Err)
+	case r.Skipped != "":
+		t.Fatalf("skipped: %s", r.Skipped)
+	case r.Passed+r.Failed == 0:
+		t.Fatal("no vectors")
 	}
-	return out
-}
-
-func isZero(b []byte) bool {
-	for _, x := range b {
-		if x != 0 {
-			return false
-		}
+	for _, f := range r.Failures {
+		t.Error(f)
 	}
-	return true
+	if r.Failed != len(r.Failures) {
+		t.Errorf("%d failed vectors but %d failure lines", r.Failed, len(r.Failures))
+	}
+	return r.Passed
 }

@@ -1,6 +1,8 @@
-// Package vectors reads the known-answer vector formats bundled in
-// testdata/ (see testdata/README.md for their provenance), and its tests
-// run every bundled vector against pqkex.
+// Package vectors reads and runs the known-answer vector formats bundled in
+// testdata/ (see testdata/README.md for their provenance): Detect
+// recognises a file's format by its content and Run checks every vector in
+// it against pqkex. The package's tests and `pqkex kat` use them; Bundled
+// embeds the files.
 package vectors
 
 import (

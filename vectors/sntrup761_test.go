@@ -33,39 +33,13 @@ func readRSP(t *testing.T) *RSP {
 	return rsp
 }
 
-// katCount runs one NIST KAT count: keypair and encapsulation from the DRBG
-// seeded with seed, then decapsulation.
-func katCount(seed []byte) (KEMKAT, error) {
-	var s [nistdrbg.SeedSize]byte
-	copy(s[:], seed)
-	rng := nistdrbg.New(&s)
-	dk, err := sntrup761test.GenerateKey(rng)
-	if err != nil {
-		return KEMKAT{}, err
-	}
-	ss, ct, err := sntrup761test.Encapsulate(dk.EncapsulationKey(), rng)
-	if err != nil {
-		return KEMKAT{}, err
-	}
-	return KEMKAT{Seed: seed, PK: dk.EncapsulationKey().Bytes(), SK: dk.Bytes(), CT: ct, SS: ss}, nil
-}
-
 func TestSNTRUP761NISTKAT(t *testing.T) {
 	rsp := readRSP(t)
+	if n := report(t, RunSNTRUP761KAT(rsp)); n != 100 {
+		t.Errorf("%d counts passed, want 100", n)
+	}
+	// Batch key generation consumes the stream like single ones.
 	for _, want := range rsp.KATs {
-		got, err := katCount(want.Seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []struct {
-			name      string
-			got, want []byte
-		}{{"pk", got.PK, want.PK}, {"sk", got.SK, want.SK}, {"ct", got.CT, want.CT}, {"ss", got.SS, want.SS}} {
-			if !bytes.Equal(f.got, f.want) {
-				t.Errorf("count %d: %s differs", want.Count, f.name)
-			}
-		}
-		// Batch key generation consumes the stream like single ones.
 		var s [nistdrbg.SeedSize]byte
 		copy(s[:], want.Seed)
 		batch, err := sntrup761test.GenerateKeys(nistdrbg.New(&s), 1)
@@ -74,17 +48,6 @@ func TestSNTRUP761NISTKAT(t *testing.T) {
 		}
 		if !bytes.Equal(batch[0].Bytes(), want.SK) {
 			t.Errorf("count %d: batch key generation differs", want.Count)
-		}
-		dk, err := sntrup761.NewDecapsulationKey(want.SK)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss, err := dk.Decapsulate(want.CT)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(ss, want.SS) {
-			t.Errorf("count %d: decapsulated key differs", want.Count)
 		}
 	}
 }
@@ -122,33 +85,6 @@ func TestSNTRUP761NISTKATFile(t *testing.T) {
 	}
 }
 
-// callReader returns each recorded random call's bytes from one Read, so
-// the reader reproduces OpenSSH's call pattern.
-type callReader struct{ calls [][]byte }
-
-func (r *callReader) Read(p []byte) (int, error) {
-	if len(r.calls) == 0 {
-		return 0, errExhausted
-	}
-	c := r.calls[0]
-	if len(p) != len(c) {
-		return 0, errCallSize
-	}
-	r.calls = r.calls[1:]
-	return copy(p, c), nil
-}
-
-func (r *callReader) done() bool { return len(r.calls) == 0 }
-
-type vecErr string
-
-func (e vecErr) Error() string { return string(e) }
-
-const (
-	errExhausted = vecErr("recorded random calls exhausted")
-	errCallSize  = vecErr("read size differs from the recorded call")
-)
-
 func readSSH(t *testing.T, name string) *SSHFile {
 	t.Helper()
 	f, err := os.Open("testdata/" + name)
@@ -164,51 +100,17 @@ func readSSH(t *testing.T, name string) *SSHFile {
 }
 
 // TestSNTRUP761OpenSSH checks the KEM half of every OpenSSH-generated
-// sntrup761x25519-sha512 exchange, including the test whose first g is not
-// invertible.
+// sntrup761x25519-sha512 exchange with sntrup761 alone (RunSSH does the
+// same as part of each exchange), including the test whose first g is not
+// invertible, and the implicitly rejected ciphertexts of the edge cases.
 func TestSNTRUP761OpenSSH(t *testing.T) {
 	v := readSSH(t, "sntrup761x25519-sha512_openssh.json")
 	retries := 0
-	for _, tc := range v.Tests {
-		gCalls := Calls(tc.ClientRandomCalls, "sntrup761_keygen_small_random_g")
-		retries += len(gCalls) - 1
-		client := &callReader{Calls(tc.ClientRandomCalls, "sntrup761_keygen_small_random_g",
-			"sntrup761_keygen_short_random_f", "sntrup761_keygen_rho")}
-		dk, err := sntrup761test.GenerateKey(client)
-		if err != nil {
-			t.Fatalf("%v: %v", &tc, err)
-		}
-		if !client.done() {
-			t.Errorf("%v: key generation left recorded random calls unused", &tc)
-		}
-		if !bytes.Equal(dk.Bytes(), tc.ClientKEMPrivate) {
-			t.Errorf("%v: decapsulation key differs", &tc)
-		}
-		if !bytes.Equal(dk.EncapsulationKey().Bytes(), tc.ClientKEMPublic) {
-			t.Errorf("%v: encapsulation key differs", &tc)
-		}
-		if !bytes.Equal(tc.QC[:sntrup761.EncapsulationKeySize], tc.ClientKEMPublic) {
-			t.Errorf("%v: Q_C does not start with the KEM public key", &tc)
-		}
-
-		ek, err := sntrup761.NewEncapsulationKey(tc.QC[:sntrup761.EncapsulationKeySize])
-		if err != nil {
-			t.Fatal(err)
-		}
-		server := &callReader{Calls(tc.ServerRandomCalls, "sntrup761_encaps_short_random_r")}
-		ss, ct, err := sntrup761test.Encapsulate(ek, server)
-		if err != nil {
-			t.Fatalf("%v: %v", &tc, err)
-		}
-		if !bytes.Equal(ct, tc.KEMCiphertext) || !bytes.Equal(ss, tc.KEMSharedSecret) {
-			t.Errorf("%v: encapsulation differs", &tc)
-		}
-		ss2, err := dk.Decapsulate(tc.QS[:sntrup761.CiphertextSize])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(ss2, tc.KEMSharedSecret) {
-			t.Errorf("%v: decapsulation differs", &tc)
+	for i := range v.Tests {
+		tc := &v.Tests[i]
+		retries += len(Calls(tc.ClientRandomCalls, "sntrup761_keygen_small_random_g")) - 1
+		if err := sntrupSSH.checkKEM(tc); err != nil {
+			t.Errorf("%v: %v", tc, err)
 		}
 	}
 	if retries == 0 {
@@ -222,11 +124,7 @@ func TestSNTRUP761OpenSSH(t *testing.T) {
 		if tc.Role != "client" || tc.KEMSharedSecret == nil || len(tc.QS) < sntrup761.CiphertextSize {
 			continue
 		}
-		dk, err := sntrup761.NewDecapsulationKey(tc.ClientKEMPrivate)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss, err := dk.Decapsulate(tc.QS[:sntrup761.CiphertextSize])
+		ss, err := sntrupSSH.decapsulate(tc.ClientKEMPrivate, tc.QS[:sntrup761.CiphertextSize])
 		if err != nil {
 			t.Fatal(err)
 		}

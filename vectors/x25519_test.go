@@ -3,35 +3,16 @@ package vectors
 import (
 	"bytes"
 	"crypto/ecdh"
-	"crypto/mlkem"
-	"crypto/mlkem/mlkemtest"
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/sha512"
 	"slices"
-	"strings"
 	"testing"
 
 	cx25519 "github.com/cloudflare/circl/dh/x25519"
-
-	"github.com/pqkex/pqkex/mlkem768x25519/mlkem768x25519test"
-	"github.com/pqkex/pqkex/sntrup761"
-	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
-	"github.com/pqkex/pqkex/sntrup761x25519/sntrup761x25519test"
 )
 
 // The SSH methods use circl's dh/x25519 (the faster backend, see
 // BenchmarkX25519); crypto/ecdh is the oracle. Both must give the RFC 7748
 // and Wycheproof results, and both must flag every all-zero result.
-
-// circlX25519 is X25519 as the method packages compute it.
-func circlX25519(scalar, point []byte) (out []byte, lowOrder bool) {
-	var s, p, o cx25519.Key
-	copy(s[:], scalar)
-	copy(p[:], point)
-	ok := cx25519.Shared(&o, &s, &p)
-	return o[:], !ok
-}
 
 func ecdhX25519(scalar, point []byte) ([]byte, error) {
 	priv, err := ecdh.X25519().NewPrivateKey(scalar)
@@ -43,13 +24,6 @@ func ecdhX25519(scalar, point []byte) ([]byte, error) {
 		return nil, err
 	}
 	return priv.ECDH(pub)
-}
-
-func circlPublic(scalar []byte) []byte {
-	var s, p cx25519.Key
-	copy(s[:], scalar)
-	cx25519.KeyGen(&p, &s)
-	return p[:]
 }
 
 func ecdhPublic(t testing.TB, scalar []byte) []byte {
@@ -66,14 +40,19 @@ func TestX25519RFC7748(t *testing.T) {
 	if len(v.Section52) != 2 {
 		t.Fatalf("%d section 5.2 vectors, want 2", len(v.Section52))
 	}
+	want := 2 + 2 + 3 // section 5.2, iterated 1 and 1000 times, section 6.1
+	if *long {
+		want++
+	}
+	if n := report(t, RunRFC7748X25519(&v, *long)); n != want {
+		t.Errorf("%d vectors passed, want %d", n, want)
+	}
+
+	// The same with crypto/ecdh.
 	topBit := 0
 	for i, tc := range v.Section52 {
 		if tc.U[31]&0x80 != 0 {
 			topBit++
-		}
-		got, low := circlX25519(tc.Scalar, tc.U)
-		if low || !bytes.Equal(got, tc.Output) {
-			t.Errorf("5.2 #%d: circl = %x (low order %v), want %x", i, got, low, tc.Output)
 		}
 		got, err := ecdhX25519(tc.Scalar, tc.U)
 		if err != nil || !bytes.Equal(got, tc.Output) {
@@ -82,22 +61,6 @@ func TestX25519RFC7748(t *testing.T) {
 	}
 	if topBit != 1 {
 		t.Errorf("%d vectors with bit 255 set, want 1", topBit)
-	}
-
-	iterate := func(n int, f func(k, u []byte) []byte) []byte {
-		k, u := bytes.Clone(v.Iterated.Start), bytes.Clone(v.Iterated.Start)
-		for range n {
-			k, u = f(k, u), k
-		}
-		return k
-	}
-	circl := func(k, u []byte) []byte { r, _ := circlX25519(k, u); return r }
-	std := func(k, u []byte) []byte {
-		r, err := ecdhX25519(k, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
 	}
 	iters := []struct {
 		n    int
@@ -110,33 +73,36 @@ func TestX25519RFC7748(t *testing.T) {
 		}{1000000, v.Iterated.After1000000})
 	}
 	for _, it := range iters {
-		if got := iterate(it.n, circl); !bytes.Equal(got, it.want) {
-			t.Errorf("circl after %d iterations = %x, want %x", it.n, got, it.want)
+		k, u := bytes.Clone(v.Iterated.Start), bytes.Clone(v.Iterated.Start)
+		for range it.n {
+			r, err := ecdhX25519(k, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, u = r, k
 		}
-		if got := iterate(it.n, std); !bytes.Equal(got, it.want) {
-			t.Errorf("crypto/ecdh after %d iterations = %x, want %x", it.n, got, it.want)
+		if !bytes.Equal(k, it.want) {
+			t.Errorf("crypto/ecdh after %d iterations = %x, want %x", it.n, k, it.want)
 		}
 	}
-
 	s := v.Section61
 	for _, b := range []struct {
 		name      string
 		priv, pub []byte
 	}{{"alice", s.AlicePrivate, s.AlicePublic}, {"bob", s.BobPrivate, s.BobPublic}} {
-		if got := circlPublic(b.priv); !bytes.Equal(got, b.pub) {
-			t.Errorf("6.1 %s: circl public key %x", b.name, got)
-		}
 		if got := ecdhPublic(t, b.priv); !bytes.Equal(got, b.pub) {
 			t.Errorf("6.1 %s: crypto/ecdh public key %x", b.name, got)
 		}
 	}
 	for _, p := range [][2][]byte{{s.AlicePrivate, s.BobPublic}, {s.BobPrivate, s.AlicePublic}} {
-		if got, low := circlX25519(p[0], p[1]); low || !bytes.Equal(got, s.SharedSecret) {
-			t.Errorf("6.1: circl shared secret %x", got)
-		}
 		if got, err := ecdhX25519(p[0], p[1]); err != nil || !bytes.Equal(got, s.SharedSecret) {
 			t.Errorf("6.1: crypto/ecdh shared secret %x, %v", got, err)
 		}
+	}
+	// The constants the ML-KEM runners use as the X25519 half.
+	if !bytes.Equal(rfcAlicePrivate, s.AlicePrivate) || !bytes.Equal(rfcAlicePublic, s.AlicePublic) ||
+		!bytes.Equal(rfcBobPublic, s.BobPublic) || !bytes.Equal(rfcShared, s.SharedSecret) {
+		t.Error("the RFC 7748 section 6.1 constants in run_mlkem768.go differ from the vector file")
 	}
 }
 
@@ -149,11 +115,14 @@ func readWycheproofXDH(t testing.TB) *WycheproofXDH {
 	return &v
 }
 
-// TestX25519Wycheproof runs all 518 Wycheproof cases on both backends:
-// every non-zero result must match, and every all-zero result (31 cases,
-// which SSH must reject) must be flagged by both.
+// TestX25519Wycheproof runs all 518 Wycheproof cases: RunWycheproofXDH on
+// circl and through both SSH methods' servers and clients (every all-zero
+// result, 31 cases, must abort the key exchange), and crypto/ecdh here.
 func TestX25519Wycheproof(t *testing.T) {
 	v := readWycheproofXDH(t)
+	if n := report(t, RunWycheproofXDH(v)); n != 518 {
+		t.Errorf("%d cases passed, want 518", n)
+	}
 	zero, nonCanonical, topBit := 0, 0, 0
 	for _, tc := range v.TestGroups[0].Tests {
 		zeroCase := isZero(tc.Shared)
@@ -169,23 +138,16 @@ func TestX25519Wycheproof(t *testing.T) {
 		if tc.Public[31]&0x80 != 0 {
 			topBit++
 		}
-		got, low := circlX25519(tc.Private, tc.Public)
-		gotStd, err := ecdhX25519(tc.Private, tc.Public)
+		got, err := ecdhX25519(tc.Private, tc.Public)
 		if zeroCase {
 			zero++
-			if !low || !isZero(got) {
-				t.Errorf("tcId %d (%s): circl did not flag the all-zero result", tc.TcID, tc.Comment)
-			}
 			if err == nil {
 				t.Errorf("tcId %d (%s): crypto/ecdh accepted an all-zero result", tc.TcID, tc.Comment)
 			}
 			continue
 		}
-		if low || !bytes.Equal(got, tc.Shared) {
-			t.Errorf("tcId %d (%s): circl = %x (low order %v), want %x", tc.TcID, tc.Comment, got, low, tc.Shared)
-		}
-		if err != nil || !bytes.Equal(gotStd, tc.Shared) {
-			t.Errorf("tcId %d (%s): crypto/ecdh = %x, %v", tc.TcID, tc.Comment, gotStd, err)
+		if err != nil || !bytes.Equal(got, tc.Shared) {
+			t.Errorf("tcId %d (%s): crypto/ecdh = %x, %v", tc.TcID, tc.Comment, got, err)
 		}
 	}
 	if zero != 31 {
@@ -223,103 +185,6 @@ func TestX25519Differential(t *testing.T) {
 		if !bytes.Equal(circlPublic(s[:]), ecdhPublic(t, s[:])) {
 			t.Fatalf("scalar %x: public keys differ", s)
 		}
-	}
-}
-
-// TestX25519WycheproofSSH runs every Wycheproof X25519 case through the
-// SSH methods themselves, on both sides: the peer's X25519 public key is
-// the Wycheproof public value and our X25519 private key the Wycheproof
-// private value. All-zero results must be rejected with an error naming
-// the peer's X25519 key; all other results must give K computed by the
-// oracles (crypto/mlkem and crypto/ecdh's expected value from the file).
-func TestX25519WycheproofSSH(t *testing.T) {
-	v := readWycheproofXDH(t)
-	tests := v.TestGroups[0].Tests
-
-	// Fixed KEM halves.
-	var seed [64]byte
-	var m [32]byte
-	copy(seed[:], "pqkex X25519 Wycheproof: ML-KEM seed for the client")
-	copy(m[:], "pqkex X25519 Wycheproof: m")
-	dk, err := mlkem.NewDecapsulationKey768(seed[:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	ek := dk.EncapsulationKey()
-	kPQ, ct, err := mlkemtest.Encapsulate768(ek, m[:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	ntruStream := bytes.Repeat([]byte("pqkex sntrup761"), 500)
-	ntruDK, err := sntrup761test.GenerateKey(bytes.NewReader(ntruStream))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := ntruStream[:3044]
-	ntruSS, ntruCT, err := sntrup761test.Encapsulate(ntruDK.EncapsulationKey(), bytes.NewReader(r))
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	wantK := func(sum func([]byte) []byte, kem, x []byte) []byte {
-		d := sum(append(bytes.Clone(kem), x...))
-		return append([]byte{0, 0, 0, byte(len(d))}, d...)
-	}
-	sha256K := func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }
-	sha512K := func(b []byte) []byte { s := sha512.Sum512(b); return s[:] }
-
-	type result struct {
-		k   []byte
-		err error
-	}
-	check := func(tcID int, who, side string, zeroCase bool, got result, want []byte) {
-		t.Helper()
-		if zeroCase {
-			if got.err == nil {
-				t.Errorf("tcId %d: %s accepted an all-zero X25519 result", tcID, side)
-			} else if !strings.Contains(got.err.Error(), who+"'s X25519 public key is a low-order point") {
-				t.Errorf("tcId %d: %s error %q", tcID, side, got.err)
-			}
-			return
-		}
-		if got.err != nil || !bytes.Equal(got.k, want) {
-			t.Errorf("tcId %d: %s: K %x, %v; want %x", tcID, side, got.k, got.err, want)
-		}
-	}
-
-	for _, tc := range tests {
-		zeroCase := isZero(tc.Shared)
-		ourPub := ecdhPublic(t, tc.Private) // oracle for our public key
-
-		// mlkem768x25519 server: C_INIT = ek || Wycheproof public.
-		reply, k, err := mlkem768x25519test.Respond(append(ek.Bytes(), tc.Public...), m[:], tc.Private)
-		check(tc.TcID, "client", "mlkem768x25519 server", zeroCase, result{k, err}, wantK(sha256K, kPQ, tc.Shared))
-		if err == nil && (!bytes.Equal(reply[:1088], ct) || !bytes.Equal(reply[1088:], ourPub)) {
-			t.Errorf("tcId %d: mlkem768x25519 S_REPLY differs from the oracle", tc.TcID)
-		}
-		// mlkem768x25519 client: S_REPLY = ct || Wycheproof public.
-		c, err := mlkem768x25519test.NewClient(seed[:], tc.Private)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(c.Init(), append(ek.Bytes(), ourPub...)) {
-			t.Errorf("tcId %d: mlkem768x25519 C_INIT differs from the oracle", tc.TcID)
-		}
-		k, err = c.Finish(append(bytes.Clone(ct), tc.Public...))
-		check(tc.TcID, "server", "mlkem768x25519 client", zeroCase, result{k, err}, wantK(sha256K, kPQ, tc.Shared))
-
-		// sntrup761x25519 server and client.
-		reply, k, err = sntrup761x25519test.Respond(append(ntruDK.EncapsulationKey().Bytes(), tc.Public...), r, tc.Private)
-		check(tc.TcID, "client", "sntrup761x25519 server", zeroCase, result{k, err}, wantK(sha512K, ntruSS, tc.Shared))
-		if err == nil && (!bytes.Equal(reply[:sntrup761.CiphertextSize], ntruCT) || !bytes.Equal(reply[sntrup761.CiphertextSize:], ourPub)) {
-			t.Errorf("tcId %d: sntrup761x25519 S_REPLY differs from the oracle", tc.TcID)
-		}
-		nc, err := sntrup761x25519test.NewClient(ntruDK.Bytes(), tc.Private)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err = nc.Finish(append(bytes.Clone(ntruCT), tc.Public...))
-		check(tc.TcID, "server", "sntrup761x25519 client", zeroCase, result{k, err}, wantK(sha512K, ntruSS, tc.Shared))
 	}
 }
 

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/sshkex"
+	"golang.org/x/crypto/ssh"
+)
+
+func startTestServer(t *testing.T, kexs []string) (addr string, hostKey ssh.PublicKey) {
+	t.Helper()
+	if err := sshkex.Register(); err != nil {
+		t.Fatal(err)
+	}
+	signer := benchHostKey()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := kexserver.New(l, kexserver.Config([]ssh.Signer{signer}, kexs))
+	go s.Serve()
+	t.Cleanup(func() { s.Close() })
+	return l.Addr().String(), signer.PublicKey()
+}
+
+// TestScanEveryMethod scans a server offering one post-quantum method at a
+// time (plus curve25519): scan must pick and complete it and report the
+// server's host key.
+func TestScanEveryMethod(t *testing.T) {
+	for _, name := range []string{sshkex.KeyExchangeMLKEM768X25519, sshkex.KeyExchangeSNTRUP761X25519, sshkex.KeyExchangeSNTRUP761X25519OpenSSH} {
+		t.Run(name, func(t *testing.T) {
+			addr, pub := startTestServer(t, []string{ssh.KeyExchangeCurve25519, name})
+			var out, errOut bytes.Buffer
+			code := runScan([]string{"-json", addr}, &out, &errOut)
+			if code != 0 {
+				t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
+			}
+			var res scanResult
+			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Selected != name || !res.PQ {
+				t.Fatalf("selected %q (pq %v), want %s", res.Selected, res.PQ, name)
+			}
+			if res.Fingerprint != ssh.FingerprintSHA256(pub) || res.HostKeyType != pub.Type() {
+				t.Fatalf("host key %s %s, want %s %s", res.HostKeyType, res.Fingerprint, pub.Type(), ssh.FingerprintSHA256(pub))
+			}
+			if res.ServerVersion == "" || len(res.KexOffered) < 2 || len(res.PQOffered) != 1 || res.ElapsedMS <= 0 {
+				t.Fatalf("incomplete result: %+v", res)
+			}
+		})
+	}
+}
+
+func TestScanNoPQ(t *testing.T) {
+	addr, _ := startTestServer(t, []string{ssh.KeyExchangeCurve25519})
+	var out, errOut bytes.Buffer
+	if code := runScan([]string{addr}, &out, &errOut); code != 3 {
+		t.Fatalf("exit %d, want 3: %s %s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "not using a post-quantum key exchange") {
+		t.Fatalf("no warning: %q", errOut.String())
+	}
+	if !strings.Contains(out.String(), "negotiated  curve25519-sha256") {
+		t.Fatalf("the classical key exchange was not completed: %q", out.String())
+	}
+}
+
+func TestScanErrors(t *testing.T) {
+	// A port that is not listening.
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	var out, errOut bytes.Buffer
+	if code := runScan([]string{"-timeout", "2s", addr}, &out, &errOut); code != 1 {
+		t.Fatalf("exit %d for a closed port", code)
+	}
+	// A server that speaks something else.
+	l, _ = net.Listen("tcp", "127.0.0.1:0")
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"))
+			c.Close()
+		}
+	}()
+	if code := runScan([]string{"-timeout", "2s", l.Addr().String()}, &out, &errOut); code != 1 {
+		t.Fatalf("exit %d for a non-SSH server", code)
+	}
+	if code := runScan(nil, &out, &errOut); code != 2 {
+		t.Fatalf("exit %d without arguments", code)
+	}
+}
+
+func TestServeListenCheck(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:2222": true, "[::1]:22": true, "localhost:2222": true,
+		"0.0.0.0:2222": false, ":2222": false, "192.0.2.1:22": false, "nonsense": false,
+	} {
+		if err := checkListen(addr, false); (err == nil) != ok {
+			t.Errorf("checkListen(%q) = %v", addr, err)
+		}
+	}
+	if err := checkListen("0.0.0.0:2222", true); err != nil {
+		t.Errorf("-allow-remote refused: %v", err)
+	}
+}
+
+// TestBenchJSON runs a short bench and checks the JSON schema: every row
+// and primitive is present and the figures are consistent.
+func TestBenchJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every benchmark briefly")
+	}
+	var out, errOut bytes.Buffer
+	start := time.Now()
+	if code := runBench([]string{"-json", "-time", "20ms"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	t.Logf("bench -time 20ms took %v", time.Since(start))
+	var rep benchReport
+	dec := json.NewDecoder(&out)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Go == "" || rep.GOOS == "" || rep.GOARCH == "" || rep.CPU == "" {
+		t.Fatalf("missing environment fields: %+v", rep)
+	}
+	wantRows := []struct{ method, impl, variant string }{
+		{"mlkem768x25519-sha256", "pqkex", ""},
+		{"sntrup761x25519-sha512", "pqkex", ""},
+		{"sntrup761x25519-sha512", "pqkex", "batch"},
+		{"mlkem768x25519-sha256", "x/crypto", ""},
+		{"curve25519-sha256", "x/crypto", ""},
+		{"ecdh-sha2-nistp256", "x/crypto", ""},
+	}
+	if len(rep.Rows) != len(wantRows) {
+		t.Fatalf("%d rows, want %d", len(rep.Rows), len(wantRows))
+	}
+	for _, w := range wantRows {
+		found := false
+		for _, r := range rep.Rows {
+			if r.Method != w.method || r.Impl != w.impl || r.Variant != w.variant {
+				continue
+			}
+			found = true
+			if r.ClientUS <= 0 || r.ServerUS <= 0 || r.HandshakesPerS <= 0 {
+				t.Errorf("%v: non-positive figures %+v", w, r)
+			}
+			if math.Abs(r.KexUS-(r.ClientUS+r.ServerUS)) > 0.2 || math.Abs(r.KexPerS-1e6/r.KexUS) > 0.01*r.KexPerS+1 {
+				t.Errorf("%v: inconsistent kex figures %+v", w, r)
+			}
+		}
+		if !found {
+			t.Errorf("row %v missing", w)
+		}
+	}
+	for _, name := range []string{"sntrup761.GenerateKey", "sntrup761.Encapsulate", "sntrup761.Decapsulate", "sntrup761.GenerateKeyBatch",
+		"mlkem768.GenerateKey", "mlkem768.Encapsulate", "mlkem768.Decapsulate", "x25519.GenerateKey", "x25519.ECDH"} {
+		found := false
+		for _, p := range rep.Primitives {
+			if p.Name == name {
+				found = p.US > 0
+			}
+		}
+		if !found {
+			t.Errorf("primitive %s missing or zero", name)
+		}
+	}
+}
+
+func TestBenchFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runBench([]string{"-methods", "nonsense"}, &out, &errOut); code != 2 {
+		t.Fatalf("unknown method: exit %d", code)
+	}
+	if code := runBench([]string{"-time", "0s"}, &out, &errOut); code != 2 {
+		t.Fatalf("zero time: exit %d", code)
+	}
+}

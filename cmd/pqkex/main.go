@@ -1,0 +1,49 @@
+// Command pqkex benchmarks, checks and demonstrates pqkex's post-quantum
+// hybrid SSH key exchanges.
+//
+//	pqkex bench [-time D] [-methods LIST] [-json]     compare key exchanges (the main job)
+//	pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]   audit an SSH server
+//	pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE]    interop test server
+//	pqkex kat [-dir DIR]                              run known-answer vectors
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: pqkex <command> [flags]
+
+commands:
+  bench   measure every key exchange's crypto and full x/crypto/ssh handshakes
+  scan    show what an SSH server offers and complete a post-quantum key exchange
+  serve   run a small SSH server that tells each client its key exchange
+  kat     run the bundled known-answer vectors (and -dir DIR)
+
+Run "pqkex <command> -h" for a command's flags.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	var code int
+	switch cmd {
+	case "bench":
+		code = runBench(args, os.Stdout, os.Stderr)
+	case "scan":
+		code = runScan(args, os.Stdout, os.Stderr)
+	case "serve":
+		code = runServe(args, os.Stdout, os.Stderr)
+	case "kat":
+		code = runKAT(args, os.Stdout, os.Stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(os.Stdout, usage)
+	default:
+		fmt.Fprintf(os.Stderr, "pqkex: unknown command %q\n\n%s", cmd, usage)
+		code = 2
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/sshkex"
+	"golang.org/x/crypto/ssh"
+)
+
+// runServe implements "pqkex serve".
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:2222", "address to listen on")
+	kex := fs.String("kex", "", "comma-separated key exchanges to offer (default: pqkex's PQ-first list)")
+	hostKey := fs.String("hostkey", "", "OpenSSH private host key file (default: a new ed25519 key)")
+	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote]")
+		fmt.Fprintln(stderr, "Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return 2
+	}
+	if err := checkListen(*listen, *allowRemote); err != nil {
+		fmt.Fprintln(stderr, "pqkex serve:", err)
+		return 2
+	}
+	if err := sshkex.Register(); err != nil {
+		fmt.Fprintln(stderr, "pqkex serve:", err)
+		return 1
+	}
+	signer, err := loadHostKey(*hostKey)
+	if err != nil {
+		fmt.Fprintln(stderr, "pqkex serve:", err)
+		return 1
+	}
+	var kexs []string
+	if *kex != "" {
+		kexs = splitList(*kex)
+	}
+	l, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "pqkex serve:", err)
+		return 1
+	}
+	srv := kexserver.New(l, kexserver.Config([]ssh.Signer{signer}, kexs))
+	srv.Log = func(line string) { fmt.Fprintln(stdout, line) }
+	offered := kexs
+	if offered == nil {
+		offered = sshkex.RecommendedKeyExchanges()
+	}
+	fmt.Fprintf(stdout, "listening on %s, host key %s %s\n", l.Addr(), signer.PublicKey().Type(), ssh.FingerprintSHA256(signer.PublicKey()))
+	fmt.Fprintf(stdout, "offering %s\n", strings.Join(offered, ","))
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	go func() {
+		<-sig
+		srv.Close()
+	}()
+	if err := srv.Serve(); err != nil {
+		fmt.Fprintln(stderr, "pqkex serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// checkListen refuses addresses that are not on loopback unless allowed.
+func checkListen(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("bad -listen address %q: %v", addr, err)
+	}
+	if allowRemote {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("-listen %s is not a loopback address; this server accepts anyone without authentication, pass -allow-remote to listen there anyway", addr)
+}
+
+func loadHostKey(path string) (ssh.Signer, error) {
+	if path == "" {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		return ssh.NewSignerFromKey(priv)
+	}
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ssh.ParsePrivateKey(pem)
+	if err != nil {
+		var missing *ssh.PassphraseMissingError
+		if errors.As(err, &missing) {
+			return nil, fmt.Errorf("host key %s is encrypted; use an unencrypted key", path)
+		}
+		return nil, fmt.Errorf("host key %s: %v", path, err)
+	}
+	return s, nil
+}
+
+// splitList splits a comma-separated list, dropping empty names.
+func splitList(s string) []string {
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -1,0 +1,167 @@
+package interop
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+var (
+	pqkexOnce sync.Once
+	pqkexBin  string
+	pqkexErr  error
+	buildDir  string // removed by TestMain
+)
+
+// pqkexCommand builds cmd/pqkex once per test run.
+func pqkexCommand(t *testing.T) string {
+	t.Helper()
+	pqkexOnce.Do(func() {
+		dir, err := filepath.Abs(filepath.Join("..", "cmd", "pqkex"))
+		if err != nil {
+			pqkexErr = err
+			return
+		}
+		buildDir, err = os.MkdirTemp("", "pqkex-interop-")
+		if err != nil {
+			pqkexErr = err
+			return
+		}
+		out := filepath.Join(buildDir, "pqkex")
+		b, err := exec.Command("go", "build", "-o", out, dir).CombinedOutput()
+		if err != nil {
+			pqkexErr = err
+			t.Logf("go build: %s", b)
+			return
+		}
+		pqkexBin = out
+	})
+	if pqkexErr != nil {
+		t.Fatalf("building cmd/pqkex: %v", pqkexErr)
+	}
+	return pqkexBin
+}
+
+// TestScanOpenSSH runs `pqkex scan` against OpenSSH 10.0 and 9.2 servers:
+// it must pick the first post-quantum method of pqkex's order that the
+// server offers, complete it (the server's log proves which), and report
+// the server's host key.
+func TestScanOpenSSH(t *testing.T) {
+	needRoot(t)
+	for _, c := range []struct{ kind, want string }{
+		{"openssh10", "mlkem768x25519-sha256"},
+		{"openssh92", "sntrup761x25519-sha512"}, // 9.2 has no ML-KEM
+	} {
+		t.Run(c.kind, func(t *testing.T) {
+			hostKey, clientKey := newKey(t), newKey(t)
+			srv := startPeerServer(t, c.kind, hostKey, clientKey.pub())
+			bin := pqkexCommand(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, bin, "scan", "-json", srv.addr).Output()
+			if err != nil {
+				t.Fatalf("pqkex scan: %v\n%s", err, out)
+			}
+			var res struct {
+				Selected    string `json:"selected"`
+				PQ          bool   `json:"post_quantum"`
+				Fingerprint string `json:"host_key_fingerprint"`
+			}
+			if err := json.Unmarshal(out, &res); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if res.Selected != c.want || !res.PQ {
+				t.Fatalf("selected %q, want %s", res.Selected, c.want)
+			}
+			if res.Fingerprint != ssh.FingerprintSHA256(hostKey.pub()) {
+				t.Fatalf("fingerprint %s, want %s", res.Fingerprint, ssh.FingerprintSHA256(hostKey.pub()))
+			}
+			if line, err := waitLogLine(srv.log, sshdProof(c.want)); err != nil {
+				t.Fatalf("sshd log has no proof of %s: %v", c.want, err)
+			} else {
+				t.Logf("sshd: %s", line)
+			}
+		})
+	}
+}
+
+// TestServeOpenSSHClient runs `pqkex serve` and OpenSSH 10.0's ssh against
+// it with each post-quantum method.
+func TestServeOpenSSHClient(t *testing.T) {
+	needRoot(t)
+	sshBin := needPeer(t, "PQKEX_OPENSSH10_SSH")
+	bin := pqkexCommand(t)
+	hostKey, clientKey := newKey(t), newKey(t)
+	hk := writeFile(t, filepath.Join(t.TempDir(), "hostkey"), hostKey.openSSH(t))
+
+	cmd := exec.Command(bin, "serve", "-listen", "127.0.0.1:0", "-hostkey", hk)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	var addr string
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+			addr, _, _ = strings.Cut(rest, ",")
+			break
+		}
+	}
+	if addr == "" {
+		t.Fatal("pqkex serve printed no address")
+	}
+	logs := make(chan string, 100)
+	go func() {
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), ": client ") { // one line per connection
+				logs <- sc.Text()
+			}
+		}
+		close(logs)
+	}()
+	_, portStr, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(portStr)
+
+	for _, kex := range []string{"mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com"} {
+		t.Run(kex, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			c := opensshClient(ctx, t, sshBin, port, hostKey, clientKey, kex)
+			var errBuf strings.Builder
+			c.Stderr = &errBuf
+			out, err := c.Output()
+			if err != nil {
+				t.Fatalf("ssh: %v\n%s", err, tail([]byte(errBuf.String())))
+			}
+			if got := strings.TrimSpace(string(out)); got != "kex="+kex {
+				t.Fatalf("pqkex serve answered %q", got)
+			}
+			if _, ok := findLine([]byte(errBuf.String()), opensshProof(kex)); !ok {
+				t.Fatalf("ssh -vvv has no %q line", "debug1: kex: algorithm: "+kex)
+			}
+			select {
+			case line := <-logs:
+				if !strings.Contains(line, "kex="+kex+" ") || !strings.Contains(line, "OpenSSH_10") {
+					t.Fatalf("serve logged %q", line)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("pqkex serve logged nothing")
+			}
+		})
+	}
+}

@@ -1,0 +1,124 @@
+package vectors
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestDetectBundled checks that every bundled file is recognised as its
+// format, and the README as no vector file.
+func TestDetectBundled(t *testing.T) {
+	want := map[string]Format{
+		"sntrup761_nist_kat.rsp":                              FormatSNTRUP761KAT,
+		"mlkem768x25519-sha256_openssh.json":                  FormatSSHMLKEM768X25519,
+		"sntrup761x25519-sha512_openssh.json":                 FormatSSHSNTRUP761X25519,
+		"mlkem768_acvp_keygen.json":                           FormatACVPMLKEMKeyGen,
+		"mlkem768_acvp_encapdecap.json":                       FormatACVPMLKEMEncDec,
+		"wycheproof_mlkem_768_test.json":                      FormatWycheproofMLKEM,
+		"wycheproof_mlkem_768_encaps_test.json":               FormatWycheproofMLKEM,
+		"wycheproof_mlkem_768_keygen_seed_test.json":          FormatWycheproofMLKEM,
+		"wycheproof_mlkem_768_semi_expanded_decaps_test.json": FormatWycheproofMLKEM,
+		"cctv_mlkem768_modulus.txt.gz":                        FormatCCTVMLKEMModulus,
+		"cctv_mlkem768_strcmp.txt":                            FormatCCTVMLKEMCase,
+		"cctv_mlkem768_unlucky_fips203final_pr13.txt":         FormatCCTVMLKEMCase,
+		"mlkem768_accumulated.json":                           FormatMLKEMAccumulated,
+		"rfc7748_x25519.json":                                 FormatRFC7748X25519,
+		"wycheproof_x25519_test.json":                         FormatWycheproofXDH,
+	}
+	entries, err := fs.ReadDir(Bundled, "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(want)+1 {
+		t.Errorf("%d bundled files, want %d and the README", len(entries), len(want))
+	}
+	for _, e := range entries {
+		data, err := fs.ReadFile(Bundled, "testdata/"+e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		disk, err := os.ReadFile("testdata/" + e.Name())
+		if err != nil || !bytes.Equal(data, disk) {
+			t.Errorf("%s: embedded copy differs from testdata (%v)", e.Name(), err)
+		}
+		f, err := Detect(data)
+		if e.Name() == "README.md" {
+			if err == nil {
+				t.Errorf("README.md detected as %s", f)
+			}
+			continue
+		}
+		if err != nil || f != want[e.Name()] {
+			t.Errorf("%s: detected %q (%v), want %q", e.Name(), f, err, want[e.Name()])
+		}
+		// Recognised by the fields before any damage.
+		if f2, err := Detect(data[:len(data)*2/3]); f2 != f {
+			t.Errorf("%s cut short: detected %q (%v), want %q", e.Name(), f2, err, f)
+		}
+	}
+}
+
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write(b)
+	z.Close()
+	return buf.Bytes()
+}
+
+// TestRunSkips checks that files in a bundled format but for an algorithm
+// or parameter set pqkex does not implement are skipped, not failed, and
+// that files without vectors fail.
+func TestRunSkips(t *testing.T) {
+	hex := func(n int) string { return strings.Repeat("ab", n) }
+	for _, tc := range []struct {
+		name, data, skip string
+	}{
+		{"ssh", `{"algorithm": "mlkem768nistp256-sha256", "transcript": {}, "tests": [{"tcId": 1}]}`, "mlkem768nistp256-sha256"},
+		{"rsp", "# kyber768\n\ncount = 0\nseed = 00\n", "kyber768"},
+		{"acvp", `{"algorithm": "ML-KEM", "mode": "keyGen", "parameterSet": "ML-KEM-512", "tests": []}`, "ML-KEM-512"},
+		{"wycheproof mlkem", `{"algorithm": "ML-KEM", "schema": "mlkem_test_schema.json", "testGroups": [{"type": "MLKEMTest", "parameterSet": "ML-KEM-1024", "tests": [{"tcId": 1}]}]}`, "ML-KEM-1024"},
+		{"wycheproof x448", `{"algorithm": "XDH", "schema": "xdh_comp_schema_v1.json", "testGroups": [{"curve": "curve448", "tests": [{"tcId": 1}]}]}`, "curve448"},
+		{"wycheproof ecdsa", `{"algorithm": "ECDSA", "schema": "ecdsa_verify_schema_v1.json", "testGroups": []}`, "ECDSA"},
+		{"cctv modulus 512", string(gzipped([]byte(hex(800) + "\n"))), "ML-KEM-512"},
+		{"cctv case 1024", "dk = " + hex(3168) + "\nc = " + hex(1568) + "\nK = " + hex(32) + "\n", "ML-KEM-1024"},
+		{"text", "hello\n", "not a known vector format"},
+		{"json", `{"hello": "world"}`, "not a known vector format"},
+	} {
+		r := Run(tc.name, []byte(tc.data))
+		if r.Skipped == "" || !strings.Contains(r.Skipped, tc.skip) || r.Passed+r.Failed != 0 || r.Err != nil {
+			t.Errorf("%s: %+v, want skipped for %q", tc.name, r, tc.skip)
+		}
+	}
+	for _, data := range []string{
+		`{"algorithm": "ML-KEM", "mode": "keyGen", "parameterSet": "ML-KEM-768", "tests": []}`,
+		`{"section_5_2": []}`,
+		"# sntrup761\n\ncount = 0\nseed = 00\n",
+	} {
+		if r := Run("empty", []byte(data)); r.Err == nil || r.Failed != 1 {
+			t.Errorf("%q: %+v, want one failure", data, r)
+		}
+	}
+}
+
+// TestRunAccumulatedCorrupted runs 100 accumulated tests against a
+// corrupted expected hash.
+func TestRunAccumulatedCorrupted(t *testing.T) {
+	var v MLKEMAccumulated
+	readJSON(t, "mlkem768_accumulated.json", &v)
+	if r := RunMLKEMAccumulated(&v, 100); r.Passed != 1 || r.Failed != 0 {
+		t.Fatalf("intact: %+v", r)
+	}
+	want := v.Recipes["go"].Expected["100"]
+	v.Recipes["go"].Expected["100"] = "00" + want[2:]
+	if r := RunMLKEMAccumulated(&v, 100); r.Passed != 0 || r.Failed != 1 {
+		t.Errorf("corrupted: %+v", r)
+	}
+	if r := RunMLKEMAccumulated(&v, 7); r.Err == nil {
+		t.Errorf("no hash for 7 tests: %+v", r)
+	}
+}
