@@ -90,9 +90,9 @@ package mlkem768x25519
 import (
 	"crypto"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"io"
 
 	"github.com/cloudflare/circl/dh/x25519"
@@ -149,10 +149,11 @@ func NewClient(rand io.Reader) (*Client, error) {
 	var seed [seedSize]byte
 	defer clear(seed[:])
 	c := new(Client)
-	if err := readRandom(rand, seed[:]); err != nil {
+	r := hybrid.NewRand(rand, "mlkem768x25519")
+	if err := r.Fill(seed[:]); err != nil {
 		return nil, err
 	}
-	if err := readRandom(rand, c.priv[:]); err != nil {
+	if err := r.Fill(c.priv[:]); err != nil {
 		clear(c.priv[:])
 		return nil, err
 	}
@@ -235,13 +236,13 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 	var kCL x25519.Key
 	defer clear(kPQ[:])
 	defer clear(kCL[:])
-	if !x25519Shared(&kCL, &c.priv, serverReply[ctSize:]) {
+	if !hybrid.X25519Shared(&kCL, &c.priv, serverReply[ctSize:]) {
 		return nil, errors.New("mlkem768x25519: server's X25519 public key is a low-order point (all-zero shared secret)")
 	}
 	// Lengths are exact, so DecapsulateTo cannot panic. A bad ciphertext
 	// yields the implicit-rejection key (FIPS 203 Algorithm 18).
 	c.dk.DecapsulateTo(kPQ[:], serverReply[:ctSize])
-	return sharedSecret(&kPQ, &kCL), nil
+	return hybrid.SharedSecret(Hash, kPQ[:], kCL[:]), nil
 }
 
 // clear forgets the client's secrets (best effort, see the package
@@ -282,10 +283,11 @@ func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err erro
 	var priv x25519.Key
 	defer clear(m[:])
 	defer clear(priv[:])
-	if err := readRandom(rand, m[:]); err != nil {
+	r := hybrid.NewRand(rand, "mlkem768x25519")
+	if err := r.Fill(m[:]); err != nil {
 		return nil, nil, err
 	}
-	if err := readRandom(rand, priv[:]); err != nil {
+	if err := r.Fill(priv[:]); err != nil {
 		return nil, nil, err
 	}
 
@@ -293,27 +295,12 @@ func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err erro
 	var kCL x25519.Key
 	defer clear(kPQ[:])
 	defer clear(kCL[:])
-	if !x25519Shared(&kCL, &priv, clientInit[ekSize:]) {
+	if !hybrid.X25519Shared(&kCL, &priv, clientInit[ekSize:]) {
 		return nil, nil, errors.New("mlkem768x25519: client's X25519 public key is a low-order point (all-zero shared secret)")
 	}
 	serverReply = make([]byte, ServerReplySize)
 	// All lengths are exact, so EncapsulateTo cannot panic.
 	ek.EncapsulateTo(serverReply[:ctSize], kPQ[:], m[:])
 	x25519.KeyGen((*x25519.Key)(serverReply[ctSize:]), &priv)
-	return serverReply, sharedSecret(&kPQ, &kCL), nil
-}
-
-// sharedSecret returns K = string(SHA-256(K_PQ || K_CL)) (draft section
-// 2.4).
-func sharedSecret(kPQ *[kemSSSize]byte, kCL *x25519.Key) []byte {
-	var in [kemSSSize + x25519.Size]byte
-	copy(in[:], kPQ[:])
-	copy(in[kemSSSize:], kCL[:])
-	sum := sha256.Sum256(in[:])
-	k := make([]byte, SharedSecretSize)
-	binary.BigEndian.PutUint32(k, sha256.Size)
-	copy(k[4:], sum[:])
-	clear(in[:])
-	clear(sum[:])
-	return k
+	return serverReply, hybrid.SharedSecret(Hash, kPQ[:], kCL[:]), nil
 }

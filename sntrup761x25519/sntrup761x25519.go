@@ -102,9 +102,9 @@ package sntrup761x25519
 import (
 	"crypto"
 	"crypto/sha512"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"io"
 
 	"github.com/cloudflare/circl/dh/x25519"
@@ -162,15 +162,15 @@ type Client struct {
 // the X25519 private key. It returns an error only if reading from rand
 // fails.
 func NewClient(rand io.Reader) (*Client, error) {
-	r := newRandReader(rand)
+	r := hybrid.NewRand(rand, "sntrup761x25519")
 	// sntrup761's key generation reading from the caller's rand, in
 	// OpenSSH's order (see internal/sntrupbridge).
 	dk, err := sntrupbridge.GenerateKey(r)
 	if err != nil {
-		return nil, r.wrap(err)
+		return nil, r.Wrap(err)
 	}
 	c := &Client{dk: dk.(*sntrup761.DecapsulationKey)}
-	if err := r.read(c.priv[:]); err != nil {
+	if err := r.Fill(c.priv[:]); err != nil {
 		c.clear()
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func NewClientWithKey(dk *sntrup761.DecapsulationKey, rand io.Reader) (*Client, 
 		return nil, errors.New("sntrup761x25519: NewClientWithKey needs a decapsulation key")
 	}
 	c := &Client{dk: dk}
-	if err := newRandReader(rand).read(c.priv[:]); err != nil {
+	if err := hybrid.NewRand(rand, "sntrup761x25519").Fill(c.priv[:]); err != nil {
 		c.clear()
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 	}
 	var kCL x25519.Key
 	defer clear(kCL[:])
-	if !x25519Shared(&kCL, &c.priv, serverReply[ctSize:]) {
+	if !hybrid.X25519Shared(&kCL, &c.priv, serverReply[ctSize:]) {
 		return nil, errors.New("sntrup761x25519: server's X25519 public key is a low-order point (all-zero shared secret)")
 	}
 	// Decapsulate fails only on a wrong length; a bad ciphertext yields
@@ -266,7 +266,7 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 		return nil, fmt.Errorf("sntrup761x25519: %w", err)
 	}
 	defer clear(kPQ)
-	return sharedSecret(kPQ, &kCL), nil
+	return hybrid.SharedSecret(Hash, kPQ, kCL[:]), nil
 }
 
 // clear forgets the client's secrets (best effort, see the package
@@ -298,42 +298,27 @@ func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("sntrup761x25519: %w", err)
 	}
-	r := newRandReader(rand)
+	r := hybrid.NewRand(rand, "sntrup761x25519")
 	// As in NewClient: sntrup761's encapsulation reading r from the
 	// caller's rand.
 	kPQ, ct, err := sntrupbridge.Encapsulate(ek, r)
 	if err != nil {
-		return nil, nil, r.wrap(err)
+		return nil, nil, r.Wrap(err)
 	}
 	defer clear(kPQ)
 	var priv x25519.Key
 	defer clear(priv[:])
-	if err := r.read(priv[:]); err != nil {
+	if err := r.Fill(priv[:]); err != nil {
 		return nil, nil, err
 	}
 
 	var kCL x25519.Key
 	defer clear(kCL[:])
-	if !x25519Shared(&kCL, &priv, clientInit[ekSize:]) {
+	if !hybrid.X25519Shared(&kCL, &priv, clientInit[ekSize:]) {
 		return nil, nil, errors.New("sntrup761x25519: client's X25519 public key is a low-order point (all-zero shared secret)")
 	}
 	serverReply = make([]byte, ServerReplySize)
 	copy(serverReply, ct)
 	x25519.KeyGen((*x25519.Key)(serverReply[ctSize:]), &priv)
-	return serverReply, sharedSecret(kPQ, &kCL), nil
-}
-
-// sharedSecret returns K = string(SHA-512(K_PQ || K_CL)) (RFC 9941
-// section 3). kPQ is 32 bytes long.
-func sharedSecret(kPQ []byte, kCL *x25519.Key) []byte {
-	var in [kemSSSize + x25519.Size]byte
-	copy(in[:], kPQ)
-	copy(in[kemSSSize:], kCL[:])
-	sum := sha512.Sum512(in[:])
-	k := make([]byte, SharedSecretSize)
-	binary.BigEndian.PutUint32(k, sha512.Size)
-	copy(k[4:], sum[:])
-	clear(in[:])
-	clear(sum[:])
-	return k
+	return serverReply, hybrid.SharedSecret(Hash, kPQ, kCL[:]), nil
 }

@@ -17,7 +17,7 @@ func TestCodecSizes(t *testing.T) {
 
 func TestEncodeMatchesReference(t *testing.T) {
 	rng := mrand.New(mrand.NewPCG(8, 9))
-	for range 200 {
+	for range iterations(t, 200) {
 		h := randRq(rng)
 		var enc [rqBytes]byte
 		rqEncode(enc[:], &h)

@@ -19,11 +19,7 @@ func randomStream(t testing.TB, n int) []byte {
 // TestKEMMatchesReference runs key generation, encapsulation and
 // decapsulation through both implementations on the same random bytes.
 func TestKEMMatchesReference(t *testing.T) {
-	n := 30
-	if testing.Short() {
-		n = 5
-	}
-	for i := range n {
+	for i := range iterations(t, 30) {
 		seed := randomStream(t, 2*randomBytes+smallBytes+randomBytes)
 		if i == 0 { // g = 0 is not invertible: exercises the retry
 			seed = append(make([]byte, randomBytes), seed...)

@@ -23,7 +23,7 @@ func randSmall(rng *rand.Rand) (f [P]int8) {
 
 func TestRecipRq(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 3))
-	for k := range 30 {
+	for k := range iterations(t, 30) {
 		a := randRq(rng)
 		if k%3 == 1 { // small inputs, as in key generation
 			s := randSmall(rng)

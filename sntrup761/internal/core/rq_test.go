@@ -3,6 +3,8 @@ package core
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pqkex/pqkex/sntrup761/internal/ref"
 )
 
 func centered(x, m int64) int64 {
@@ -45,6 +47,41 @@ func TestFreeze(t *testing.T) {
 	for x := int64(-1 << 24); x < 1<<24; x += 1 + rng.Int64N(5) {
 		if got := freeze3(x); int64(got) != centered(x, 3) {
 			t.Fatalf("freeze3(%d) = %d", x, got)
+		}
+	}
+}
+
+// TestRingMultMatchesReference compares the FFT-based multiplications in
+// R/q (Rq x Rq via the spectra, Rq x small) and R/3 with the reference's
+// schoolbook multiplication and reduction.
+func TestRingMultMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 17))
+	for i := range iterations(t, 200) {
+		a, b := randRq(rng), randRq(rng)
+		s, u := randSmall(rng), randSmall(rng)
+		if i == 0 { // extremes
+			for j := range a {
+				a[j], b[j], s[j], u[j] = Q12, -Q12, -1, 1
+			}
+		}
+		var sa, sb, ss, su spectrum
+		sa.transformRq(&a)
+		sb.transformRq(&b)
+		ss.transformSmall(&s)
+		su.transformSmall(&u)
+		var got [P]int16
+		mulRq(&got, &sa, &sb)
+		if got != [P]int16(ref.RqMult((*[ref.P]int16)(&a), (*[ref.P]int16)(&b))) {
+			t.Fatalf("input %d: Rq x Rq differs from the reference", i)
+		}
+		mulRq(&got, &sa, &ss)
+		if got != [P]int16(ref.RqMultSmall((*[ref.P]int16)(&a), (*[ref.P]int8)(&s))) {
+			t.Fatalf("input %d: Rq x small differs from the reference", i)
+		}
+		var got3 [P]int8
+		mulR3(&got3, &ss, &su)
+		if got3 != [P]int8(ref.R3Mult((*[ref.P]int8)(&s), (*[ref.P]int8)(&u))) {
+			t.Fatalf("input %d: R3 product differs from the reference", i)
 		}
 	}
 }

@@ -1,0 +1,105 @@
+// Package hybrid holds what the two SSH hybrid methods share: the X25519
+// half with its mandatory all-zero check, the combiner
+// K = string(HASH(K_PQ || K_CL)), and reading the caller's randomness.
+package hybrid
+
+import (
+	"crypto"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/subtle"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/cloudflare/circl/dh/x25519"
+)
+
+// X25519Shared sets out to X25519(priv, peer) (RFC 7748 section 5: priv
+// is clamped, bit 255 of peer is ignored, non-canonical values are
+// reduced) and reports whether the result is not all zero (RFC 7748
+// section 6.1; RFC 8731 section 3 makes the check mandatory for SSH).
+// peer must be 32 bytes long. Constant time in priv.
+func X25519Shared(out, priv *x25519.Key, peer []byte) bool {
+	var pub x25519.Key
+	copy(pub[:], peer)
+	x25519.Shared(out, priv, &pub) // its own low-order verdict is ignored: the result decides
+	var zero x25519.Key
+	return subtle.ConstantTimeCompare(out[:], zero[:]) == 0
+}
+
+// SharedSecret returns K = string(HASH(kPQ || kCL)), the shared secret as
+// both hybrid methods feed it to the exchange hash and the key derivation
+// (draft-ietf-sshm-mlkem-hybrid-kex section 2.4, RFC 9941 section 3): a
+// 4-byte length, then the digest. h is crypto.SHA256 or crypto.SHA512;
+// kPQ and kCL are 32 bytes each. Intermediate copies are cleared.
+func SharedSecret(h crypto.Hash, kPQ, kCL []byte) []byte {
+	var in [64]byte
+	copy(in[:32], kPQ)
+	copy(in[32:], kCL)
+	var k []byte
+	switch h {
+	case crypto.SHA256:
+		sum := sha256.Sum256(in[:])
+		k = binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(sum)), uint32(len(sum)))
+		k = append(k, sum[:]...)
+		clear(sum[:])
+	case crypto.SHA512:
+		sum := sha512.Sum512(in[:])
+		k = binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(sum)), uint32(len(sum)))
+		k = append(k, sum[:]...)
+		clear(sum[:])
+	default:
+		panic("hybrid: unsupported hash") // our own methods only
+	}
+	clear(in[:])
+	return k
+}
+
+// Rand reads the caller's randomness, or crypto/rand's if nil, and
+// remembers the first read error so that an error surfacing through a KEM
+// (which may not wrap it) can still be matched with errors.Is.
+type Rand struct {
+	r      io.Reader
+	err    error
+	method string // for error messages
+}
+
+// NewRand returns a Rand reading from r (crypto/rand if r is nil); method
+// prefixes its errors.
+func NewRand(r io.Reader, method string) *Rand {
+	if r == nil {
+		r = rand.Reader
+	}
+	return &Rand{r: r, method: method}
+}
+
+// Read implements io.Reader.
+func (r *Rand) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}
+
+// Fill fills b completely.
+func (r *Rand) Fill(b []byte) error {
+	if _, err := io.ReadFull(r, b); err != nil {
+		return r.Wrap(err)
+	}
+	return nil
+}
+
+// Wrap returns the error to report after a failed read: the first error
+// the source returned, with io.EOF turned into io.ErrUnexpectedEOF.
+func (r *Rand) Wrap(err error) error {
+	if r.err != nil {
+		err = r.err
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("%s: reading randomness: %w", r.method, err)
+}
