@@ -92,12 +92,12 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/pqkex/pqkex/internal/hybrid"
 	"io"
 
 	"github.com/cloudflare/circl/dh/x25519"
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/mlkem768x25519/internal/clienthook"
 )
 
