@@ -108,9 +108,9 @@ import (
 
 	"github.com/cloudflare/circl/dh/x25519"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/sntrupbridge"
 	"github.com/pqkex/pqkex/sntrup761"
-	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/sntrup761x25519/internal/clienthook"
 )
 
