@@ -167,6 +167,7 @@ func NewClient(rand io.Reader) (*Client, error) {
 // 2400-byte expanded decapsulation key, which must pass the hash check of
 // FIPS 203 section 7.3) and computes C_INIT. c.priv must be set.
 func (c *Client) setKeys(kemKey []byte) error {
+	defer hybrid.ResetUpperState() // after circl's AVX2 code (see there)
 	var pk *mlkem768.PublicKey
 	switch len(kemKey) {
 	case seedSize:
@@ -242,6 +243,7 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 	// Lengths are exact, so DecapsulateTo cannot panic. A bad ciphertext
 	// yields the implicit-rejection key (FIPS 203 Algorithm 18).
 	c.dk.DecapsulateTo(kPQ[:], serverReply[:ctSize])
+	hybrid.ResetUpperState()
 	return hybrid.SharedSecret(Hash, kPQ[:], kCL[:]), nil
 }
 
@@ -274,7 +276,9 @@ func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err erro
 		return nil, nil, fmt.Errorf("mlkem768x25519: client's C_INIT has %d bytes, want %d", len(clientInit), ClientInitSize)
 	}
 	var ek mlkem768.PublicKey
-	if err := ek.Unpack(clientInit[:ekSize]); err != nil {
+	err = ek.Unpack(clientInit[:ekSize])
+	hybrid.ResetUpperState() // after circl's AVX2 code (see there), on every path
+	if err != nil {
 		// The only possible failure at this length is the modulus check.
 		return nil, nil, errors.New("mlkem768x25519: client's ML-KEM-768 encapsulation key is invalid (a coefficient is not reduced modulo q, FIPS 203 section 7.2)")
 	}
@@ -301,6 +305,7 @@ func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err erro
 	serverReply = make([]byte, ServerReplySize)
 	// All lengths are exact, so EncapsulateTo cannot panic.
 	ek.EncapsulateTo(serverReply[:ctSize], kPQ[:], m[:])
+	hybrid.ResetUpperState()
 	x25519.KeyGen((*x25519.Key)(serverReply[ctSize:]), &priv)
 	return serverReply, hybrid.SharedSecret(Hash, kPQ[:], kCL[:]), nil
 }

@@ -4,6 +4,7 @@
 package hybrid
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/rand"
 	"crypto/sha256"
@@ -103,3 +104,26 @@ func (r *Rand) Wrap(err error) error {
 	}
 	return fmt.Errorf("%s: reading randomness: %w", r.method, err)
 }
+
+// ResetUpperState must be called after circl's ML-KEM functions on amd64.
+// circl's AVX2 Keccak assembly (simd/keccakf1600, f1600x4_amd64.s in
+// v1.6.5) returns without VZEROUPPER; until something clears the upper
+// halves of the YMM registers, every legacy-SSE instruction on the thread
+// pays a transition penalty. Measured here: a 3.5 KB SHA-256 (SHA-NI, SSE
+// encoded) right after an ML-KEM encapsulation took 276 µs instead of
+// 2.5 µs, which made whole x/crypto/ssh handshakes slower than with
+// x/crypto's own ML-KEM, and slows AES-GCM and everything else after it.
+//
+// Pure Go cannot execute VZEROUPPER, but the runtime's memequal does after
+// its AVX2 loop for inputs of 64 bytes or more (internal/bytealg,
+// equal_amd64.s), so comparing two distinct 64-byte buffers clears the
+// state. It costs a few nanoseconds and is harmless elsewhere.
+// BenchmarkSHA256AfterMLKEM in this package shows the effect.
+func ResetUpperState() {
+	equalSink = bytes.Equal(resetA[:], resetB[:])
+}
+
+var (
+	resetA, resetB [64]byte
+	equalSink      bool
+)
