@@ -14,7 +14,7 @@ import (
 // measureHandshakes returns full x/crypto/ssh handshakes per second
 // (client and server in this process, one at a time, over an in-memory
 // buffered pipe) with the key exchange name.
-func measureHandshakes(name string, hostKey ssh.Signer, d time.Duration) float64 {
+func measureHandshakes(name string, hostKey ssh.Signer, d time.Duration, minN int) float64 {
 	scfg := &ssh.ServerConfig{NoClientAuth: true}
 	scfg.KeyExchanges = []string{name}
 	scfg.AddHostKey(hostKey)
@@ -55,7 +55,7 @@ func measureHandshakes(name string, hostKey ssh.Signer, d time.Duration) float64
 	if err := one(); err != nil {
 		panic("bench handshake " + name + ": " + err.Error())
 	}
-	us := measure(d, func() {
+	us := measureMin(d, minN, func() {
 		if err := one(); err != nil {
 			panic("bench handshake " + name + ": " + err.Error())
 		}
