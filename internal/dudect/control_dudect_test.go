@@ -1,0 +1,75 @@
+//go:build dudect
+
+package dudect
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+var controlSink uint64
+
+// controlWork is a chain of dependent multiply-xor steps over buf[:n],
+// about a nanosecond or two each.
+//
+//go:noinline
+func controlWork(buf []uint64, n int) uint64 {
+	s := uint64(1)
+	for _, x := range buf[:n] {
+		s = (s ^ x) * 0x9e3779b97f4a7c15
+		s ^= s >> 29
+	}
+	return s
+}
+
+// TestDudectControl checks the check: a target of about 15 µs whose class
+// 1 does `extra` more steps than class 0. With extra = 0 (negative
+// control) the classes differ in data only and must pass; the leaking
+// variants show how small a difference the check finds with
+// PQKEX_DUDECT_N measurements on this machine. Run with
+//
+//	go test -tags dudect -run TestDudectControl -v ./internal/dudect
+func TestDudectControl(t *testing.T) {
+	n, err := EnvInt("PQKEX_DUDECT_N", 50000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const base = 10000
+	buf := make([]uint64, base+1000)
+	var results []Result
+	for _, extra := range []int{0, 1, 4, 16, 64, 256} {
+		inputs := make([][]uint64, 1000)
+		lens := make([]int, len(inputs))
+		for i := range inputs {
+			inputs[i] = make([]uint64, len(buf))
+		}
+		var seed uint64 = 1
+		tg := Target{
+			Name:  fmt.Sprintf("control/extra=%d steps", extra),
+			Slots: len(inputs),
+			Prepare: func(i, class int) {
+				for j := range inputs[i] {
+					seed = seed*6364136223846793005 + 1442695040888963407
+					inputs[i][j] = seed
+				}
+				lens[i] = base + class*extra
+			},
+			Run: func(i int) { controlSink += controlWork(inputs[i], lens[i]) },
+		}
+		r := Measure(tg, Options{Measurements: n})
+		r.Judge(4.5)
+		results = append(results, r)
+		t.Logf("%v", r)
+		if extra == 0 && !r.Passed {
+			t.Errorf("negative control flagged: max |t| = %.2f", r.MaxT)
+		}
+	}
+	// The step cost, for reading the table: time a long run.
+	t0 := time.Now()
+	for range 100 {
+		controlSink += controlWork(buf, base)
+	}
+	t.Logf("one step costs about %.2f ns", float64(time.Since(t0))/(100*base))
+	t.Logf("results:\n%s", Table(results))
+}

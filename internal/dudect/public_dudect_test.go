@@ -1,0 +1,228 @@
+//go:build dudect
+
+// The dudect check of the public SSH layer: the client's Finish (the
+// decapsulation of the server's ciphertext plus X25519) on valid and
+// invalid ciphertexts, and the server's Respond on fixed and random
+// randomness, for both hybrid methods. The sntrup761 core is checked in
+// detail by sntrup761/internal/core (TestDudect there). Run with
+//
+//	go test -tags dudect -run TestDudectPublic -timeout 0 -v ./internal/dudect
+//
+// with the same PQKEX_DUDECT_N and PQKEX_DUDECT_T settings.
+
+package dudect_test
+
+import (
+	"bytes"
+	cryptorand "crypto/rand"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/dudect"
+	"github.com/pqkex/pqkex/mlkem768x25519"
+	"github.com/pqkex/pqkex/sntrup761"
+	"github.com/pqkex/pqkex/sntrup761x25519"
+)
+
+func newRNG() *rand.Rand {
+	var seed [32]byte
+	cryptorand.Read(seed[:])
+	return rand.New(rand.NewChaCha8(seed))
+}
+
+func fill(rng *rand.Rand, b []byte) {
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+}
+
+const (
+	x25519Size     = 32
+	sntrupRandSize = 3044 // the r of sntrup761 encapsulation
+)
+
+// finisher is a client of either method.
+type finisher interface {
+	Init() []byte
+	Finish([]byte) ([]byte, error)
+}
+
+// finishTarget measures Finish of a client made by newClient (untimed, in
+// Load) on replies from respond: class 0 a valid reply (pool of 256),
+// class 1 the same with the ciphertext replaced by random bytes (implicit
+// rejection), keeping the valid X25519 share.
+func finishTarget(t *testing.T, replySize int, newClient func() finisher, respond func(init []byte) ([]byte, error)) dudect.Target {
+	rng := newRNG()
+	init := newClient().Init()
+	pool := make([][]byte, 256)
+	for i := range pool {
+		var err error
+		if pool[i], err = respond(init); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replies := make([][]byte, 1000)
+	for i := range replies {
+		replies[i] = make([]byte, replySize)
+	}
+	clients := make([]finisher, len(replies))
+	return dudect.Target{
+		Slots: len(replies),
+		Prepare: func(i, class int) {
+			copy(replies[i], pool[rng.IntN(len(pool))])
+			if class == 1 {
+				fill(rng, replies[i][:replySize-x25519Size])
+			}
+			clients[i] = nil
+		},
+		Load: func(i int) { clients[i] = newClient() },
+		Run: func(i int) {
+			if _, err := clients[i].Finish(replies[i]); err != nil {
+				panic(err)
+			}
+		},
+	}
+}
+
+// respondTarget measures Respond on a fixed C_INIT with class 0 a fixed
+// random stream and class 1 fresh random streams of seedLen bytes.
+func respondTarget(seedLen int, init []byte, respond func(rand *bytes.Reader, init []byte) error) dudect.Target {
+	rng := newRNG()
+	fixed := make([]byte, seedLen)
+	fill(rng, fixed)
+	seeds := make([][]byte, 1000)
+	readers := make([]bytes.Reader, len(seeds))
+	for i := range seeds {
+		seeds[i] = make([]byte, seedLen)
+	}
+	return dudect.Target{
+		Slots: len(seeds),
+		Prepare: func(i, class int) {
+			fill(rng, seeds[i])
+			if class == 0 {
+				copy(seeds[i], fixed)
+			}
+			readers[i].Reset(seeds[i])
+		},
+		Run: func(i int) {
+			if err := respond(&readers[i], init); err != nil {
+				panic(err)
+			}
+		},
+	}
+}
+
+var publicCases = []struct {
+	name, about string
+	setup       func(t *testing.T) dudect.Target
+}{
+	{
+		name:  "sntrup761x25519/Finish/valid-vs-random-ct",
+		about: "one client key pair; class 0 a valid S_REPLY, class 1 random ciphertext bytes with a valid X25519 share",
+		setup: func(t *testing.T) dudect.Target {
+			dk, err := sntrup761.GenerateKey()
+			if err != nil {
+				t.Fatal(err)
+			}
+			priv := make([]byte, x25519Size)
+			cryptorand.Read(priv)
+			var r bytes.Reader
+			return finishTarget(t, sntrup761x25519.ServerReplySize, func() finisher {
+				// Finish forgets dk in the Client but leaves dk itself
+				// intact, so one key serves every client here.
+				r.Reset(priv)
+				c, err := sntrup761x25519.NewClientWithKey(dk, &r)
+				if err != nil {
+					panic(err)
+				}
+				return c
+			}, func(init []byte) ([]byte, error) {
+				reply, _, err := sntrup761x25519.Respond(nil, init)
+				return reply, err
+			})
+		},
+	},
+	{
+		name:  "sntrup761x25519/Respond/fixed-vs-random",
+		about: "one C_INIT; class 0 a fixed 3044+32-byte random stream, class 1 fresh random streams",
+		setup: func(t *testing.T) dudect.Target {
+			c, err := sntrup761x25519.NewClient(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return respondTarget(sntrupRandSize+x25519Size, c.Init(), func(r *bytes.Reader, init []byte) error {
+				_, _, err := sntrup761x25519.Respond(r, init)
+				return err
+			})
+		},
+	},
+	{
+		name:  "mlkem768x25519/Finish/valid-vs-random-ct",
+		about: "one client key pair (fixed 96-byte seed); class 0 a valid S_REPLY, class 1 random ciphertext bytes with a valid X25519 share",
+		setup: func(t *testing.T) dudect.Target {
+			seed := make([]byte, 64+x25519Size)
+			cryptorand.Read(seed)
+			var r bytes.Reader
+			return finishTarget(t, mlkem768x25519.ServerReplySize, func() finisher {
+				r.Reset(seed)
+				c, err := mlkem768x25519.NewClient(&r)
+				if err != nil {
+					panic(err)
+				}
+				return c
+			}, func(init []byte) ([]byte, error) {
+				reply, _, err := mlkem768x25519.Respond(nil, init)
+				return reply, err
+			})
+		},
+	},
+	{
+		name:  "mlkem768x25519/Respond/fixed-vs-random",
+		about: "one C_INIT; class 0 a fixed 32+32-byte random stream, class 1 fresh random streams",
+		setup: func(t *testing.T) dudect.Target {
+			c, err := mlkem768x25519.NewClient(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return respondTarget(32+x25519Size, c.Init(), func(r *bytes.Reader, init []byte) error {
+				_, _, err := mlkem768x25519.Respond(r, init)
+				return err
+			})
+		},
+	},
+}
+
+func TestDudectPublic(t *testing.T) {
+	n, err := dudect.EnvInt("PQKEX_DUDECT_N", 50000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bar, err := dudect.EnvFloat("PQKEX_DUDECT_T", 4.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d measurements per test, fail at |t| >= %v", n, bar)
+	var results []dudect.Result
+	for _, c := range publicCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Logf("%s: %s", c.name, c.about)
+			tg := c.setup(t)
+			tg.Name = c.name
+			r := dudect.Measure(tg, dudect.Options{
+				Measurements:  n,
+				Progress:      func(r dudect.Result) { t.Logf("progress: %v", r) },
+				ProgressEvery: time.Minute,
+			})
+			r.Judge(bar)
+			results = append(results, r)
+			t.Logf("%v", r)
+			if !r.Passed {
+				t.Errorf("%s: max |t| = %.2f >= %v: timing differs between the classes", c.name, r.MaxT, bar)
+			}
+		})
+	}
+	if len(results) > 0 {
+		t.Logf("results:\n%s", dudect.Table(results))
+	}
+}

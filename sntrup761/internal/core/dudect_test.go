@@ -1,0 +1,581 @@
+//go:build dudect
+
+// Constant-time evidence for the sntrup761 core: a dudect-style timing
+// check (package internal/dudect) of every operation on secret data. It
+// is not part of the normal test run; run it with
+//
+//	go test -tags dudect -run '^TestDudect$' -timeout 0 -v ./sntrup761/internal/core
+//
+// PQKEX_DUDECT_N sets the measurements per test (default 50000: about four
+// minutes in all on a loaded two-core machine). The usual bar is 1e6
+// measurements per test; PQKEX_DUDECT_N=1e6 takes about 50 minutes for all
+// targets there (GenerateKey 22, recipRq 15, r3Recip 4.5, the rest 1-2
+// each), so select targets with -run, e.g. -run '^TestDudect$/sortShort'.
+// PQKEX_DUDECT_T sets the |t| that fails a test (default 4.5), and
+// PQKEX_DUDECT_DUMP, if set, names a directory that receives every
+// measurement (one "class<TAB>ns" line each, a file per target).
+//
+// Each target compares two classes of secret input with the public inputs
+// fixed. Inputs are prepared for a whole batch before it is measured, in
+// the same slots for both classes, so only the operation is timed.
+// TestDudectCount (below) runs the same targets for instruction counting.
+
+package core
+
+import (
+	"bufio"
+	"bytes"
+	cryptorand "crypto/rand"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/dudect"
+)
+
+func dudectRNG() *rand.Rand {
+	var seed [32]byte
+	cryptorand.Read(seed[:])
+	return rand.New(rand.NewChaCha8(seed))
+}
+
+// dudectList fills L with random words masked as shortFromList masks them
+// before sorting (W even keys, then odd keys with bit 1 clear).
+func dudectList(rng *rand.Rand, L *[P]uint32) {
+	for i := range L {
+		L[i] = rng.Uint32()
+	}
+	for i := range W {
+		L[i] &^= 1
+	}
+	for i := W; i < P; i++ {
+		L[i] = L[i]&^3 | 1
+	}
+}
+
+func dudectSmall(rng *rand.Rand, g *[P]int8) {
+	for i := range g {
+		g[i] = int8(rng.Uint32N(3)) - 1
+	}
+}
+
+func dudectShort(rng *rand.Rand, f *[P]int8) {
+	var L [P]uint32
+	for i := range L {
+		L[i] = rng.Uint32()
+	}
+	shortFromList(f, &L)
+}
+
+// dudectInvertibleSmall returns a random small element invertible in R/3.
+func dudectInvertibleSmall(rng *rand.Rand) [P]int8 {
+	for {
+		var g, v [P]int8
+		dudectSmall(rng, &g)
+		if r3Recip(&v, &g) == 0 {
+			return g
+		}
+	}
+}
+
+// dudectKeySeed returns randomness for GenerateKey whose g is invertible,
+// so that it reads exactly 2*3044+191 bytes.
+func dudectKeySeed(rng *rand.Rand, b []byte) {
+	for {
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		var L [P]uint32
+		var g, v [P]int8
+		decodeList(&L, (*[randomBytes]byte)(slices.Clone(b[:randomBytes])))
+		smallFromList(&g, &L)
+		if r3Recip(&v, &g) == 0 {
+			return
+		}
+	}
+}
+
+var (
+	dudectSinkKey *PrivateKey
+	dudectSink    int64
+)
+
+type dudectCase struct {
+	name  string
+	about string // the classes, for the report
+	setup func(t *testing.T) dudect.Target
+}
+
+var dudectCases = []dudectCase{
+	{
+		name:  "Decapsulate/valid-vs-random-ct",
+		about: "one key; class 0 a valid ciphertext (pool of 1024), class 1 random bytes (implicit rejection)",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			sk, err := GenerateKey(cryptorand.Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool := make([][CiphertextSize]byte, 1024)
+			for i := range pool {
+				var k [SharedKeySize]byte
+				sk.PublicKey().Encapsulate(cryptorand.Reader, &pool[i], &k)
+			}
+			cts := make([][CiphertextSize]byte, 1000)
+			var k [SharedKeySize]byte
+			return dudect.Target{
+				Slots: len(cts),
+				Prepare: func(i, class int) {
+					if class == 0 {
+						cts[i] = pool[rng.IntN(len(pool))]
+					} else {
+						for j := range cts[i] {
+							cts[i][j] = byte(rng.Uint32())
+						}
+					}
+				},
+				Run: func(i int) { sk.Decapsulate(&cts[i], &k) },
+			}
+		},
+	},
+	{
+		name:  "Decapsulate/valid-vs-tampered-ct",
+		about: "one key; class 0 a valid ciphertext, class 1 a valid one with one random bit flipped",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			sk, err := GenerateKey(cryptorand.Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool := make([][CiphertextSize]byte, 1024)
+			for i := range pool {
+				var k [SharedKeySize]byte
+				sk.PublicKey().Encapsulate(cryptorand.Reader, &pool[i], &k)
+			}
+			cts := make([][CiphertextSize]byte, 1000)
+			var k [SharedKeySize]byte
+			return dudect.Target{
+				Slots: len(cts),
+				Prepare: func(i, class int) {
+					cts[i] = pool[rng.IntN(len(pool))]
+					bit := rng.IntN(8 * CiphertextSize)
+					cts[i][bit/8] ^= byte(class << (bit % 8))
+				},
+				Run: func(i int) { sk.Decapsulate(&cts[i], &k) },
+			}
+		},
+	},
+	{
+		name:  "sortShort/sorted-vs-random",
+		about: "class 0 random masked keys already sorted, class 1 random masked keys",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			Ls := make([][P]uint32, 1000)
+			return dudect.Target{
+				Slots: len(Ls),
+				Prepare: func(i, class int) {
+					dudectList(rng, &Ls[i])
+					if class == 0 {
+						slices.Sort(Ls[i][:])
+					}
+				},
+				Run: func(i int) { sortShort(&Ls[i]) },
+			}
+		},
+	},
+	{
+		name:  "sortShort/fixed-vs-random",
+		about: "class 0 one fixed random masked list, class 1 fresh random masked lists",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			var fixed [P]uint32
+			dudectList(rng, &fixed)
+			Ls := make([][P]uint32, 1000)
+			return dudect.Target{
+				Slots: len(Ls),
+				Prepare: func(i, class int) {
+					dudectList(rng, &Ls[i])
+					if class == 0 {
+						Ls[i] = fixed
+					}
+				},
+				Run: func(i int) { sortShort(&Ls[i]) },
+			}
+		},
+	},
+	{
+		name:  "r3Recip/fixed-vs-random",
+		about: "class 0 one fixed invertible small g, class 1 fresh random small g",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			fixed := dudectInvertibleSmall(rng)
+			gs := make([][P]int8, 1000)
+			var v [P]int8
+			return dudect.Target{
+				Slots: len(gs),
+				Prepare: func(i, class int) {
+					dudectSmall(rng, &gs[i])
+					if class == 0 {
+						gs[i] = fixed
+					}
+				},
+				Run: func(i int) { dudectSink += int64(r3Recip(&v, &gs[i])) },
+			}
+		},
+	},
+	{
+		name:  "recipRq/fixed-vs-random",
+		about: "1/(3f) as in key generation; class 0 one fixed Short f, class 1 fresh random Short f",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			var fixedShort [P]int8
+			dudectShort(rng, &fixedShort)
+			fs := make([][P]int16, 1000)
+			var out [P]int16
+			scale := recipQ(3)
+			return dudect.Target{
+				Slots: len(fs),
+				Prepare: func(i, class int) {
+					var f [P]int8
+					dudectShort(rng, &f)
+					if class == 0 {
+						f = fixedShort
+					}
+					for j := range f {
+						fs[i][j] = int16(f[j])
+					}
+				},
+				Run: func(i int) { dudectSink += int64(recipRq(&out, &fs[i], scale)) },
+			}
+		},
+	},
+	{
+		name:  "GenerateKey/fixed-vs-random",
+		about: "class 0 one fixed seed (2*3044+191 bytes, g invertible), class 1 fresh random seeds",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			const seedLen = 2*randomBytes + smallBytes
+			fixed := make([]byte, seedLen)
+			dudectKeySeed(rng, fixed)
+			seeds := make([][seedLen]byte, 1000)
+			readers := make([]bytes.Reader, len(seeds))
+			return dudect.Target{
+				Slots: len(seeds),
+				Prepare: func(i, class int) {
+					for j := range seeds[i] {
+						seeds[i][j] = byte(rng.Uint32())
+					}
+					if class == 0 {
+						copy(seeds[i][:], fixed)
+					}
+					readers[i].Reset(seeds[i][:])
+				},
+				Run: func(i int) {
+					// A random g is not invertible with probability
+					// about 3^-19; then the read fails, harmlessly.
+					dudectSinkKey, _ = GenerateKey(&readers[i])
+				},
+			}
+		},
+	},
+	{
+		name:  "Encapsulate/fixed-vs-random",
+		about: "one public key; class 0 one fixed 3044-byte r seed, class 1 fresh random seeds",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			sk, err := GenerateKey(cryptorand.Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pk := sk.PublicKey()
+			var fixed [randomBytes]byte
+			for j := range fixed {
+				fixed[j] = byte(rng.Uint32())
+			}
+			seeds := make([][randomBytes]byte, 1000)
+			readers := make([]bytes.Reader, len(seeds))
+			var ct [CiphertextSize]byte
+			var k [SharedKeySize]byte
+			return dudect.Target{
+				Slots: len(seeds),
+				Prepare: func(i, class int) {
+					for j := range seeds[i] {
+						seeds[i][j] = byte(rng.Uint32())
+					}
+					if class == 0 {
+						seeds[i] = fixed
+					}
+					readers[i].Reset(seeds[i][:])
+				},
+				Run: func(i int) { pk.Encapsulate(&readers[i], &ct, &k) },
+			}
+		},
+	},
+	{
+		name:  "Decapsulate/fixed-vs-random-key",
+		about: "one random ciphertext; class 0 one fixed key, class 1 a random key of 256 (each copied into the slot)",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			keys := make([]*PrivateKey, 256)
+			for i := range keys {
+				var err error
+				if keys[i], err = GenerateKey(cryptorand.Reader); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var ct [CiphertextSize]byte
+			cryptorand.Read(ct[:])
+			slots := make([]PrivateKey, 256)
+			var k [SharedKeySize]byte
+			return dudect.Target{
+				Slots: len(slots),
+				Prepare: func(i, class int) {
+					j := 1 + rng.IntN(len(keys)-1)
+					if class == 0 {
+						j = 0
+					}
+					slots[i] = *keys[j]
+				},
+				Run: func(i int) { slots[i].Decapsulate(&ct, &k) },
+			}
+		},
+	},
+	{
+		name:  "r3Invertible/fixed-vs-random",
+		about: "class 0 one fixed invertible small g, class 1 fresh random small g",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			fixed := dudectInvertibleSmall(rng)
+			gs := make([][P]int8, 1000)
+			return dudect.Target{
+				Slots: len(gs),
+				Prepare: func(i, class int) {
+					dudectSmall(rng, &gs[i])
+					if class == 0 {
+						gs[i] = fixed
+					}
+				},
+				Run: func(i int) { dudectSink += int64(r3Invertible(&gs[i])) },
+			}
+		},
+	},
+	{
+		name:  "r3Invertible/divisible-vs-random",
+		about: "class 0 random multiples of a random factor of x^p-x-1 mod 3 (not invertible), class 1 fresh random small g",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			factors := [][]int8{factor19, factor60, factor682}
+			gs := make([][P]int8, 1000)
+			return dudect.Target{
+				Slots: len(gs),
+				Prepare: func(i, class int) {
+					if class == 1 {
+						dudectSmall(rng, &gs[i])
+						return
+					}
+					f := factors[rng.IntN(len(factors))]
+					s := make([]int8, P-len(f)+1)
+					for j := range s {
+						s[j] = int8(rng.Uint32N(3)) - 1
+					}
+					copy(gs[i][:], mul3poly(f, s))
+				},
+				Run: func(i int) { dudectSink += int64(r3Invertible(&gs[i])) },
+			}
+		},
+	},
+	{
+		name:  "mulRq/fixed-vs-random",
+		about: "h*r as in encryption (transform of r, product with a fixed public spectrum); class 0 one fixed Short r, class 1 fresh random Short r",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			sk, err := GenerateKey(cryptorand.Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sh := &sk.PublicKey().sh
+			var fixed [P]int8
+			dudectShort(rng, &fixed)
+			rs := make([][P]int8, 1000)
+			var sr spectrum
+			var out [P]int16
+			return dudect.Target{
+				Slots: len(rs),
+				Prepare: func(i, class int) {
+					dudectShort(rng, &rs[i])
+					if class == 0 {
+						rs[i] = fixed
+					}
+				},
+				Run: func(i int) {
+					sr.transformSmall(&rs[i])
+					mulRq(&out, sh, &sr)
+				},
+			}
+		},
+	},
+	{
+		name:  "mulRq/zero-vs-random",
+		about: "as mulRq/fixed-vs-random with class 0 the zero polynomial (all-zero floating-point data)",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			sk, err := GenerateKey(cryptorand.Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sh := &sk.PublicKey().sh
+			rs := make([][P]int8, 1000)
+			var sr spectrum
+			var out [P]int16
+			return dudect.Target{
+				Slots: len(rs),
+				Prepare: func(i, class int) {
+					dudectShort(rng, &rs[i])
+					if class == 0 {
+						clear(rs[i][:])
+					}
+				},
+				Run: func(i int) {
+					sr.transformSmall(&rs[i])
+					mulRq(&out, sh, &sr)
+				},
+			}
+		},
+	},
+}
+
+// TestDudect runs the timing check on every target in turn (select some
+// with -run 'TestDudect/NAME') and logs a Markdown table of the results.
+func TestDudect(t *testing.T) {
+	n, err := dudect.EnvInt("PQKEX_DUDECT_N", 50000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bar, err := dudect.EnvFloat("PQKEX_DUDECT_T", 4.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d measurements per test, fail at |t| >= %v", n, bar)
+	var results []dudect.Result
+	for _, c := range dudectCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Logf("%s: %s", c.name, c.about)
+			tg := c.setup(t)
+			tg.Name = c.name
+			opts := dudect.Options{
+				Measurements:  n,
+				Progress:      func(r dudect.Result) { t.Logf("progress: %v", r) },
+				ProgressEvery: time.Minute,
+			}
+			if dir := os.Getenv("PQKEX_DUDECT_DUMP"); dir != "" {
+				f, err := os.Create(filepath.Join(dir, strings.ReplaceAll(c.name, "/", "_")+".tsv"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := bufio.NewWriter(f)
+				defer func() {
+					if err := w.Flush(); err != nil {
+						t.Error(err)
+					}
+					if err := f.Close(); err != nil {
+						t.Error(err)
+					}
+				}()
+				opts.Record = func(class int, ns int64) { fmt.Fprintf(w, "%d\t%d\n", class, ns) }
+			}
+			r := dudect.Measure(tg, opts)
+			r.Judge(bar)
+			results = append(results, r)
+			t.Logf("%v", r)
+			if !r.Passed {
+				t.Errorf("%s: max |t| = %.2f >= %v: timing differs between the classes", c.name, r.MaxT, bar)
+			}
+		})
+	}
+	if len(results) > 0 {
+		t.Logf("results:\n%s", dudect.Table(results))
+	}
+}
+
+// TestDudectCount runs one target on inputs of one class without timing,
+// for counting instructions with a noise-free tool such as valgrind's
+// callgrind: PQKEX_DUDECT_COUNT=NAME:CLASS:K prepares K inputs of class
+// CLASS for the target NAME and runs each through dudectCountOne, e.g.
+//
+//	go test -tags dudect -c -o core.test ./sntrup761/internal/core
+//	PQKEX_DUDECT_COUNT=r3Recip/fixed-vs-random:1:20 GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 \
+//	  valgrind --tool=callgrind --toggle-collect='*dudectCountOne*' ./core.test -test.run 'TestDudectCount$'
+//
+// Equal instruction counts for the two classes (with the same K) mean
+// that the instruction stream does not depend on the class.
+//
+// Go's scheduler asks a goroutine that has run for 10 ms to yield at its
+// next function prologue, which adds a few instructions to the function
+// it hits (a retried stack check and a call of runtime.morestack) and
+// some to the runtime. Each input therefore runs right after a
+// runtime.Gosched, outside the counted region, so only an operation that
+// takes over 10 ms under the tool (recipRq, GenerateKey under callgrind)
+// can be preempted; compare the counts of such functions with their calls
+// of runtime.morestack in mind.
+func TestDudectCount(t *testing.T) {
+	spec := os.Getenv("PQKEX_DUDECT_COUNT")
+	if spec == "" {
+		t.Skip("PQKEX_DUDECT_COUNT not set")
+	}
+	i := strings.LastIndexByte(spec, ':')
+	j := strings.LastIndexByte(spec[:max(i, 0)], ':')
+	if j < 0 {
+		t.Fatalf("PQKEX_DUDECT_COUNT=%q: want NAME:CLASS:K", spec)
+	}
+	name := spec[:j]
+	class, err1 := strconv.Atoi(spec[j+1 : i])
+	k, err2 := strconv.Atoi(spec[i+1:])
+	if err1 != nil || err2 != nil || class < 0 || class > 1 || k < 1 {
+		t.Fatalf("PQKEX_DUDECT_COUNT=%q: want NAME:CLASS:K", spec)
+	}
+	for _, c := range dudectCases {
+		if c.name != name {
+			continue
+		}
+		tg := c.setup(t)
+		slots := tg.Slots
+		if slots <= 0 {
+			slots = 1000
+		}
+		if k >= slots {
+			t.Fatalf("K = %d: at most %d for %s", k, slots-1, name)
+		}
+		for i := range k + 1 {
+			tg.Prepare(i, class)
+		}
+		// With the collector off, a first run outside the counted region
+		// grows the goroutine stack for good: a stack copy inside
+		// dudectCountOne would confuse callgrind's tracking of it.
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		runtime.GC()
+		tg.Run(k)
+		for i := range k {
+			runtime.Gosched()
+			dudectCountOne(tg, i)
+		}
+		t.Logf("%s: ran %d inputs of class %d", name, k, class)
+		return
+	}
+	t.Fatalf("no target %q", name)
+}
+
+// dudectCountOne runs slot i of tg; callgrind counts only inside it. (No
+// target here has a Load step, which would be counted too.)
+//
+//go:noinline
+func dudectCountOne(tg dudect.Target, i int) {
+	tg.Run(i)
+}
