@@ -36,9 +36,10 @@ type PublicKey struct {
 // PrivateKey is a parsed decapsulation key. Everything in it but pk is
 // secret.
 type PrivateKey struct {
-	bytes  [PrivateKeySize]byte
-	sf, sv spectrum // transforms of f and v = 1/g in R/3
-	pk     PublicKey
+	bytes   [PrivateKeySize]byte
+	sf, sv  spectrum // transforms of f and v = 1/g in R/3
+	pk      PublicKey
+	rhoHash [32]byte // Hash_3(rho), the rejection input
 }
 
 // Bytes returns the encoded key.
@@ -93,7 +94,14 @@ func NewPrivateKey(b *[PrivateKeySize]byte) *PrivateKey {
 	sk.sv.transformSmall(&v)
 	sk.pk.init((*[PublicKeySize]byte)(b[2*smallBytes:]))
 	copy(sk.pk.cache[:], b[PrivateKeySize-32:])
+	sk.initRhoHash()
 	return sk
+}
+
+// initRhoHash caches Hash_3(rho) for implicit rejection.
+func (sk *PrivateKey) initRhoHash() {
+	const off = 2*smallBytes + rqBytes
+	sk.rhoHash = hashPrefix(prefixInput, sk.bytes[off:off+smallBytes])
 }
 
 // readList reads one list of 761 little-endian uint32 with a single Read of
@@ -219,13 +227,16 @@ func assembleKeySpectra(f, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte, sf
 	sk.pk.cache = cache
 	sk.sf = *sf
 	sk.sv.transformSmall(v)
+	sk.initRhoHash()
 	return sk
 }
 
 // hide encrypts the Short r under pk and appends the confirmation hash
 // (section 2.3.7): ct = Rounded_encode(Round(h*r)) || Hash_2(Hash_3(r_enc)
-// || Hash_4(pk)). It also returns r_enc. Constant time in r.
-func (pk *PublicKey) hide(ct *[CiphertextSize]byte, rEnc *[smallBytes]byte, r *[P]int8) {
+// || Hash_4(pk)). It returns Hash_3(r_enc), which the session key hashes
+// again. Constant time in r.
+func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
+	var rEnc [smallBytes]byte
 	smallEncode(rEnc[:], r)
 	var sr spectrum
 	sr.transformSmall(r)
@@ -235,9 +246,11 @@ func (pk *PublicKey) hide(ct *[CiphertextSize]byte, rEnc *[smallBytes]byte, r *[
 		hr[i] -= int16(freeze3(int64(hr[i]))) // Round: nearest multiple of 3
 	}
 	roundedEncode(ct[:roundedBytes], &hr)
-	h3 := hashPrefix(prefixInput, rEnc[:])
+	h3 = hashPrefix(prefixInput, rEnc[:])
+	clear(rEnc[:])
 	confirm := hashPrefix(prefixConfirm, h3[:], pk.cache[:])
 	copy(ct[roundedBytes:], confirm[:])
+	return h3
 }
 
 // Encapsulate reads 3044 random bytes for r and returns the ciphertext and
@@ -250,18 +263,11 @@ func (pk *PublicKey) Encapsulate(rand io.Reader, ct *[CiphertextSize]byte, k *[S
 	var r [P]int8
 	shortFromList(&r, &L)
 	clear(L[:])
-	var rEnc [smallBytes]byte
-	pk.hide(ct, &rEnc, &r)
+	h3 := pk.hide(ct, &r)
 	clear(r[:])
-	*k = hashSession(prefixSession, &rEnc, ct)
-	clear(rEnc[:])
+	*k = hashPrefix(prefixSession, h3[:], ct[:])
+	clear(h3[:])
 	return nil
-}
-
-// hashSession returns Hash_b(Hash_3(rEnc) || ct).
-func hashSession(b byte, rEnc *[smallBytes]byte, ct *[CiphertextSize]byte) [32]byte {
-	h3 := hashPrefix(prefixInput, rEnc[:])
-	return hashPrefix(b, h3[:], ct[:])
 }
 
 // Decapsulate recovers the shared key from ct (section 2.3.8). It never
@@ -274,16 +280,15 @@ func (sk *PrivateKey) Decapsulate(ct *[CiphertextSize]byte, k *[SharedKeySize]by
 	sk.decrypt(&r, &c)
 
 	var cnew [CiphertextSize]byte
-	var rEnc [smallBytes]byte
-	sk.pk.hide(&cnew, &rEnc, &r)
+	h3 := sk.pk.hide(&cnew, &r)
 	clear(r[:])
 	// equal is 1 if the ciphertexts match (all 1039 bytes compared in
-	// constant time); otherwise r_enc is replaced by rho, by mask.
+	// constant time); otherwise Hash_3(r_enc) is replaced by Hash_3(rho),
+	// by mask.
 	equal := subtle.ConstantTimeCompare(ct[:], cnew[:])
-	rho := sk.bytes[2*smallBytes+rqBytes : 2*smallBytes+rqBytes+smallBytes]
-	subtle.ConstantTimeCopy(1-equal, rEnc[:], rho)
-	*k = hashSession(byte(equal), &rEnc, ct) // prefix 1 on success, 0 on rejection
-	clear(rEnc[:])
+	subtle.ConstantTimeCopy(1-equal, h3[:], sk.rhoHash[:])
+	*k = hashPrefix(byte(equal), h3[:], ct[:]) // prefix 1 on success, 0 on rejection
+	clear(h3[:])
 }
 
 // decrypt computes r from c (section 2.3.4): e = 3*f*c in R/q lifted to

@@ -65,8 +65,10 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 		cnz := -g0nz                       // all ones if c != 0
 		csg := -((g0sg ^ f0sg ^ 1) & g0nz) // all ones if c = -1
 
-		// f, g <- swapped; g <- (g + c*f)/x.
-		var sumNz, sumSg [r3Words + 1]uint64
+		// f, g <- swapped; g <- (g + c*f)/x. The division by x shifts the
+		// sum down one bit, so word i-1 of g is written once word i of
+		// the sum is known.
+		var prevNz, prevSg uint64
 		for i := range nfg {
 			fnz, fsg, gnz, gsg := f.nz[i], f.sg[i], g.nz[i], g.sg[i]
 			t := sw & (fnz ^ gnz)
@@ -77,12 +79,15 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 			gsg ^= t
 			f.nz[i], f.sg[i] = fnz, fsg
 			pnz := fnz & cnz
-			sumNz[i], sumSg[i] = add3(gnz, gsg, pnz, (fsg^csg)&pnz)
+			sNz, sSg := add3(gnz, gsg, pnz, (fsg^csg)&pnz)
+			if i > 0 { // public index
+				g.nz[i-1] = prevNz>>1 | sNz<<63
+				g.sg[i-1] = prevSg>>1 | sSg<<63
+			}
+			prevNz, prevSg = sNz, sSg
 		}
-		for i := range nfg {
-			g.nz[i] = sumNz[i]>>1 | sumNz[i+1]<<63
-			g.sg[i] = sumSg[i]>>1 | sumSg[i+1]<<63
-		}
+		g.nz[nfg-1] = prevNz >> 1
+		g.sg[nfg-1] = prevSg >> 1
 
 		// v <- x*v; then v, r <- swapped; r <- r + c*v. Bit carry of the
 		// shift is taken from the word below before it is overwritten.

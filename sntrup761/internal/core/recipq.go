@@ -102,13 +102,19 @@ func negMask(x int32) int32 { return x >> 31 }
 // swap, and the new f is g or f: so each step needs one masked select (of
 // f) instead of a full exchange. Rows of the matrix follow the same rule,
 // and the f row is multiplied by x.
+//
+// The matrix rows are packed two entries to a word, uv[i] = u_i | v_i<<32
+// and qr[i] = q_i | r_i<<32, with both lanes in [0, q): the update
+// a*qr + (-b)*uv of non-negative lanes below q stays below 2q^2 < 2^26 per
+// lane, so one multiply-add serves both entries and reduceLanes brings the
+// lanes back below q.
 func jumpPlain(ar *arena, n int, delta int32, f0s, g0s []int32) (int32, jumpMatrix) {
 	M := newJumpMatrix(ar, n)
 	var f, g [jumpBase]int32
-	var u, v, q, r [jumpBase + 1]int32
+	var uv, qr [jumpBase + 1]uint64
 	copy(f[:n], f0s[:n])
 	copy(g[:n], g0s[:n])
-	u[0], r[0] = 1, 1
+	uv[0], qr[0] = 1, 1<<32 // u = 1, r = 1
 	for k := range n {
 		swap := negMask(-delta) & nzMask(g[0])
 		delta ^= swap & (delta ^ -delta)
@@ -126,26 +132,50 @@ func jumpPlain(ar *arena, n int, delta int32, f0s, g0s []int32) (int32, jumpMatr
 		// f[0] of the new f is irrelevant beyond this step only through
 		// the next step's f0, which must be the selected constant.
 		f[0] = f0 ^ (swap & (f0 ^ g0))
-		// New f row is x * (selected row); new g row is a*rowg - b*rowf.
+		// New f row is x * (selected row); new g row is a*rowg - b*rowf,
+		// with a and -b taken in [0, q).
+		ap := uint64(a + Q&negMask(a))
+		nb := -b
+		nbp := uint64(nb + Q&negMask(nb))
+		sw := uint64(int64(swap))
 		for i := k; i >= 0; i-- {
-			ui, vi, qi, ri := u[i], v[i], q[i], r[i]
-			q[i] = freezeQ26(a*qi - b*ui)
-			r[i] = freezeQ26(a*ri - b*vi)
-			u[i+1] = ui ^ (swap & (ui ^ qi))
-			v[i+1] = vi ^ (swap & (vi ^ ri))
+			uvi, qri := uv[i], qr[i]
+			qr[i] = reduceLanes(ap*qri + nbp*uvi)
+			uv[i+1] = uvi ^ (sw & (uvi ^ qri))
 		}
-		u[0], v[0] = 0, 0
+		uv[0] = 0
 	}
-	copy(M.u, u[:n+1])
-	copy(M.v, v[:n+1])
-	copy(M.q, q[:n+1])
-	copy(M.r, r[:n+1])
+	for i := range n + 1 {
+		M.u[i] = freezeQ26(int32(uint32(uv[i])))
+		M.v[i] = freezeQ26(int32(uv[i] >> 32))
+		M.q[i] = freezeQ26(int32(uint32(qr[i])))
+		M.r[i] = freezeQ26(int32(qr[i] >> 32))
+	}
 	return delta, M
+}
+
+// reduceLanes reduces both 32-bit lanes of x, each below 2^26, modulo q
+// into [0, q). For 0 <= y < 2^26, (y*reduceM)>>40 is exactly floor(y/q):
+// reduceM = ceil(2^40/q) exceeds 2^40/q by less than 1, so the estimate
+// exceeds y/q by less than 2^26/2^40 = 2^-14, while y/q is at least 1/q >
+// 2^-13 below the next integer (checked for every y by TestReduceLanes).
+// Constant time: multiplications and shifts only.
+func reduceLanes(x uint64) uint64 {
+	const reduceM = (1<<40 + Q - 1) / Q
+	lo, hi := x&0xffffffff, x>>32
+	lo -= Q * ((lo * reduceM) >> 40)
+	hi -= Q * ((hi * reduceM) >> 40)
+	return lo | hi<<32
 }
 
 // jump returns δ after n divsteps from (δ, f, g) and their transition
 // matrix. f and g must have at least n coefficients; only n are used.
-func jump(ar *arena, n int, delta int32, f, g []int32) (int32, jumpMatrix) {
+//
+// With topRow set only the u and v entries of the result are computed (q
+// and r are left unwritten): a caller that needs only the top row of
+// M2 * M1 needs only the top row of M2, and so on down the recursion.
+// topRow is a public parameter.
+func jump(ar *arena, n int, delta int32, f, g []int32, topRow bool) (int32, jumpMatrix) {
 	if n <= jumpBase {
 		return jumpPlain(ar, n, delta, f, g)
 	}
@@ -153,7 +183,7 @@ func jump(ar *arena, n int, delta int32, f, g []int32) (int32, jumpMatrix) {
 	mk := ar.mark()
 	defer ar.release(mk)
 	j := n / 2
-	delta, M1 := jump(ar, j, delta, f, g)
+	delta, M1 := jump(ar, j, delta, f, g, false)
 
 	pl := planFor(n + 1)
 	m := pl.m
@@ -183,16 +213,13 @@ func jump(ar *arena, n int, delta int32, f, g []int32) (int32, jumpMatrix) {
 		g1[i] = int32(freezeQ(c[j+i]))
 	}
 
-	delta, M2 := jump(ar, n-j, delta, f1, g1)
+	delta, M2 := jump(ar, n-j, delta, f1, g1, topRow)
 
 	// M = M2 * M1 (degree <= n < 2m: no wrap-around).
 	yu, yv, yq, yr := xf, xg, t, X[7*m:]
 	forwardInt(pl, yu, M2.u)
 	forwardInt(pl, yv, M2.v)
-	forwardInt(pl, yq, M2.q)
-	forwardInt(pl, yr, M2.r)
-	z := ar.complexes(m)
-	for _, e := range []struct {
+	products := []struct {
 		out        []int32
 		a, b, c, d []complex128
 	}{
@@ -200,7 +227,15 @@ func jump(ar *arena, n int, delta int32, f, g []int32) (int32, jumpMatrix) {
 		{M.v, yu, xv, yv, xr},
 		{M.q, yq, xu, yr, xq},
 		{M.r, yq, xv, yr, xr},
-	} {
+	}
+	if topRow {
+		products = products[:2]
+	} else {
+		forwardInt(pl, yq, M2.q)
+		forwardInt(pl, yr, M2.r)
+	}
+	z := ar.complexes(m)
+	for _, e := range products {
 		mulAdd(z, e.a, e.b, e.c, e.d)
 		pl.inverse(c, z)
 		for i := range e.out {
@@ -249,7 +284,7 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 	const j = P - 1 // first jump: 760 steps on the first 760 coefficients
 	ar := getRecipArena()
 	defer putRecipArena(ar)
-	delta, M1 := jump(ar, j, 1, F[:], G[:])
+	delta, M1 := jump(ar, j, 1, F[:], G[:], false)
 
 	// (f, g) after j steps: coefficients j..j+P+1 of u*F + v*G and
 	// q*F + r*G (the largest index of these products is j+P, so 2m >= j+P+2
@@ -287,7 +322,7 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 		g1[i] = int32(freezeQ(c[j+i] + timesF(M1.q, j+i)))
 	}
 
-	delta, M2 := jump(ar, n-j, delta, f1[:], g1[:])
+	delta, M2 := jump(ar, n-j, delta, f1[:], g1[:], true) // only u2, v2 are used
 
 	// f after n steps is the constant x^-(n-j) * (u2 f1 + v2 g1) at
 	// degree n-j.

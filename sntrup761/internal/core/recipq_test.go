@@ -53,3 +53,16 @@ func BenchmarkRecipRq(b *testing.B) {
 		recipRq(&out, &a, 1)
 	}
 }
+
+func TestReduceLanes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("exhaustive over 2^26 values")
+	}
+	for y := uint64(0); y < 1<<26; y++ {
+		x := y | (y^0x2aaaaaa)&(1<<26-1)<<32
+		got := reduceLanes(x)
+		if lo, hi := got&0xffffffff, got>>32; lo != y%Q || hi != ((y^0x2aaaaaa)&(1<<26-1))%Q {
+			t.Fatalf("reduceLanes(%#x) = %#x", x, got)
+		}
+	}
+}
