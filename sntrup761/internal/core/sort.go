@@ -45,8 +45,10 @@ func sortShort(L *[P]uint32) {
 	// p = 1: pairs (i, i+d) for i with i&1 == r.
 	q, r, d := 1<<(sortT-1), 0, 1
 	for d > 0 {
-		for i := r; i+d < sortN; i += 2 {
-			x[i], x[i+d] = minmax32(x[i], x[i+d])
+		lo, hi := x[r:sortN-d], x[r+d:]
+		hi = hi[:len(lo)]
+		for i := 0; i < len(lo) && i < len(hi); i += 2 {
+			lo[i], hi[i] = minmax32(lo[i], hi[i])
 		}
 		d, q, r = q-1, q>>1, 1
 	}
@@ -58,15 +60,12 @@ func sortShort(L *[P]uint32) {
 func swarPass(w *[sortW]uint64, pw, dw, r int) {
 	const nw = sortW
 	switch pw {
-	case 1:
-		for k := r; k+dw < nw; k += 2 {
-			w[k], w[k+dw] = swarMinmax(w[k], w[k+dw])
-		}
-	case 2:
-		for k := r; k+dw < nw; k += 4 {
-			w[k], w[k+dw] = swarMinmax(w[k], w[k+dw])
-			if k+1+dw < nw {
-				w[k+1], w[k+1+dw] = swarMinmax(w[k+1], w[k+1+dw])
+	case 1, 2: // xs[i] is word r+i, ys[i] the word dw further on
+		xs, ys := w[r:nw-dw], w[r+dw:]
+		for i := 0; i < len(xs) && i < len(ys); i += 2 * pw {
+			xs[i], ys[i] = swarMinmax(xs[i], ys[i])
+			if j := i + 1; pw == 2 && j < len(xs) && j < len(ys) {
+				xs[j], ys[j] = swarMinmax(xs[j], ys[j])
 			}
 		}
 	default:
