@@ -143,11 +143,13 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		return nil, nil
 	}
 	type slot struct {
-		f, g  [P]int8
-		rho   [smallBytes]byte
-		sf    spectrum // transform of f (3f's is 3 times it)
-		sg    spectrum
-		sPrev spectrum // transform of the R/3 prefix product before this key
+		f, g [P]int8
+		rho  [smallBytes]byte
+		sk   *PrivateKey // the key being built; sk.sf is the transform of f
+		sg   spectrum
+		// sPair is the transform of c_(k-1) + 2^pairShift*g_k, where c_(k-1)
+		// is the R/3 prefix product before this key (see product3Pair).
+		sPair spectrum
 		sPreq spectrum // transform of the R/q prefix product before this key
 	}
 	slots := make([]slot, n)
@@ -178,7 +180,8 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		if _, err := io.ReadFull(rand, s.rho[:]); err != nil {
 			return nil, err
 		}
-		s.sf.transformSmall(&s.f)
+		s.sk = new(PrivateKey)
+		s.sk.sf.transformSmall(&s.f)
 		s.sg.transformSmall(&s.g)
 	}
 	clear(L[:])
@@ -190,11 +193,14 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	var x spectrum
 	for k := range slots {
 		s := &slots[k]
-		s.sPrev.transformSmall(&c3)
+		s.sPair.transformSmall(&c3)
 		s.sPreq.transformRq(&dq)
-		mulR3(&c3, &s.sPrev, &s.sg)
+		mulR3(&c3, &s.sPair, &s.sg)
+		for j := range s.sPair {
+			s.sPair[j] += s.sg[j] * (1 << pairShift)
+		}
 		for j := range x {
-			x[j] = s.sPreq[j] * s.sf[j] * 3
+			x[j] = s.sPreq[j] * s.sk.sf[j] * 3
 		}
 		productRq(&dq, &x)
 	}
@@ -214,14 +220,15 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		stq.transformRq(&tq)
 		var v [P]int8
 		var finv [P]int16
-		mulR3(&v, &st3, &s.sPrev)    // 1/g_k = t3 * c_(k-1)
-		mulR3(&t3, &st3, &s.sg)      // t3 = 1/c_(k-1)
+		mul(x[:], st3[:], s.sPair[:])
+		product3Pair(&v, &t3, &x)    // 1/g_k = t3 * c_(k-1); t3 = 1/c_(k-1)
 		mulRq(&finv, &stq, &s.sPreq) // 1/(3f_k) = tq * d_(k-1)
 		for j := range x {
-			x[j] = stq[j] * s.sf[j] * 3
+			x[j] = stq[j] * s.sk.sf[j] * 3
 		}
 		productRq(&tq, &x) // tq = 1/d_(k-1)
-		keys[k] = assembleKeySpectra(&s.f, &v, &finv, &s.rho, &s.sf, &s.sg)
+		keys[k] = s.sk
+		s.sk.assemble(&s.f, &v, &finv, &s.rho, &s.sg)
 		clear(v[:])
 		clear(finv[:])
 	}

@@ -113,14 +113,18 @@ func (pl *fftPlan) inverse(c []int64, x []complex128) {
 	x = x[:m]
 	pl.dit(x)
 	ut := pl.untwist[:m]
-	for j := range x {
-		v := x[j] * ut[j]
-		if j < len(c) {
-			c[j] = roundInt(real(v))
-		}
-		if j+m < len(c) {
-			c[j+m] = roundInt(imag(v))
-		}
+	// Coefficients j and j+m come from x[j]; the split points depend only
+	// on the public lengths.
+	both := min(max(len(c)-m, 0), m)
+	lo, hi := c[:both], c[m:m+both]
+	hi, xs, us := hi[:len(lo)], x[:len(lo)], ut[:len(lo)]
+	for j := range lo {
+		v := xs[j] * us[j]
+		lo[j] = roundInt(real(v))
+		hi[j] = roundInt(imag(v))
+	}
+	for j := both; j < min(len(c), m); j++ {
+		c[j] = roundInt(real(x[j] * ut[j]))
 	}
 }
 
@@ -142,9 +146,12 @@ func mulAdd(z, a, b, c, d []complex128) {
 }
 
 // dif is the in-place decimation-in-frequency FFT.
-func (pl *fftPlan) dif(x []complex128) {
+func (pl *fftPlan) dif(x []complex128) { pl.difFrom(x, 0) }
+
+// difFrom runs the stages of dif from stage first on.
+func (pl *fftPlan) difFrom(x []complex128, first int) {
 	n := len(x)
-	for si := range pl.stages {
+	for si := first; si < len(pl.stages); si++ {
 		st := &pl.stages[si]
 		span := st.span
 		q := span / st.radix

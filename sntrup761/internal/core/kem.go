@@ -198,15 +198,17 @@ func GenerateKey(rand io.Reader) (*PrivateKey, error) {
 
 // assembleKey computes h = g/(3f) from finv = 1/(3f) and builds the key.
 func assembleKey(f, g, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte) *PrivateKey {
-	var sf, sg spectrum
-	sf.transformSmall(f)
+	sk := new(PrivateKey)
+	var sg spectrum
+	sk.sf.transformSmall(f)
 	sg.transformSmall(g)
-	return assembleKeySpectra(f, v, finv, rho, &sf, &sg)
+	sk.assemble(f, v, finv, rho, &sg)
+	return sk
 }
 
-// assembleKeySpectra is assembleKey given the transforms sf of f and sg of g.
-func assembleKeySpectra(f, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte, sf, sg *spectrum) *PrivateKey {
-	sk := new(PrivateKey)
+// assemble fills in sk from f, v = 1/g in R/3, finv = 1/(3f) in R/q, rho
+// and the transform sg of g; sk.sf must already hold the transform of f.
+func (sk *PrivateKey) assemble(f, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte, sg *spectrum) {
 	var sfinv spectrum
 	sfinv.transformRq(finv)
 	var h [P]int16
@@ -225,10 +227,8 @@ func assembleKeySpectra(f, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte, sf
 	sk.pk.bytes = *pk
 	sk.pk.sh.transformRq(&h)
 	sk.pk.cache = cache
-	sk.sf = *sf
 	sk.sv.transformSmall(v)
 	sk.initRhoHash()
-	return sk
 }
 
 // hide encrypts the Short r under pk and appends the confirmation hash

@@ -85,6 +85,32 @@ func product3(out *[P]int8, x *spectrum) {
 	}
 }
 
+// pairShift packs two R/3 products into one transform: for small t, c and
+// g, the linear products t*c and t*g have coefficients of absolute value at
+// most P < 2^10, so t*(c + 2^pairShift*g) = t*c + 2^pairShift*(t*g) can be
+// split exactly. Its coefficients stay below 2^21, far inside the FFT's
+// exact range (see fft.go).
+const pairShift = 11
+
+// product3Pair sets a = t*c and b = t*g in R/3, where x is the pointwise
+// product of the spectrum of t and the spectrum of c + 2^pairShift*g. x is
+// destroyed. Constant time: the split is shifts and masks.
+func product3Pair(a, b *[P]int8, x *spectrum) {
+	var lo, hi [2*P - 1]int64
+	plan768.inverse(lo[:], x[:])
+	const half = 1 << (pairShift - 1)
+	for i, v := range lo {
+		l := (v+half)&(1<<pairShift-1) - half // centered residue: t*c
+		lo[i], hi[i] = l, (v-l)>>pairShift
+	}
+	foldProduct(lo[:])
+	foldProduct(hi[:])
+	for i := range a {
+		a[i] = freeze3(lo[i])
+		b[i] = freeze3(hi[i])
+	}
+}
+
 // mulRq sets out = a*b in R/q, where sa and sb are their spectra.
 func mulRq(out *[P]int16, sa, sb *spectrum) {
 	var x spectrum
@@ -103,22 +129,56 @@ func mulR3(out *[P]int8, sa, sb *spectrum) {
 func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 	m := pl.m
 	x = x[:m]
+	if len(a) <= m { // public length: real inputs only
+		twistRadix3(pl, x, a)
+		pl.difFrom(x, 1)
+		return
+	}
 	tw := pl.twist[:m]
-	if len(a) <= m { // public length: real inputs only, a cheaper twist
-		a := a[:len(a):len(a)]
-		for j := range a {
-			v := float64(a[j])
-			x[j] = complex(v*real(tw[j]), v*imag(tw[j]))
+	for j := range x {
+		var im float64
+		if j+m < len(a) { // public lengths only
+			im = float64(a[j+m])
 		}
-		clear(x[len(a):])
-	} else {
-		for j := range x {
-			var im float64
-			if j+m < len(a) { // public lengths only
-				im = float64(a[j+m])
-			}
-			x[j] = complex(float64(a[j]), im) * tw[j]
-		}
+		x[j] = complex(float64(a[j]), im) * tw[j]
 	}
 	pl.dif(x)
+}
+
+// twistRadix3 is the twist of forwardInt for a real input a (len(a) <= m)
+// fused with the first, radix-3 stage of dif: each butterfly reads its three
+// coefficients straight from a, so x is written once.
+func twistRadix3[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
+	st := &pl.stages[0]
+	m := pl.m
+	q := m / 3
+	if st.radix != 3 || st.span != m {
+		panic("core: plan does not start with a radix-3 stage")
+	}
+	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
+	t0, t1, t2 := pl.twist[:q], pl.twist[q:2*q], pl.twist[2*q:3*q]
+	w1, w2 := st.tw[0][:q], st.tw[1][:q]
+	for j := range x0 {
+		// Coefficients past len(a) are zero; the bounds are public.
+		var a0, a1, a2 float64
+		if j < len(a) {
+			a0 = float64(a[j])
+		}
+		if j+q < len(a) {
+			a1 = float64(a[j+q])
+		}
+		if j+2*q < len(a) {
+			a2 = float64(a[j+2*q])
+		}
+		p, b, c := t0[j], t1[j], t2[j]
+		p = complex(a0*real(p), a0*imag(p))
+		b = complex(a1*real(b), a1*imag(b))
+		c = complex(a2*real(c), a2*imag(c))
+		sum, dif := b+c, b-c
+		t := p - sum*0.5
+		u := complex(imag(dif)*sqrt3h, -real(dif)*sqrt3h) // -i*(sqrt3/2)*dif
+		x0[j] = p + sum
+		x1[j] = (t + u) * w1[j]
+		x2[j] = (t - u) * w2[j]
+	}
 }

@@ -85,3 +85,34 @@ func TestRingMultMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestProduct3PairMatchesReference checks the packed pair of R/3 products
+// against the reference, including the extremes where every coefficient of
+// both linear products reaches its largest magnitude with either sign.
+func TestProduct3PairMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 19))
+	for i := range iterations(t, 200) {
+		tt, c, g := randSmall(rng), randSmall(rng), randSmall(rng)
+		if i < 4 { // extremes: all ones and all minus ones, in every sign mix
+			for j := range tt {
+				tt[j], c[j], g[j] = 1, int8(1-2*(i&1)), int8(1-(i&2))
+			}
+		}
+		var st, sc, sg, x spectrum
+		st.transformSmall(&tt)
+		sc.transformSmall(&c)
+		sg.transformSmall(&g)
+		for j := range sc {
+			sc[j] += sg[j] * (1 << pairShift)
+		}
+		mul(x[:], st[:], sc[:])
+		var a, b [P]int8
+		product3Pair(&a, &b, &x)
+		if a != [P]int8(ref.R3Mult((*[ref.P]int8)(&tt), (*[ref.P]int8)(&c))) {
+			t.Fatalf("input %d: t*c differs from the reference", i)
+		}
+		if b != [P]int8(ref.R3Mult((*[ref.P]int8)(&tt), (*[ref.P]int8)(&g))) {
+			t.Fatalf("input %d: t*g differs from the reference", i)
+		}
+	}
+}
