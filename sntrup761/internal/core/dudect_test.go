@@ -423,6 +423,44 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
+		name:  "product3Pair/fixed-vs-random",
+		about: "the batch's packed pair of R/3 products t*c and t*g (transform of t, product with the spectrum of c + 2^11 g, exact split); class 0 one fixed t, c and g, class 1 fresh random small elements",
+		setup: func(t *testing.T) dudect.Target {
+			rng := dudectRNG()
+			type input struct{ t, c, g [P]int8 }
+			var fixed input
+			dudectSmall(rng, &fixed.t)
+			dudectSmall(rng, &fixed.c)
+			dudectSmall(rng, &fixed.g)
+			ins := make([]input, 500)
+			var st, sp, sg, x spectrum
+			var a, b [P]int8
+			return dudect.Target{
+				Slots: len(ins),
+				Prepare: func(i, class int) {
+					dudectSmall(rng, &ins[i].t)
+					dudectSmall(rng, &ins[i].c)
+					dudectSmall(rng, &ins[i].g)
+					if class == 0 {
+						ins[i] = fixed
+					}
+				},
+				Run: func(i int) {
+					in := &ins[i]
+					st.transformSmall(&in.t)
+					sp.transformSmall(&in.c)
+					sg.transformSmall(&in.g)
+					for j := range sp {
+						sp[j] += sg[j] * (1 << pairShift)
+					}
+					mul(x[:], st[:], sp[:])
+					product3Pair(&a, &b, &x)
+					dudectSink += int64(a[0]) + int64(b[0])
+				},
+			}
+		},
+	},
+	{
 		name:  "mulRq/zero-vs-random",
 		about: "as mulRq/fixed-vs-random with class 0 the zero polynomial (all-zero floating-point data)",
 		setup: func(t *testing.T) dudect.Target {
