@@ -17,7 +17,6 @@ import (
 	cryptorand "crypto/rand"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/pqkex/pqkex/internal/dudect"
 	"github.com/pqkex/pqkex/mlkem768x25519"
@@ -113,14 +112,11 @@ func respondTarget(seedLen int, init []byte, respond func(rand *bytes.Reader, in
 	}
 }
 
-var publicCases = []struct {
-	name, about string
-	setup       func(t *testing.T) dudect.Target
-}{
+var publicCases = []dudect.Case{
 	{
-		name:  "sntrup761x25519/Finish/valid-vs-random-ct",
-		about: "one client key pair; class 0 a valid S_REPLY, class 1 random ciphertext bytes with a valid X25519 share",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "sntrup761x25519/Finish/valid-vs-random-ct",
+		About: "one client key pair; class 0 a valid S_REPLY, class 1 random ciphertext bytes with a valid X25519 share",
+		Setup: func(t *testing.T) dudect.Target {
 			dk, err := sntrup761.GenerateKey()
 			if err != nil {
 				t.Fatal(err)
@@ -144,9 +140,9 @@ var publicCases = []struct {
 		},
 	},
 	{
-		name:  "sntrup761x25519/Respond/fixed-vs-random",
-		about: "one C_INIT; class 0 a fixed 3044+32-byte random stream, class 1 fresh random streams",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "sntrup761x25519/Respond/fixed-vs-random",
+		About: "one C_INIT; class 0 a fixed 3044+32-byte random stream, class 1 fresh random streams",
+		Setup: func(t *testing.T) dudect.Target {
 			c, err := sntrup761x25519.NewClient(nil)
 			if err != nil {
 				t.Fatal(err)
@@ -158,9 +154,9 @@ var publicCases = []struct {
 		},
 	},
 	{
-		name:  "mlkem768x25519/Finish/valid-vs-random-ct",
-		about: "one client key pair (fixed 96-byte seed); class 0 a valid S_REPLY, class 1 random ciphertext bytes with a valid X25519 share",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "mlkem768x25519/Finish/valid-vs-random-ct",
+		About: "one client key pair (fixed 96-byte seed); class 0 a valid S_REPLY, class 1 random ciphertext bytes with a valid X25519 share",
+		Setup: func(t *testing.T) dudect.Target {
 			seed := make([]byte, 64+x25519Size)
 			cryptorand.Read(seed)
 			var r bytes.Reader
@@ -178,9 +174,9 @@ var publicCases = []struct {
 		},
 	},
 	{
-		name:  "mlkem768x25519/Respond/fixed-vs-random",
-		about: "one C_INIT; class 0 a fixed 32+32-byte random stream, class 1 fresh random streams",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "mlkem768x25519/Respond/fixed-vs-random",
+		About: "one C_INIT; class 0 a fixed 32+32-byte random stream, class 1 fresh random streams",
+		Setup: func(t *testing.T) dudect.Target {
 			c, err := mlkem768x25519.NewClient(nil)
 			if err != nil {
 				t.Fatal(err)
@@ -193,36 +189,4 @@ var publicCases = []struct {
 	},
 }
 
-func TestDudectPublic(t *testing.T) {
-	n, err := dudect.EnvInt("PQKEX_DUDECT_N", 50000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bar, err := dudect.EnvFloat("PQKEX_DUDECT_T", 4.5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d measurements per test, fail at |t| >= %v", n, bar)
-	var results []dudect.Result
-	for _, c := range publicCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Logf("%s: %s", c.name, c.about)
-			tg := c.setup(t)
-			tg.Name = c.name
-			r := dudect.Measure(tg, dudect.Options{
-				Measurements:  n,
-				Progress:      func(r dudect.Result) { t.Logf("progress: %v", r) },
-				ProgressEvery: time.Minute,
-			})
-			r.Judge(bar)
-			results = append(results, r)
-			t.Logf("%v", r)
-			if !r.Passed {
-				t.Errorf("%s: max |t| = %.2f >= %v: timing differs between the classes", c.name, r.MaxT, bar)
-			}
-		})
-	}
-	if len(results) > 0 {
-		t.Logf("results:\n%s", dudect.Table(results))
-	}
-}
+func TestDudectPublic(t *testing.T) { dudect.RunCases(t, publicCases) }

@@ -23,20 +23,16 @@
 package core
 
 import (
-	"bufio"
 	"bytes"
 	cryptorand "crypto/rand"
-	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pqkex/pqkex/internal/dudect"
 )
@@ -108,17 +104,11 @@ var (
 	dudectSink    int64
 )
 
-type dudectCase struct {
-	name  string
-	about string // the classes, for the report
-	setup func(t *testing.T) dudect.Target
-}
-
-var dudectCases = []dudectCase{
+var dudectCases = []dudect.Case{
 	{
-		name:  "Decapsulate/valid-vs-random-ct",
-		about: "one key; class 0 a valid ciphertext (pool of 1024), class 1 random bytes (implicit rejection)",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "Decapsulate/valid-vs-random-ct",
+		About: "one key; class 0 a valid ciphertext (pool of 1024), class 1 random bytes (implicit rejection)",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			sk, err := GenerateKey(cryptorand.Reader)
 			if err != nil {
@@ -147,9 +137,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "Decapsulate/valid-vs-tampered-ct",
-		about: "one key; class 0 a valid ciphertext, class 1 a valid one with one random bit flipped",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "Decapsulate/valid-vs-tampered-ct",
+		About: "one key; class 0 a valid ciphertext, class 1 a valid one with one random bit flipped",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			sk, err := GenerateKey(cryptorand.Reader)
 			if err != nil {
@@ -174,9 +164,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "sortShort/sorted-vs-random",
-		about: "class 0 random masked keys already sorted, class 1 random masked keys",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "sortShort/sorted-vs-random",
+		About: "class 0 random masked keys already sorted, class 1 random masked keys",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			Ls := make([][P]uint32, 1000)
 			return dudect.Target{
@@ -192,9 +182,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "sortShort/fixed-vs-random",
-		about: "class 0 one fixed random masked list, class 1 fresh random masked lists",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "sortShort/fixed-vs-random",
+		About: "class 0 one fixed random masked list, class 1 fresh random masked lists",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			var fixed [P]uint32
 			dudectList(rng, &fixed)
@@ -212,9 +202,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "r3Recip/fixed-vs-random",
-		about: "class 0 one fixed invertible small g, class 1 fresh random small g",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "r3Recip/fixed-vs-random",
+		About: "class 0 one fixed invertible small g, class 1 fresh random small g",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			fixed := dudectInvertibleSmall(rng)
 			gs := make([][P]int8, 1000)
@@ -232,9 +222,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "recipRq/fixed-vs-random",
-		about: "1/(3f) as in key generation; class 0 one fixed Short f, class 1 fresh random Short f",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "recipRq/fixed-vs-random",
+		About: "1/(3f) as in key generation; class 0 one fixed Short f, class 1 fresh random Short f",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			var fixedShort [P]int8
 			dudectShort(rng, &fixedShort)
@@ -258,9 +248,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "GenerateKey/fixed-vs-random",
-		about: "class 0 one fixed seed (2*3044+191 bytes, g invertible), class 1 fresh random seeds",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "GenerateKey/fixed-vs-random",
+		About: "class 0 one fixed seed (2*3044+191 bytes, g invertible), class 1 fresh random seeds",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			const seedLen = 2*randomBytes + smallBytes
 			fixed := make([]byte, seedLen)
@@ -287,9 +277,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "Encapsulate/fixed-vs-random",
-		about: "one public key; class 0 one fixed 3044-byte r seed, class 1 fresh random seeds",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "Encapsulate/fixed-vs-random",
+		About: "one public key; class 0 one fixed 3044-byte r seed, class 1 fresh random seeds",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			sk, err := GenerateKey(cryptorand.Reader)
 			if err != nil {
@@ -320,9 +310,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "Decapsulate/fixed-vs-random-key",
-		about: "one random ciphertext; class 0 one fixed key, class 1 a random key of 256 (each copied into the slot)",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "Decapsulate/fixed-vs-random-key",
+		About: "one random ciphertext; class 0 one fixed key, class 1 a random key of 256 (each copied into the slot)",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			keys := make([]*PrivateKey, 256)
 			for i := range keys {
@@ -349,9 +339,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "r3Invertible/fixed-vs-random",
-		about: "class 0 one fixed invertible small g, class 1 fresh random small g",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "r3Invertible/fixed-vs-random",
+		About: "class 0 one fixed invertible small g, class 1 fresh random small g",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			fixed := dudectInvertibleSmall(rng)
 			gs := make([][P]int8, 1000)
@@ -368,9 +358,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "r3Invertible/divisible-vs-random",
-		about: "class 0 random multiples of a random factor of x^p-x-1 mod 3 (not invertible), class 1 fresh random small g",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "r3Invertible/divisible-vs-random",
+		About: "class 0 random multiples of a random factor of x^p-x-1 mod 3 (not invertible), class 1 fresh random small g",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			factors := [][]int8{factor19, factor60, factor682}
 			gs := make([][P]int8, 1000)
@@ -393,9 +383,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "mulRq/fixed-vs-random",
-		about: "h*r as in encryption (transform of r, product with a fixed public spectrum); class 0 one fixed Short r, class 1 fresh random Short r",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "mulRq/fixed-vs-random",
+		About: "h*r as in encryption (transform of r, product with a fixed public spectrum); class 0 one fixed Short r, class 1 fresh random Short r",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			sk, err := GenerateKey(cryptorand.Reader)
 			if err != nil {
@@ -423,9 +413,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "product3Pair/fixed-vs-random",
-		about: "the batch's packed pair of R/3 products t*c and t*g (transform of t, product with the spectrum of c + 2^11 g, exact split); class 0 one fixed t, c and g, class 1 fresh random small elements",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "product3Pair/fixed-vs-random",
+		About: "the batch's packed pair of R/3 products t*c and t*g (transform of t, product with the spectrum of c + 2^11 g, exact split); class 0 one fixed t, c and g, class 1 fresh random small elements",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			type input struct{ t, c, g [P]int8 }
 			var fixed input
@@ -461,9 +451,9 @@ var dudectCases = []dudectCase{
 		},
 	},
 	{
-		name:  "mulRq/zero-vs-random",
-		about: "as mulRq/fixed-vs-random with class 0 the zero polynomial (all-zero floating-point data)",
-		setup: func(t *testing.T) dudect.Target {
+		Name:  "mulRq/zero-vs-random",
+		About: "as mulRq/fixed-vs-random with class 0 the zero polynomial (all-zero floating-point data)",
+		Setup: func(t *testing.T) dudect.Target {
 			rng := dudectRNG()
 			sk, err := GenerateKey(cryptorand.Reader)
 			if err != nil {
@@ -492,56 +482,7 @@ var dudectCases = []dudectCase{
 
 // TestDudect runs the timing check on every target in turn (select some
 // with -run 'TestDudect/NAME') and logs a Markdown table of the results.
-func TestDudect(t *testing.T) {
-	n, err := dudect.EnvInt("PQKEX_DUDECT_N", 50000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bar, err := dudect.EnvFloat("PQKEX_DUDECT_T", 4.5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d measurements per test, fail at |t| >= %v", n, bar)
-	var results []dudect.Result
-	for _, c := range dudectCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Logf("%s: %s", c.name, c.about)
-			tg := c.setup(t)
-			tg.Name = c.name
-			opts := dudect.Options{
-				Measurements:  n,
-				Progress:      func(r dudect.Result) { t.Logf("progress: %v", r) },
-				ProgressEvery: time.Minute,
-			}
-			if dir := os.Getenv("PQKEX_DUDECT_DUMP"); dir != "" {
-				f, err := os.Create(filepath.Join(dir, strings.ReplaceAll(c.name, "/", "_")+".tsv"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				w := bufio.NewWriter(f)
-				defer func() {
-					if err := w.Flush(); err != nil {
-						t.Error(err)
-					}
-					if err := f.Close(); err != nil {
-						t.Error(err)
-					}
-				}()
-				opts.Record = func(class int, ns int64) { fmt.Fprintf(w, "%d\t%d\n", class, ns) }
-			}
-			r := dudect.Measure(tg, opts)
-			r.Judge(bar)
-			results = append(results, r)
-			t.Logf("%v", r)
-			if !r.Passed {
-				t.Errorf("%s: max |t| = %.2f >= %v: timing differs between the classes", c.name, r.MaxT, bar)
-			}
-		})
-	}
-	if len(results) > 0 {
-		t.Logf("results:\n%s", dudect.Table(results))
-	}
-}
+func TestDudect(t *testing.T) { dudect.RunCases(t, dudectCases) }
 
 // TestDudectCount runs one target on inputs of one class without timing,
 // for counting instructions with a noise-free tool such as valgrind's
@@ -580,10 +521,10 @@ func TestDudectCount(t *testing.T) {
 		t.Fatalf("PQKEX_DUDECT_COUNT=%q: want NAME:CLASS:K", spec)
 	}
 	for _, c := range dudectCases {
-		if c.name != name {
+		if c.Name != name {
 			continue
 		}
-		tg := c.setup(t)
+		tg := c.Setup(t)
 		slots := tg.Slots
 		if slots <= 0 {
 			slots = 1000

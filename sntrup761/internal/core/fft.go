@@ -194,13 +194,7 @@ func (pl *fftPlan) difFrom(x []complex128, first int) {
 				x1, x2 = x1[:len(x0)], x2[:len(x0)]
 				w1, w2 := w1[:len(x0)], w2[:len(x0)]
 				for j := range x0 {
-					a, b, c := x0[j], x1[j], x2[j]
-					sum, dif := b+c, b-c
-					t := a - sum*0.5
-					u := complex(imag(dif)*sqrt3h, -real(dif)*sqrt3h) // -i*(sqrt3/2)*dif
-					x0[j] = a + sum
-					x1[j] = (t + u) * w1[j]
-					x2[j] = (t - u) * w2[j]
+					x0[j], x1[j], x2[j] = butterfly3(x0[j], x1[j], x2[j], w1[j], w2[j])
 				}
 			}
 		case 2:
@@ -295,6 +289,15 @@ func (pl *fftPlan) dit(x []complex128) {
 			}
 		}
 	}
+}
+
+// butterfly3 is the radix-3 decimation-in-frequency butterfly: the
+// length-3 DFT of (a, b, c), its last two outputs times w1 and w2.
+func butterfly3(a, b, c, w1, w2 complex128) (complex128, complex128, complex128) {
+	sum, dif := b+c, b-c
+	t := a - sum*0.5
+	u := complex(imag(dif)*sqrt3h, -real(dif)*sqrt3h) // -i*(sqrt3/2)*dif
+	return a + sum, (t + u) * w1, (t - u) * w2
 }
 
 func conj(z complex128) complex128 { return complex(real(z), -imag(z)) }

@@ -174,11 +174,6 @@ func twistRadix3[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 		p = complex(a0*real(p), a0*imag(p))
 		b = complex(a1*real(b), a1*imag(b))
 		c = complex(a2*real(c), a2*imag(c))
-		sum, dif := b+c, b-c
-		t := p - sum*0.5
-		u := complex(imag(dif)*sqrt3h, -real(dif)*sqrt3h) // -i*(sqrt3/2)*dif
-		x0[j] = p + sum
-		x1[j] = (t + u) * w1[j]
-		x2[j] = (t - u) * w2[j]
+		x0[j], x1[j], x2[j] = butterfly3(p, b, c, w1[j], w2[j])
 	}
 }
