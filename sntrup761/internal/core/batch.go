@@ -154,10 +154,9 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	}
 	slots := make([]slot, n)
 	defer func() {
+		// Everything in a slot but the key itself derives from secrets.
 		for i := range slots {
-			clear(slots[i].f[:])
-			clear(slots[i].g[:])
-			clear(slots[i].rho[:])
+			slots[i] = slot{}
 		}
 	}()
 
@@ -234,6 +233,11 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	}
 	clear(t3[:])
 	clear(tq[:])
+	clear(c3[:])
+	clear(dq[:])
+	clear(x[:])
+	clear(st3[:])
+	clear(stq[:])
 	return keys, nil
 }
 

@@ -190,6 +190,7 @@ func GenerateKey(rand io.Reader) (*PrivateKey, error) {
 	sk := assembleKey(&f, &g, &v, &finv, &rho)
 	clear(g[:])
 	clear(f[:])
+	clear(f16[:])
 	clear(v[:])
 	clear(finv[:])
 	clear(rho[:])
@@ -203,6 +204,7 @@ func assembleKey(f, g, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte) *Priva
 	sk.sf.transformSmall(f)
 	sg.transformSmall(g)
 	sk.assemble(f, v, finv, rho, &sg)
+	clear(sg[:])
 	return sk
 }
 
@@ -213,6 +215,7 @@ func (sk *PrivateKey) assemble(f, v *[P]int8, finv *[P]int16, rho *[smallBytes]b
 	sfinv.transformRq(finv)
 	var h [P]int16
 	mulRq(&h, &sfinv, sg)
+	clear(sfinv[:])
 
 	// sk = Small_encode(f) || Small_encode(v) || pk || rho || Hash_4(pk)
 	const pkOff = 2 * smallBytes
@@ -242,6 +245,7 @@ func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
 	sr.transformSmall(r)
 	var hr [P]int16
 	mulRq(&hr, &pk.sh, &sr)
+	clear(sr[:])
 	for i := range hr {
 		hr[i] -= int16(freeze3(int64(hr[i]))) // Round: nearest multiple of 3
 	}
@@ -318,4 +322,8 @@ func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	for i := W; i < P; i++ {
 		r[i] = ev[i] &^ mask
 	}
+	clear(cf[:])
+	clear(e[:])
+	clear(se[:])
+	clear(ev[:])
 }
