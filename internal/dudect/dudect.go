@@ -40,6 +40,21 @@ import (
 	"time"
 )
 
+// NewRNG returns a fast generator seeded from crypto/rand, for drawing
+// classes and test inputs (not for secrets that leave the test).
+func NewRNG() *rand.Rand {
+	var seed [32]byte
+	crand.Read(seed[:])
+	return rand.New(rand.NewChaCha8(seed))
+}
+
+// Fill sets b to random bytes from rng.
+func Fill(rng *rand.Rand, b []byte) {
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+}
+
 // Target is an operation whose running time is checked.
 type Target struct {
 	// Name identifies the target in reports.
@@ -212,9 +227,7 @@ func Measure(tg Target, o Options) Result {
 	if slots <= 0 {
 		slots = 1000
 	}
-	var seed [32]byte
-	crand.Read(seed[:])
-	rng := rand.New(rand.NewChaCha8(seed))
+	rng := NewRNG()
 
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -15,7 +15,6 @@ package dudect_test
 import (
 	"bytes"
 	cryptorand "crypto/rand"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/dudect"
@@ -23,18 +22,6 @@ import (
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761x25519"
 )
-
-func newRNG() *rand.Rand {
-	var seed [32]byte
-	cryptorand.Read(seed[:])
-	return rand.New(rand.NewChaCha8(seed))
-}
-
-func fill(rng *rand.Rand, b []byte) {
-	for i := range b {
-		b[i] = byte(rng.Uint32())
-	}
-}
 
 const (
 	x25519Size     = 32
@@ -52,7 +39,7 @@ type finisher interface {
 // class 1 the same with the ciphertext replaced by random bytes (implicit
 // rejection), keeping the valid X25519 share.
 func finishTarget(t *testing.T, replySize int, newClient func() finisher, respond func(init []byte) ([]byte, error)) dudect.Target {
-	rng := newRNG()
+	rng := dudect.NewRNG()
 	init := newClient().Init()
 	pool := make([][]byte, 256)
 	for i := range pool {
@@ -71,7 +58,7 @@ func finishTarget(t *testing.T, replySize int, newClient func() finisher, respon
 		Prepare: func(i, class int) {
 			copy(replies[i], pool[rng.IntN(len(pool))])
 			if class == 1 {
-				fill(rng, replies[i][:replySize-x25519Size])
+				dudect.Fill(rng, replies[i][:replySize-x25519Size])
 			}
 			clients[i] = nil
 		},
@@ -87,9 +74,9 @@ func finishTarget(t *testing.T, replySize int, newClient func() finisher, respon
 // respondTarget measures Respond on a fixed C_INIT with class 0 a fixed
 // random stream and class 1 fresh random streams of seedLen bytes.
 func respondTarget(seedLen int, init []byte, respond func(rand *bytes.Reader, init []byte) error) dudect.Target {
-	rng := newRNG()
+	rng := dudect.NewRNG()
 	fixed := make([]byte, seedLen)
-	fill(rng, fixed)
+	dudect.Fill(rng, fixed)
 	seeds := make([][]byte, 1000)
 	readers := make([]bytes.Reader, len(seeds))
 	for i := range seeds {
@@ -98,7 +85,7 @@ func respondTarget(seedLen int, init []byte, respond func(rand *bytes.Reader, in
 	return dudect.Target{
 		Slots: len(seeds),
 		Prepare: func(i, class int) {
-			fill(rng, seeds[i])
+			dudect.Fill(rng, seeds[i])
 			if class == 0 {
 				copy(seeds[i], fixed)
 			}

@@ -37,12 +37,6 @@ import (
 	"github.com/pqkex/pqkex/internal/dudect"
 )
 
-func dudectRNG() *rand.Rand {
-	var seed [32]byte
-	cryptorand.Read(seed[:])
-	return rand.New(rand.NewChaCha8(seed))
-}
-
 // dudectList fills L with random words masked as shortFromList masks them
 // before sorting (W even keys, then odd keys with bit 1 clear).
 func dudectList(rng *rand.Rand, L *[P]uint32) {
@@ -86,9 +80,7 @@ func dudectInvertibleSmall(rng *rand.Rand) [P]int8 {
 // so that it reads exactly 2*3044+191 bytes.
 func dudectKeySeed(rng *rand.Rand, b []byte) {
 	for {
-		for i := range b {
-			b[i] = byte(rng.Uint32())
-		}
+		dudect.Fill(rng, b)
 		var L [P]uint32
 		var g, v [P]int8
 		decodeList(&L, (*[randomBytes]byte)(slices.Clone(b[:randomBytes])))
@@ -97,6 +89,20 @@ func dudectKeySeed(rng *rand.Rand, b []byte) {
 			return
 		}
 	}
+}
+
+// dudectCiphertextPool returns a fresh key and 1024 valid ciphertexts for it.
+func dudectCiphertextPool(t *testing.T) (*PrivateKey, [][CiphertextSize]byte) {
+	sk, err := GenerateKey(cryptorand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := make([][CiphertextSize]byte, 1024)
+	for i := range pool {
+		var k [SharedKeySize]byte
+		sk.PublicKey().Encapsulate(cryptorand.Reader, &pool[i], &k)
+	}
+	return sk, pool
 }
 
 var (
@@ -109,16 +115,8 @@ var dudectCases = []dudect.Case{
 		Name:  "Decapsulate/valid-vs-random-ct",
 		About: "one key; class 0 a valid ciphertext (pool of 1024), class 1 random bytes (implicit rejection)",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
-			sk, err := GenerateKey(cryptorand.Reader)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pool := make([][CiphertextSize]byte, 1024)
-			for i := range pool {
-				var k [SharedKeySize]byte
-				sk.PublicKey().Encapsulate(cryptorand.Reader, &pool[i], &k)
-			}
+			rng := dudect.NewRNG()
+			sk, pool := dudectCiphertextPool(t)
 			cts := make([][CiphertextSize]byte, 1000)
 			var k [SharedKeySize]byte
 			return dudect.Target{
@@ -127,9 +125,7 @@ var dudectCases = []dudect.Case{
 					if class == 0 {
 						cts[i] = pool[rng.IntN(len(pool))]
 					} else {
-						for j := range cts[i] {
-							cts[i][j] = byte(rng.Uint32())
-						}
+						dudect.Fill(rng, cts[i][:])
 					}
 				},
 				Run: func(i int) { sk.Decapsulate(&cts[i], &k) },
@@ -140,16 +136,8 @@ var dudectCases = []dudect.Case{
 		Name:  "Decapsulate/valid-vs-tampered-ct",
 		About: "one key; class 0 a valid ciphertext, class 1 a valid one with one random bit flipped",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
-			sk, err := GenerateKey(cryptorand.Reader)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pool := make([][CiphertextSize]byte, 1024)
-			for i := range pool {
-				var k [SharedKeySize]byte
-				sk.PublicKey().Encapsulate(cryptorand.Reader, &pool[i], &k)
-			}
+			rng := dudect.NewRNG()
+			sk, pool := dudectCiphertextPool(t)
 			cts := make([][CiphertextSize]byte, 1000)
 			var k [SharedKeySize]byte
 			return dudect.Target{
@@ -167,7 +155,7 @@ var dudectCases = []dudect.Case{
 		Name:  "sortShort/sorted-vs-random",
 		About: "class 0 random masked keys already sorted, class 1 random masked keys",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			Ls := make([][P]uint32, 1000)
 			return dudect.Target{
 				Slots: len(Ls),
@@ -185,7 +173,7 @@ var dudectCases = []dudect.Case{
 		Name:  "sortShort/fixed-vs-random",
 		About: "class 0 one fixed random masked list, class 1 fresh random masked lists",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			var fixed [P]uint32
 			dudectList(rng, &fixed)
 			Ls := make([][P]uint32, 1000)
@@ -205,7 +193,7 @@ var dudectCases = []dudect.Case{
 		Name:  "r3Recip/fixed-vs-random",
 		About: "class 0 one fixed invertible small g, class 1 fresh random small g",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			fixed := dudectInvertibleSmall(rng)
 			gs := make([][P]int8, 1000)
 			var v [P]int8
@@ -225,7 +213,7 @@ var dudectCases = []dudect.Case{
 		Name:  "recipRq/fixed-vs-random",
 		About: "1/(3f) as in key generation; class 0 one fixed Short f, class 1 fresh random Short f",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			var fixedShort [P]int8
 			dudectShort(rng, &fixedShort)
 			fs := make([][P]int16, 1000)
@@ -251,7 +239,7 @@ var dudectCases = []dudect.Case{
 		Name:  "GenerateKey/fixed-vs-random",
 		About: "class 0 one fixed seed (2*3044+191 bytes, g invertible), class 1 fresh random seeds",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			const seedLen = 2*randomBytes + smallBytes
 			fixed := make([]byte, seedLen)
 			dudectKeySeed(rng, fixed)
@@ -260,9 +248,7 @@ var dudectCases = []dudect.Case{
 			return dudect.Target{
 				Slots: len(seeds),
 				Prepare: func(i, class int) {
-					for j := range seeds[i] {
-						seeds[i][j] = byte(rng.Uint32())
-					}
+					dudect.Fill(rng, seeds[i][:])
 					if class == 0 {
 						copy(seeds[i][:], fixed)
 					}
@@ -280,16 +266,14 @@ var dudectCases = []dudect.Case{
 		Name:  "Encapsulate/fixed-vs-random",
 		About: "one public key; class 0 one fixed 3044-byte r seed, class 1 fresh random seeds",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			sk, err := GenerateKey(cryptorand.Reader)
 			if err != nil {
 				t.Fatal(err)
 			}
 			pk := sk.PublicKey()
 			var fixed [randomBytes]byte
-			for j := range fixed {
-				fixed[j] = byte(rng.Uint32())
-			}
+			dudect.Fill(rng, fixed[:])
 			seeds := make([][randomBytes]byte, 1000)
 			readers := make([]bytes.Reader, len(seeds))
 			var ct [CiphertextSize]byte
@@ -297,9 +281,7 @@ var dudectCases = []dudect.Case{
 			return dudect.Target{
 				Slots: len(seeds),
 				Prepare: func(i, class int) {
-					for j := range seeds[i] {
-						seeds[i][j] = byte(rng.Uint32())
-					}
+					dudect.Fill(rng, seeds[i][:])
 					if class == 0 {
 						seeds[i] = fixed
 					}
@@ -313,7 +295,7 @@ var dudectCases = []dudect.Case{
 		Name:  "Decapsulate/fixed-vs-random-key",
 		About: "one random ciphertext; class 0 one fixed key, class 1 a random key of 256 (each copied into the slot)",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			keys := make([]*PrivateKey, 256)
 			for i := range keys {
 				var err error
@@ -342,7 +324,7 @@ var dudectCases = []dudect.Case{
 		Name:  "r3Invertible/fixed-vs-random",
 		About: "class 0 one fixed invertible small g, class 1 fresh random small g",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			fixed := dudectInvertibleSmall(rng)
 			gs := make([][P]int8, 1000)
 			return dudect.Target{
@@ -361,7 +343,7 @@ var dudectCases = []dudect.Case{
 		Name:  "r3Invertible/divisible-vs-random",
 		About: "class 0 random multiples of a random factor of x^p-x-1 mod 3 (not invertible), class 1 fresh random small g",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			factors := [][]int8{factor19, factor60, factor682}
 			gs := make([][P]int8, 1000)
 			return dudect.Target{
@@ -386,7 +368,7 @@ var dudectCases = []dudect.Case{
 		Name:  "mulRq/fixed-vs-random",
 		About: "h*r as in encryption (transform of r, product with a fixed public spectrum); class 0 one fixed Short r, class 1 fresh random Short r",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			sk, err := GenerateKey(cryptorand.Reader)
 			if err != nil {
 				t.Fatal(err)
@@ -416,7 +398,7 @@ var dudectCases = []dudect.Case{
 		Name:  "product3Pair/fixed-vs-random",
 		About: "the batch's packed pair of R/3 products t*c and t*g (transform of t, product with the spectrum of c + 2^11 g, exact split); class 0 one fixed t, c and g, class 1 fresh random small elements",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			type input struct{ t, c, g [P]int8 }
 			var fixed input
 			dudectSmall(rng, &fixed.t)
@@ -454,7 +436,7 @@ var dudectCases = []dudect.Case{
 		Name:  "mulRq/zero-vs-random",
 		About: "as mulRq/fixed-vs-random with class 0 the zero polynomial (all-zero floating-point data)",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudectRNG()
+			rng := dudect.NewRNG()
 			sk, err := GenerateKey(cryptorand.Reader)
 			if err != nil {
 				t.Fatal(err)
