@@ -1,6 +1,7 @@
 package sshkex
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -9,7 +10,7 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// mirrorTypes are the types checkMirrors compares with x/crypto/ssh's own.
+// mirrorTypes are the types checkXCrypto compares with x/crypto/ssh's own.
 // Tests substitute deliberately wrong mirrors.
 type mirrorTypes struct {
 	kex    reflect.Type // the interface the registry's values satisfy
@@ -25,64 +26,117 @@ var ourMirrors = mirrorTypes{
 	conn:   reflect.TypeFor[packetConn](),
 }
 
-// checkMirrors verifies, by reflection on the values x/crypto/ssh itself put
-// in its registry, that the mirrors describe x/crypto's types exactly: the
-// method set of the registry's interface, each method's parameter and
-// result types, and the fields (names, types, offsets) and sizes of the
-// structs. It reads the registry but writes nothing. The error names the
+// registryTypeName is how reflect spells the type of x/crypto's registry.
+const registryTypeName = "map[string]ssh.kexAlgorithm"
+
+// checkXCrypto verifies that what sshkex is about to write into x/crypto/ssh
+// will be read by x/crypto exactly as intended. It reads, and writes
+// nothing. In order:
+//
+//  1. x/crypto's registry type, map[string]kexAlgorithm, is found among the
+//     binary's types (not read from the variable, whose type go:linkname
+//     cannot check), exactly once.
+//  2. Its kexAlgorithm interface has exactly the mirror's methods: the same
+//     number, names (unexported ones included), order and signatures. The
+//     order and count fix the layout of the method table through which
+//     x/crypto calls a registered value. Within the signatures, kexResult
+//     and handshakeMagics must have the mirror's fields (names, types,
+//     offsets) and size, and packetConn the mirror's complete method set.
+//  3. The registry variable, read as x/crypto's map type, holds built-in
+//     key exchanges implementing that interface, and x/crypto's own typed
+//     code (Config.SetDefaults) finds every key found through the linked
+//     variable: the variable is the map x/crypto uses.
+//  4. The linked supportedKexAlgos and defaultKexAlgos hold the very strings
+//     x/crypto's exported API returns (SupportedAlgorithms, SetDefaults),
+//     compared by string header without dereferencing.
+//
+// It returns x/crypto's registry type for registerWith. The error names the
 // first difference.
-func checkMirrors(m mirrorTypes, registry map[string]kexAlgorithm) error {
-	if len(registry) == 0 {
-		return fmt.Errorf("x/crypto/ssh's key exchange registry is empty")
+func checkXCrypto(m mirrorTypes) (reflect.Type, error) {
+	if m.kex.Kind() != reflect.Interface {
+		return nil, errors.New("mirror of kexAlgorithm is not an interface")
 	}
-	if !slices.Contains(defaultKexAlgos, ssh.KeyExchangeMLKEM768X25519) && !slices.Contains(defaultKexAlgos, ssh.KeyExchangeCurve25519) {
-		return fmt.Errorf("x/crypto/ssh's default key exchange list has neither %s nor %s", ssh.KeyExchangeMLKEM768X25519, ssh.KeyExchangeCurve25519)
+	maps := xcryptoTypes(registryTypeName, reflect.Type.Elem)
+	if len(maps) != 1 {
+		return nil, fmt.Errorf("x/crypto/ssh has %d types %s (want 1): its key exchange registry changed", len(maps), registryTypeName)
 	}
-	names := make([]string, 0, len(registry))
-	for name := range registry {
-		names = append(names, name)
+	registry := maps[0]
+	if registry.Kind() != reflect.Map || registry.Key() != reflect.TypeFor[string]() {
+		return nil, fmt.Errorf("x/crypto/ssh's registry type %v is not a map keyed by string", registry)
 	}
-	slices.Sort(names)
-	checked := 0
-	for _, name := range names {
-		v := registry[name]
-		if _, ours := v.(*hybridKEX); ours {
-			continue
-		}
-		if v == nil {
+	if err := sameInterface(m, registry.Elem(), m.kex); err != nil {
+		return nil, fmt.Errorf("x/crypto/ssh's kexAlgorithm: %w", err)
+	}
+	if err := faultSafe("kexAlgoMap", func() error { return checkRegistry(registry) }); err != nil {
+		return nil, err
+	}
+	if err := faultSafe("supportedKexAlgos, defaultKexAlgos", checkLists); err != nil {
+		return nil, err
+	}
+	return registry, nil
+}
+
+// checkRegistry reads x/crypto's registry through its own map type and
+// cross-checks its keys with x/crypto's typed code.
+func checkRegistry(registry reflect.Type) error {
+	view := registryView(registry)
+	if view.IsNil() || view.Len() == 0 {
+		return errors.New("x/crypto/ssh's key exchange registry (kexAlgoMap) is missing or empty")
+	}
+	iface := registry.Elem()
+	var names []string
+	builtins := 0
+	iter := view.MapRange()
+	for iter.Next() {
+		name, v := iter.Key().String(), iter.Value()
+		if v.IsNil() {
 			return fmt.Errorf("x/crypto/ssh's registry entry %q is nil", name)
 		}
-		if err := checkImplementation(m, reflect.TypeOf(v)); err != nil {
-			return fmt.Errorf("x/crypto/ssh's %q (%v): %w", name, reflect.TypeOf(v), err)
+		if v.Elem().Type() == reflect.TypeFor[*hybridKEX]() {
+			names = append(names, name) // ours, from an earlier Register
+			continue
 		}
-		checked++
+		if !v.Elem().Type().Implements(iface) {
+			return fmt.Errorf("x/crypto/ssh's registry entry %q (%v) does not implement %v", name, v.Elem().Type(), iface)
+		}
+		if v.Elem().Type().Elem().PkgPath() == xcryptoSSH {
+			builtins++
+		}
+		names = append(names, name)
 	}
-	if checked == 0 {
-		return fmt.Errorf("x/crypto/ssh's registry holds no built-in key exchange to compare with")
+	if builtins == 0 {
+		return errors.New("x/crypto/ssh's registry holds no built-in key exchange")
+	}
+	slices.Sort(names)
+	// x/crypto's SetDefaults keeps exactly the names its registry has.
+	cfg := ssh.Config{KeyExchanges: names}
+	cfg.SetDefaults()
+	for _, name := range names {
+		if !slices.Contains(cfg.KeyExchanges, name) {
+			return fmt.Errorf("x/crypto/ssh does not find %q, which the linked kexAlgoMap holds: the variable is not x/crypto's registry", name)
+		}
 	}
 	return nil
 }
 
-// checkImplementation compares the methods of one built-in key exchange
-// type with the mirror interface.
-func checkImplementation(m mirrorTypes, impl reflect.Type) error {
-	if m.kex.Kind() != reflect.Interface {
-		return fmt.Errorf("mirror of kexAlgorithm is not an interface")
+// checkLists compares the linked lists with x/crypto's exported copies.
+func checkLists() error {
+	if !sameStringHeaders(supportedKexAlgos, ssh.SupportedAlgorithms().KeyExchanges) {
+		return errors.New("the linked supportedKexAlgos is not the list ssh.SupportedAlgorithms returns")
 	}
-	for i := range m.kex.NumMethod() {
-		want := m.kex.Method(i)
-		got, ok := impl.MethodByName(want.Name)
-		if !ok {
-			return fmt.Errorf("has no method %s", want.Name)
-		}
-		// got.Type has the receiver as its first parameter.
-		if err := sameFunc(m, got.Type, want.Type, 1); err != nil {
-			return fmt.Errorf("method %s: %w", want.Name, err)
+	var cfg ssh.Config
+	cfg.SetDefaults() // x/crypto's defaults, filtered by its registry
+	if len(defaultKexAlgos) == 0 || len(defaultKexAlgos) > len(cfg.KeyExchanges) {
+		return fmt.Errorf("the linked defaultKexAlgos (%d names) does not match ssh.Config.SetDefaults (%d)", len(defaultKexAlgos), len(cfg.KeyExchanges))
+	}
+	for i := range defaultKexAlgos {
+		if !containsHeader(cfg.KeyExchanges, defaultKexAlgos[i]) {
+			return fmt.Errorf("entry %d of the linked defaultKexAlgos is not in ssh.Config.SetDefaults' list", i)
 		}
 	}
-	// The registry's interface has exactly the mirror's methods if every
-	// built-in value has them with these exact types; methods the built-in
-	// types have beyond that are irrelevant.
+	if !slices.Contains(defaultKexAlgos, ssh.KeyExchangeMLKEM768X25519) && !slices.Contains(defaultKexAlgos, ssh.KeyExchangeCurve25519) {
+		return fmt.Errorf("x/crypto/ssh's default key exchange list has neither %s nor %s", ssh.KeyExchangeMLKEM768X25519, ssh.KeyExchangeCurve25519)
+	}
 	return nil
 }
 

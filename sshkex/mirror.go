@@ -46,8 +46,14 @@ type kexAlgorithm interface {
 }
 
 // The registry and the algorithm lists of x/crypto/ssh (kex.go, common.go).
-// They exist under these names from x/crypto v0.39.0 on; an x/crypto
-// without them fails to link, never at run time.
+// They exist under these names from x/crypto v0.39.0 on. go:linkname binds
+// a variable by name only and cannot fail: if x/crypto renamed or removed
+// one, the variable below would be a fresh zero value of our own, and if
+// x/crypto changed its type, it would hold a value of another type.
+// checkXCrypto therefore never trusts these declarations: it finds
+// x/crypto's own types among the binary's type descriptors and compares
+// the variables' contents with x/crypto's exported API before anything is
+// written (check.go).
 
 //go:linkname kexAlgoMap golang.org/x/crypto/ssh.kexAlgoMap
 var kexAlgoMap map[string]kexAlgorithm

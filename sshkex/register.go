@@ -5,25 +5,50 @@
 //	sntrup761x25519-sha512              (RFC 9941; x/crypto has none)
 //	sntrup761x25519-sha512@openssh.com  (the same method under OpenSSH's older name)
 //
-// Call Register once, before the first handshake:
+// Call Register once, in main or an init function, before any goroutine
+// dials or serves SSH:
 //
 //	if err := sshkex.Register(); err != nil {
 //		log.Fatal(err) // x/crypto/ssh was left untouched
 //	}
 //	cfg := &ssh.ClientConfig{ /* KeyExchanges left empty: PQ-first defaults */ }
 //
-// # How it works, and why it is safe
+// Libraries built on x/crypto/ssh (github.com/gliderlabs/ssh,
+// charm.land/wish) need nothing else: they use x/crypto's registry too.
+//
+// # What a nil error means, and how Register knows
 //
 // x/crypto/ssh has no public hook for key exchanges: it keeps them in an
-// unexported map. sshkex reaches that map with go:linkname and stores
-// values whose types mirror x/crypto's unexported kexAlgorithm, kexResult,
-// handshakeMagics and packetConn. Before writing anything, Register compares
-// the mirrors with the types of x/crypto's own registered key exchanges by
-// reflection (method names and signatures, struct field names, types,
-// offsets and sizes). Any difference makes Register return an error naming
-// it, and x/crypto/ssh keeps working exactly as before. x/crypto versions
-// from v0.39.0 on are supported and tested; an x/crypto without the
-// registry variables fails to link rather than misbehave at run time.
+// unexported map. sshkex reaches that map and two algorithm lists through
+// the go:linkname directive and stores values whose types mirror x/crypto's unexported
+// kexAlgorithm, kexResult, handshakeMagics and packetConn. Register returns
+// nil only when x/crypto will call those values correctly; otherwise it
+// returns an error naming the reason and changes nothing. It checks:
+//
+//   - the x/crypto version: a release this sshkex was verified against
+//     (v0.39.0 to v0.59.0; CI runs every one of them); any other x/crypto
+//     (newer, pre-release, replaced) is refused unless
+//     Options.AllowUnverifiedXCrypto is set;
+//   - x/crypto's own types, found among the binary's type descriptors
+//     rather than read from the linked variables: the registry's map type,
+//     the complete method set of its kexAlgorithm interface (unexported
+//     methods included, count and order), the signatures, the fields,
+//     offsets and sizes of kexResult and handshakeMagics, and packetConn's
+//     method set;
+//   - the linked variables against x/crypto's exported, typed API: every
+//     registry key is found by x/crypto's Config.SetDefaults, and the two
+//     lists are the very strings ssh.SupportedAlgorithms and SetDefaults
+//     return;
+//   - after writing: that x/crypto's exported API lists the new names
+//     (otherwise everything is undone).
+//
+// No structural check can see a change of meaning with the same layout,
+// such as x/crypto expecting key exchanges to verify the host key signature
+// themselves; the version policy exists for that, and CI proves for every
+// verified version that x/crypto still rejects a server's bad signature
+// after pqkex's key exchange returns. SECURITY.md has the details and the
+// tests behind each claim. An x/crypto older than v0.39.0 fails to compile,
+// in a file whose name says which versions are required.
 //
 // # Defaults
 //
@@ -70,6 +95,15 @@ type Options struct {
 	// a Config's KeyExchanges is empty) unchanged; the sntrup761 methods
 	// are then negotiated only if listed explicitly.
 	KeepDefaults bool
+	// AllowUnverifiedXCrypto lets Register proceed with an x/crypto that is
+	// not a release in the range this version of sshkex was verified
+	// against (a newer release, a pre-release, or a replaced copy), once
+	// every structural check passes. Those checks compare types and layouts;
+	// they cannot see a change of meaning with the same layout, such as a
+	// newer x/crypto expecting key exchanges to verify the host key
+	// signature themselves. Leave it false unless you have checked that
+	// x/crypto's kex.go and handshake.go did not change in that way.
+	AllowUnverifiedXCrypto bool
 }
 
 var (
@@ -82,15 +116,18 @@ var (
 // Options. See RegisterWith.
 func Register() error { return RegisterWith(Options{}) }
 
-// RegisterWith installs pqkex's key exchanges in x/crypto/ssh. It must
-// complete before any x/crypto/ssh handshake starts in the process:
-// x/crypto reads its registry without locking.
+// RegisterWith installs pqkex's key exchanges in x/crypto/ssh. Call it
+// before any x/crypto/ssh handshake starts in the process (in main or an
+// init function): x/crypto reads its registry and default list without
+// locking. The registry is replaced by a new map rather than written in
+// place, so a handshake running during Register cannot hit a concurrent map
+// write, but it may see the old or the new list of defaults.
 //
-// It first verifies that sshkex's mirrors of x/crypto's internal types
-// match exactly; if not, it returns an error naming the difference and
-// changes nothing. It registers all methods or none. Calling it again with
-// the same options is a no-op; with different options it returns an error.
-// It is safe to call from several goroutines.
+// It returns nil only after the checks in the package documentation pass;
+// otherwise it returns an error naming the first difference and changes
+// nothing. It registers all methods or none. Calling it again with the same
+// options is a no-op; with different options it returns an error. It is
+// safe to call from several goroutines.
 //
 // In FIPS 140 mode it returns an error and changes nothing: sntrup761 and
 // X25519 are not FIPS 140 approved.
@@ -110,22 +147,66 @@ func registerWith(opts Options, mirrors mirrorTypes) error {
 	if fips140.Enabled() {
 		return errors.New("sshkex: FIPS 140 mode is enabled; sntrup761x25519 and X25519 are not approved, nothing registered")
 	}
-	if err := checkMirrors(mirrors, kexAlgoMap); err != nil {
-		return fmt.Errorf("sshkex: x/crypto/ssh internals differ from what sshkex expects, nothing registered: %w", err)
+	if !opts.AllowUnverifiedXCrypto {
+		if err := checkVersion(xcryptoModule()); err != nil {
+			return fmt.Errorf("sshkex: nothing registered: %w", err)
+		}
+	}
+	if _, err := checkXCrypto(mirrors); err != nil {
+		return fmt.Errorf("sshkex: x/crypto/ssh internals differ from what sshkex expects (it supports %s), nothing registered: %w", supportedXCrypto, err)
 	}
 
-	// From here on nothing can fail.
-	sntrup := &hybridKEX{sntrupMethod}
-	kexAlgoMap[KeyExchangeSNTRUP761X25519] = sntrup
-	kexAlgoMap[KeyExchangeSNTRUP761X25519OpenSSH] = sntrup
-	if !opts.KeepBuiltinMLKEM {
-		kexAlgoMap[KeyExchangeMLKEM768X25519] = &hybridKEX{mlkemMethod}
+	// The registry is replaced, not written in place: a new map with
+	// x/crypto's entries and ours, stored into the variable with one
+	// pointer-sized write. A handshake that runs while Register does (which
+	// the documentation forbids) then reads either the old map or the new
+	// one, never a map being written, which would be a fatal error.
+	old := kexAlgoMap
+	next := make(map[string]kexAlgorithm, len(old)+3)
+	for name, v := range old {
+		next[name] = v
 	}
+	sntrup := &hybridKEX{sntrupMethod}
+	next[KeyExchangeSNTRUP761X25519] = sntrup
+	next[KeyExchangeSNTRUP761X25519OpenSSH] = sntrup
+	if !opts.KeepBuiltinMLKEM {
+		next[KeyExchangeMLKEM768X25519] = &hybridKEX{mlkemMethod}
+	}
+	oldSupported, oldDefaults := supportedKexAlgos, defaultKexAlgos
+	kexAlgoMap = next
 	supportedKexAlgos = withPQFirst(supportedKexAlgos)
 	if !opts.KeepDefaults {
 		defaultKexAlgos = withPQFirst(defaultKexAlgos)
 	}
+	// Confirm through x/crypto's exported, typed API that it now sees what
+	// was written; undo everything if not.
+	if err := confirmRegistered(opts); err != nil {
+		kexAlgoMap, supportedKexAlgos, defaultKexAlgos = old, oldSupported, oldDefaults
+		return fmt.Errorf("sshkex: x/crypto/ssh did not take the registration, undone: %w", err)
+	}
 	regDone, regOpts = true, opts
+	return nil
+}
+
+// confirmRegistered checks, through x/crypto/ssh's exported API only, that
+// it knows and offers the registered names.
+func confirmRegistered(opts Options) error {
+	supported := ssh.SupportedAlgorithms().KeyExchanges
+	cfg := ssh.Config{KeyExchanges: postQuantum}
+	cfg.SetDefaults() // keeps the names x/crypto's registry has
+	var defaults ssh.Config
+	defaults.SetDefaults()
+	for _, name := range postQuantum {
+		if !slices.Contains(supported, name) {
+			return fmt.Errorf("ssh.SupportedAlgorithms does not list %s", name)
+		}
+		if !slices.Contains(cfg.KeyExchanges, name) {
+			return fmt.Errorf("x/crypto/ssh's registry does not find %s", name)
+		}
+		if !opts.KeepDefaults && !slices.Contains(defaults.KeyExchanges, name) {
+			return fmt.Errorf("x/crypto/ssh's defaults do not list %s", name)
+		}
+	}
 	return nil
 }
 

@@ -390,7 +390,7 @@ func TestConcurrentHandshakes(t *testing.T) {
 // ---------------------------------------------------------------- mirrors
 
 func TestMirrorsMatch(t *testing.T) {
-	if err := checkMirrors(ourMirrors, kexAlgoMap); err != nil {
+	if _, err := checkXCrypto(ourMirrors); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -439,7 +439,7 @@ func TestWrongMirrorsRefused(t *testing.T) {
 		{"not an interface", mirrorTypes{kex: reflect.TypeFor[kexResult](), result: ourMirrors.result, magics: ourMirrors.magics, conn: ourMirrors.conn}, "not an interface"},
 	}
 	for _, tc := range cases {
-		err := checkMirrors(tc.m, kexAlgoMap)
+		_, err := checkXCrypto(tc.m)
 		if err == nil {
 			t.Errorf("%s: wrong mirror accepted", tc.name)
 			continue
@@ -563,6 +563,14 @@ func runPeer(mode string, args []string) int {
 			fmt.Println(err)
 			return 1
 		}
+		return 0
+	case "register-during-handshakes":
+		out, err := registerDuringHandshakes()
+		if err != nil {
+			fmt.Println("failed:", err)
+			return 1
+		}
+		fmt.Println(out)
 		return 0
 	case "wrong-mirror":
 		m := ourMirrors

@@ -1,0 +1,348 @@
+package sshkex
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The tests in this file build small programs against copies of x/crypto,
+// taken from the module cache at go.mod's version, some of them changed in
+// the ways x/crypto's internals could plausibly change, and require that
+// Register refuses each change with an error (and x/crypto keeps working)
+// instead of crashing or registering. They take a few minutes, so they run
+// when PQKEX_MUTANTS=1 (.ci/run sets it); elsewhere they are skipped with a
+// message saying so.
+
+// edit is a textual change of one file of x/crypto/ssh: every match of old
+// (a regular expression) is replaced by new; a change that matches nothing
+// fails the test, so the mutants cannot silently stop mutating.
+type edit struct {
+	file     string
+	old, new string
+}
+
+type mutant struct {
+	name  string
+	edits []edit
+	extra string // Go source added to package ssh as zz_mutant.go
+	// want is a substring of the refusal users see.
+	want string
+}
+
+// implementedByAll returns methods for every built-in key exchange type.
+func implementedByAll(method string) string {
+	var b strings.Builder
+	b.WriteString("package ssh\n\nimport \"crypto\"\n\nvar _ crypto.Hash\n\n")
+	for _, typ := range []string{"dhGroup", "ecdh", "curve25519sha256", "dhGEXSHA", "mlkem768WithCurve25519sha256"} {
+		fmt.Fprintf(&b, "func (*%s) %s\n\n", typ, method)
+	}
+	return b.String()
+}
+
+const kexIfaceClient = `(\tClient\(p packetConn, rand io\.Reader, magics \*handshakeMagics\) \(\*kexResult, error\)\n)`
+
+var mutants = []mutant{
+	{
+		name:  "kexAlgorithm gains an exported method (Hash)",
+		edits: []edit{{"kex.go", kexIfaceClient, "${1}\tHash() crypto.Hash\n"}},
+		extra: implementedByAll("Hash() crypto.Hash { return 0 }"),
+		want:  "has 3 methods, the mirror 2",
+	},
+	{
+		name:  "kexAlgorithm gains an unexported method (name)",
+		edits: []edit{{"kex.go", kexIfaceClient, "${1}\tname() string\n"}},
+		extra: implementedByAll(`name() string { return "" }`),
+		want:  "has 3 methods, the mirror 2",
+	},
+	{
+		name:  "kexAlgorithm gains an exported method that sorts first (Algorithm)",
+		edits: []edit{{"kex.go", kexIfaceClient, "${1}\tAlgorithm() string\n"}},
+		extra: implementedByAll(`Algorithm() string { return "" }`),
+		want:  "has 3 methods, the mirror 2",
+	},
+	{
+		name: "Client signature changes (a variadic parameter)",
+		edits: []edit{
+			{"kex.go", `(\tClient\(p packetConn, rand io\.Reader, magics \*handshakeMagics)\)`, "${1}, opts ...int)"},
+			{"kex.go", `(\) Client\(c packetConn, \w+ io\.Reader, magics \*handshakeMagics)\)`, "${1}, _ ...int)"},
+			{"mlkem.go", `(\) Client\(c packetConn, \w+ io\.Reader, magics \*handshakeMagics)\)`, "${1}, _ ...int)"},
+		},
+		want: "method Client: signature",
+	},
+	{
+		name: "kexAlgoMap becomes map[string]*kexEntry",
+		edits: []edit{
+			{"kex.go", `var kexAlgoMap = map\[string\]kexAlgorithm\{\}`, "var kexAlgoMap = map[string]*kexEntry{}\n\ntype kexEntry struct{ kexAlgorithm }\n\nvar kexAlgoInit = map[string]any{}"},
+			{"kex.go", `kexAlgoMap\[`, "kexAlgoInit["},
+		},
+		extra: "package ssh\n\nfunc init() {\n\tfor k, v := range kexAlgoInit {\n\t\tkexAlgoMap[k] = &kexEntry{v.(kexAlgorithm)}\n\t}\n}\n",
+		want:  "has 0 types map[string]ssh.kexAlgorithm",
+	},
+	{
+		name:  "kexResult gains a field",
+		edits: []edit{{"kex.go", `(\tSessionID \[\]byte\n)`, "${1}\tStrict bool\n"}},
+		want:  "has 7 fields, the mirror 6",
+	},
+	{
+		name:  "kexResult fields are reordered (H after SessionID)",
+		edits: []edit{{"kex.go", `\tH \[\]byte\n`, ""}, {"kex.go", `(\tSessionID \[\]byte\n)`, "${1}\tH []byte\n"}},
+		want:  "field 0 is K",
+	},
+	{
+		name:  "handshakeMagics gains a field",
+		edits: []edit{{"kex.go", `(\tclientKexInit, serverKexInit \[\]byte\n)`, "${1}\tstrict bool\n"}},
+		want:  "has 5 fields, the mirror 4",
+	},
+	{
+		name:  "handshakeMagics fields are reordered",
+		edits: []edit{{"kex.go", `\tclientVersion, serverVersion \[\]byte\n\tclientKexInit, serverKexInit \[\]byte\n`, "\tclientKexInit, serverKexInit []byte\n\tclientVersion, serverVersion []byte\n"}},
+		want:  "field 0 is clientKexInit",
+	},
+	{
+		name:  "packetConn gains a method",
+		edits: []edit{{"transport.go", `(\tClose\(\) error\n\}\n)`, "\tflush() error\n${1}"}},
+		extra: "package ssh\n\nfunc (*transport) flush() error { return nil }\nfunc (*handshakeTransport) flush() error { return nil }\nfunc (*controlProxyTransport) flush() error { return nil }\n",
+		want:  "packetConn has 4 methods, the mirror 3",
+	},
+	{
+		name: "supportedKexAlgos changes type",
+		edits: []edit{
+			{"common.go", `supportedKexAlgos`, "supportedKexNames"},
+		},
+		extra: "package ssh\n\ntype kexInfo struct {\n\tname     string\n\tinsecure bool\n}\n\nvar supportedKexAlgos = []kexInfo{{name: KeyExchangeCurve25519}, {name: KeyExchangeMLKEM768X25519}}\n",
+		want:  "supportedKexAlgos is not the list ssh.SupportedAlgorithms returns",
+	},
+	{
+		name: "defaultKexAlgos changes type",
+		edits: []edit{
+			{"common.go", `defaultKexAlgos`, "defaultKexNames"},
+			{"kex.go", `defaultKexAlgos`, "defaultKexNames"},
+		},
+		extra: "package ssh\n\nvar defaultKexAlgos = map[string]int{KeyExchangeCurve25519: 1}\n",
+		want:  "defaultKexAlgos",
+	},
+	{
+		name: "kexAlgoMap is renamed",
+		edits: []edit{
+			{"kex.go", `kexAlgoMap`, "kexRegistry"},
+			{"common.go", `kexAlgoMap`, "kexRegistry"},
+			{"handshake.go", `kexAlgoMap`, "kexRegistry"},
+		},
+		want: "registry (kexAlgoMap) is missing or empty",
+	},
+}
+
+// probeMain registers (with the options the command line names) and then
+// runs an x/crypto handshake over loopback with the first registered
+// post-quantum name, or with x/crypto's own curve25519-sha256 when Register
+// refused, to show x/crypto still works.
+const probeMain = `package main
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/pqkex/pqkex/sshkex"
+	"golang.org/x/crypto/ssh"
+)
+
+func main() {
+	opts := sshkex.Options{AllowUnverifiedXCrypto: len(os.Args) > 1 && os.Args[1] == "allow"}
+	kex := sshkex.KeyExchangeSNTRUP761X25519
+	if err := sshkex.RegisterWith(opts); err != nil {
+		fmt.Println("refused:", err)
+		kex = ssh.KeyExchangeCurve25519
+	} else {
+		fmt.Println("registered")
+	}
+	if err := handshake(kex); err != nil {
+		fmt.Println("handshake failed:", err)
+		os.Exit(1)
+	}
+	fmt.Println("handshake ok", kex)
+}
+
+func handshake(kex string) error {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	scfg := &ssh.ServerConfig{NoClientAuth: true}
+	scfg.KeyExchanges = []string{kex}
+	scfg.AddHostKey(signer)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		sc, chans, reqs, err := ssh.NewServerConn(c, scfg)
+		if err != nil {
+			c.Close()
+			return
+		}
+		go ssh.DiscardRequests(reqs)
+		for ch := range chans {
+			ch.Reject(ssh.Prohibited, "")
+		}
+		sc.Close()
+	}()
+	ccfg := &ssh.ClientConfig{User: "probe", HostKeyCallback: ssh.FixedHostKey(signer.PublicKey())}
+	ccfg.KeyExchanges = []string{kex}
+	c, err := ssh.Dial("tcp", l.Addr().String(), ccfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if got := c.Conn.(ssh.AlgorithmsConnMetadata).Algorithms().KeyExchange; got != kex {
+		return fmt.Errorf("negotiated %s, want %s", got, kex)
+	}
+	return nil
+}
+`
+
+type probeEnv struct {
+	root     string // pqkex's module root
+	xDir     string // x/crypto in the module cache
+	xVersion string
+}
+
+func newProbeEnv(t *testing.T) probeEnv {
+	if os.Getenv("PQKEX_MUTANTS") != "1" {
+		t.Skip("builds programs against mutated x/crypto copies (minutes); set PQKEX_MUTANTS=1 (.ci/run does)")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}} {{.Version}}", "golang.org/x/crypto").Output()
+	if err != nil {
+		t.Fatalf("go list -m golang.org/x/crypto: %v", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 || f[0] == "" {
+		t.Fatalf("go list -m golang.org/x/crypto: %q", out)
+	}
+	return probeEnv{root: root, xDir: f[0], xVersion: f[1]}
+}
+
+// copyXCrypto copies x/crypto into a writable directory and applies m.
+func (e probeEnv) copyXCrypto(t *testing.T, m *mutant) string {
+	dir := filepath.Join(t.TempDir(), "xcrypto")
+	if out, err := exec.Command("cp", "-r", e.xDir, dir).CombinedOutput(); err != nil {
+		t.Fatalf("copying x/crypto: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("chmod", "-R", "u+w", dir).CombinedOutput(); err != nil {
+		t.Fatalf("chmod: %v\n%s", err, out)
+	}
+	if m == nil {
+		return dir
+	}
+	for _, ed := range m.edits {
+		path := filepath.Join(dir, "ssh", ed.file)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := regexp.MustCompile(ed.old)
+		if !re.Match(src) {
+			t.Fatalf("mutant %q: %s has no match for %q (x/crypto %s changed; update the mutant)", m.name, ed.file, ed.old, e.xVersion)
+		}
+		if err := os.WriteFile(path, re.ReplaceAll(src, []byte(ed.new)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m.extra != "" {
+		if err := os.WriteFile(filepath.Join(dir, "ssh", "zz_mutant.go"), []byte(m.extra), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// run builds the probe against x/crypto in xDir ("" for the module cache's
+// unmodified release, by version) and runs it with args.
+func (e probeEnv) run(t *testing.T, xDir string, args ...string) string {
+	dir := t.TempDir()
+	gomod := fmt.Sprintf("module probe\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/pqkex/pqkex v0.0.0\n\tgolang.org/x/crypto %s\n)\n\nreplace github.com/pqkex/pqkex => %q\n", e.xVersion, e.root)
+	if xDir != "" {
+		gomod += fmt.Sprintf("\nreplace golang.org/x/crypto => %q\n", xDir)
+	}
+	sum, err := os.ReadFile(filepath.Join(e.root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum, "main.go": []byte(probeMain)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build := exec.Command("go", "build", "-mod=mod", "-o", "probe", ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the probe: %v\n%s", err, out)
+	}
+	cmd := exec.Command(filepath.Join(dir, "probe"), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	if err != nil {
+		t.Fatalf("probe crashed or failed: %v\n%s", err, out.String())
+	}
+	return out.String()
+}
+
+// TestMutatedXCryptoRefused: every mutant is refused with an error naming
+// the change, the process does not crash, and x/crypto's own key exchange
+// still completes a handshake afterwards.
+func TestMutatedXCryptoRefused(t *testing.T) {
+	e := newProbeEnv(t)
+	for i := range mutants {
+		m := &mutants[i]
+		t.Run(m.name, func(t *testing.T) {
+			out := e.run(t, e.copyXCrypto(t, m), "allow")
+			t.Logf("%s", out)
+			if !strings.Contains(out, "refused:") || !strings.Contains(out, m.want) {
+				t.Fatalf("want a refusal naming %q, got:\n%s", m.want, out)
+			}
+			if !strings.Contains(out, "handshake ok curve25519-sha256") {
+				t.Fatalf("x/crypto's own key exchange failed after the refusal:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestUnmodifiedXCryptoAccepted: the same copy without a change registers
+// and completes a sntrup761x25519 handshake when unverified copies are
+// allowed; without that option a replaced copy is refused for its
+// version; and the module cache's release registers with no option.
+func TestUnmodifiedXCryptoAccepted(t *testing.T) {
+	e := newProbeEnv(t)
+	copied := e.copyXCrypto(t, nil)
+	out := e.run(t, copied, "allow")
+	if !strings.Contains(out, "registered") || !strings.Contains(out, "handshake ok sntrup761x25519-sha512") {
+		t.Fatalf("unmodified copy with AllowUnverifiedXCrypto:\n%s", out)
+	}
+	out = e.run(t, copied)
+	if !strings.Contains(out, "refused:") || !strings.Contains(out, "is not a release whose internals this sshkex verified") {
+		t.Fatalf("replaced copy without AllowUnverifiedXCrypto:\n%s", out)
+	}
+	out = e.run(t, "")
+	if !strings.Contains(out, "registered") || !strings.Contains(out, "handshake ok sntrup761x25519-sha512") {
+		t.Fatalf("x/crypto %s from the module cache:\n%s", e.xVersion, out)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sshkex
+
+const raceEnabled = false

@@ -1,0 +1,125 @@
+package sshkex
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// The x/crypto releases whose internals CI verified against sshkex's
+// mirrors: every release from verifiedOldest to verifiedNewest is built and
+// run through the registration, handshake and host-key verification tests
+// by .ci/run's x/crypto matrix. Raise verifiedNewest only together with
+// that matrix.
+const (
+	verifiedOldest = "v0.39.0"
+	verifiedNewest = "v0.59.0"
+)
+
+// supportedXCrypto names the verified range in messages.
+const supportedXCrypto = "golang.org/x/crypto " + verifiedOldest + " to " + verifiedNewest
+
+// xcryptoModule reports the golang.org/x/crypto module this binary was
+// built with: its version, or the replacement's version when go.mod
+// replaces it by another version; "" when it was replaced by a directory or
+// cannot be told. how says which, for error messages.
+//
+// The Go command records dependencies in the build information of programs
+// but not of test binaries of library packages; there the version is read
+// from the source path the compiler recorded for x/crypto/ssh's code, which
+// names the module cache directory golang.org/x/crypto@VERSION (also under
+// -trimpath).
+func xcryptoModule() (version, how string) {
+	info, ok := debug.ReadBuildInfo()
+	if ok {
+		for _, m := range info.Deps {
+			if m.Path != "golang.org/x/crypto" {
+				continue
+			}
+			if r := m.Replace; r != nil {
+				if r.Path != m.Path || r.Version == "" {
+					return "", "golang.org/x/crypto replaced by " + r.Path
+				}
+				return r.Version, "golang.org/x/crypto " + r.Version + " (a replacement)"
+			}
+			return m.Version, "golang.org/x/crypto " + m.Version
+		}
+	}
+	return xcryptoFromSourcePath()
+}
+
+// xcryptoFromSourcePath reads x/crypto's version from the file name of one
+// of its functions.
+func xcryptoFromSourcePath() (version, how string) {
+	f := runtime.FuncForPC(reflect.ValueOf(ssh.Marshal).Pointer())
+	if f == nil {
+		return "", "golang.org/x/crypto of unknown version"
+	}
+	file, _ := f.FileLine(f.Entry())
+	file = filepath.ToSlash(file)
+	const mod = "golang.org/x/crypto@"
+	i := strings.LastIndex(file, mod)
+	if i < 0 {
+		return "", "golang.org/x/crypto from " + filepath.Dir(filepath.Dir(file)) + " (not a module version)"
+	}
+	v, _, _ := strings.Cut(file[i+len(mod):], "/")
+	return v, "golang.org/x/crypto " + v
+}
+
+// checkVersion returns nil if version is a release in the verified range.
+func checkVersion(version, how string) error {
+	if version != "" && releaseInRange(version, verifiedOldest, verifiedNewest) {
+		return nil
+	}
+	return fmt.Errorf("%s is not a release whose internals this sshkex verified (%s); use the pqkex release that supports it, or set Options.AllowUnverifiedXCrypto to register after the structural checks alone", how, supportedXCrypto)
+}
+
+// releaseInRange reports whether v is a release version vX.Y.Z (no
+// pre-release or build suffix) with lo <= v <= hi.
+func releaseInRange(v, lo, hi string) bool {
+	pv, ok := parseRelease(v)
+	if !ok {
+		return false
+	}
+	plo, _ := parseRelease(lo)
+	phi, _ := parseRelease(hi)
+	return compareRelease(plo, pv) <= 0 && compareRelease(pv, phi) <= 0
+}
+
+func parseRelease(v string) ([3]int, bool) {
+	var out [3]int
+	rest, ok := strings.CutPrefix(v, "v")
+	if !ok {
+		return out, false
+	}
+	parts := strings.Split(rest, ".")
+	if len(parts) != 3 {
+		return out, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || strconv.Itoa(n) != p {
+			return out, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+func compareRelease(a, b [3]int) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
