@@ -50,30 +50,29 @@ const registryTypeName = "map[string]ssh.kexAlgorithm"
 //     x/crypto's exported API returns (SupportedAlgorithms, SetDefaults),
 //     compared by string header without dereferencing.
 //
-// It returns x/crypto's registry type for registerWith. The error names the
-// first difference.
-func checkXCrypto(m mirrorTypes) (reflect.Type, error) {
+// The error names the first difference.
+func checkXCrypto(m mirrorTypes) error {
 	if m.kex.Kind() != reflect.Interface {
-		return nil, errors.New("mirror of kexAlgorithm is not an interface")
+		return errors.New("mirror of kexAlgorithm is not an interface")
 	}
 	maps := xcryptoTypes(registryTypeName, reflect.Type.Elem)
 	if len(maps) != 1 {
-		return nil, fmt.Errorf("x/crypto/ssh has %d types %s (want 1): its key exchange registry changed", len(maps), registryTypeName)
+		return fmt.Errorf("x/crypto/ssh has %d types %s (want 1): its key exchange registry changed", len(maps), registryTypeName)
 	}
 	registry := maps[0]
 	if registry.Kind() != reflect.Map || registry.Key() != reflect.TypeFor[string]() {
-		return nil, fmt.Errorf("x/crypto/ssh's registry type %v is not a map keyed by string", registry)
+		return fmt.Errorf("x/crypto/ssh's registry type %v is not a map keyed by string", registry)
 	}
 	if err := sameInterface(m, registry.Elem(), m.kex); err != nil {
-		return nil, fmt.Errorf("x/crypto/ssh's kexAlgorithm: %w", err)
+		return fmt.Errorf("x/crypto/ssh's kexAlgorithm: %w", err)
 	}
 	if err := faultSafe("kexAlgoMap", func() error { return checkRegistry(registry) }); err != nil {
-		return nil, err
+		return err
 	}
 	if err := faultSafe("supportedKexAlgos, defaultKexAlgos", checkLists); err != nil {
-		return nil, err
+		return err
 	}
-	return registry, nil
+	return nil
 }
 
 // checkRegistry reads x/crypto's registry through its own map type and

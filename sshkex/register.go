@@ -20,8 +20,9 @@
 //
 // x/crypto/ssh has no public hook for key exchanges: it keeps them in an
 // unexported map. sshkex reaches that map and two algorithm lists through
-// the go:linkname directive and stores values whose types mirror x/crypto's unexported
-// kexAlgorithm, kexResult, handshakeMagics and packetConn. Register returns
+// the go:linkname directive and stores values whose types mirror
+// x/crypto's unexported kexAlgorithm, kexResult, handshakeMagics and
+// packetConn. Register returns
 // nil only when x/crypto will call those values correctly; otherwise it
 // returns an error naming the reason and changes nothing. It checks:
 //
@@ -152,7 +153,7 @@ func registerWith(opts Options, mirrors mirrorTypes) error {
 			return fmt.Errorf("sshkex: nothing registered: %w", err)
 		}
 	}
-	if _, err := checkXCrypto(mirrors); err != nil {
+	if err := checkXCrypto(mirrors); err != nil {
 		return fmt.Errorf("sshkex: x/crypto/ssh internals differ from what sshkex expects (it supports %s), nothing registered: %w", supportedXCrypto, err)
 	}
 

@@ -390,7 +390,7 @@ func TestConcurrentHandshakes(t *testing.T) {
 // ---------------------------------------------------------------- mirrors
 
 func TestMirrorsMatch(t *testing.T) {
-	if _, err := checkXCrypto(ourMirrors); err != nil {
+	if err := checkXCrypto(ourMirrors); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -439,7 +439,7 @@ func TestWrongMirrorsRefused(t *testing.T) {
 		{"not an interface", mirrorTypes{kex: reflect.TypeFor[kexResult](), result: ourMirrors.result, magics: ourMirrors.magics, conn: ourMirrors.conn}, "not an interface"},
 	}
 	for _, tc := range cases {
-		_, err := checkXCrypto(tc.m)
+		err := checkXCrypto(tc.m)
 		if err == nil {
 			t.Errorf("%s: wrong mirror accepted", tc.name)
 			continue
