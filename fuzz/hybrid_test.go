@@ -18,7 +18,7 @@ import (
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 	"github.com/pqkex/pqkex/sntrup761x25519"
 	"github.com/pqkex/pqkex/sntrup761x25519/sntrup761x25519test"
-	"github.com/pqkex/pqkex/vectors"
+	"github.com/pqkex/pqkex/internal/kat"
 )
 
 // The hybrid targets feed arbitrary peer messages to the SSH methods with
@@ -35,7 +35,7 @@ func sshVectors(f *testing.F, name string) (qc, qs [][]byte) {
 		f.Fatal(err)
 	}
 	defer file.Close()
-	v, err := vectors.ParseSSH(file)
+	v, err := kat.ParseSSH(file)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -8,7 +8,10 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -46,4 +49,26 @@ func main() {
 		code = 2
 	}
 	os.Exit(code)
+}
+
+// parseFlags parses args. done reports that the command must return code
+// now: 0 after -h (the usage goes to stdout: it was asked for), 2 after a
+// bad flag (flag has printed the error and the usage on stderr).
+func parseFlags(flags *flag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
+	stderr := flags.Output()
+	flags.SetOutput(io.Discard) // print the error ourselves, then the usage where it belongs
+	err := flags.Parse(args)
+	flags.SetOutput(stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		flags.SetOutput(stdout)
+		flags.Usage()
+		flags.SetOutput(stderr)
+		return 0, true
+	case err != nil:
+		fmt.Fprintln(stderr, err)
+		flags.Usage()
+		return 2, true
+	}
+	return 0, false
 }
