@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,30 +74,91 @@ func TestScanNoPQ(t *testing.T) {
 	}
 }
 
+// TestScanErrors: a closed port, a non-SSH listener and bad arguments.
+// Before the server's identification line there is nothing to describe,
+// so stdout stays empty (and -json prints an object with empty lists).
 func TestScanErrors(t *testing.T) {
-	// A port that is not listening.
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := l.Addr().String()
+	closed := l.Addr().String()
 	l.Close()
 	var out, errOut bytes.Buffer
-	if code := runScan([]string{"-timeout", "2s", addr}, &out, &errOut); code != 1 {
-		t.Fatalf("exit %d for a closed port", code)
+	if code := runScan([]string{"-timeout", "2s", closed}, &out, &errOut); code != 1 || out.Len() != 0 || !strings.Contains(errOut.String(), "connection refused") {
+		t.Fatalf("closed port: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
-	// A server that speaks something else.
-	l, _ = net.Listen("tcp", "127.0.0.1:0")
-	defer l.Close()
-	go func() {
-		c, err := l.Accept()
-		if err == nil {
-			c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"))
-			c.Close()
+	out.Reset()
+	if code := runScan([]string{"-json", "-timeout", "2s", closed}, &out, &errOut); code != 1 {
+		t.Fatalf("closed port -json: exit %d", code)
+	}
+	for _, list := range []string{"kex_offered", "pq_offered", "extensions_offered", "host_key_algorithms"} {
+		if !strings.Contains(out.String(), `"`+list+`": []`) {
+			t.Errorf("-json on error: %s is not []:\n%s", list, out.String())
 		}
-	}()
-	if code := runScan([]string{"-timeout", "2s", l.Addr().String()}, &out, &errOut); code != 1 {
-		t.Fatalf("exit %d for a non-SSH server", code)
 	}
-	if code := runScan(nil, &out, &errOut); code != 2 {
-		t.Fatalf("exit %d without arguments", code)
+
+	for _, tc := range []struct{ name, sends, want string }{
+		{"http", "HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>" + strings.Repeat("x", 100),
+			`not an SSH server: it sent "HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>xxxxx"... (no SSH identification line`},
+		{"control bytes", "\x1b[2J\xff\n", `not an SSH server: it sent "\x1b[2J\xff\n" (no SSH identification line`},
+		{"silent close", "", "no SSH identification line: the server closed the connection without sending anything (not an SSH server, or one refusing connections"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			go func() {
+				c, err := l.Accept()
+				if err == nil {
+					c.Write([]byte(tc.sends))
+					c.Close()
+				}
+			}()
+			var out, errOut bytes.Buffer
+			code := runScan([]string{"-timeout", "5s", l.Addr().String()}, &out, &errOut)
+			if code != 1 || out.Len() != 0 || !strings.Contains(errOut.String(), tc.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q, want %q", code, out.String(), errOut.String(), tc.want)
+			}
+		})
+	}
+
+	// Usage errors exit 2 before any connection: the address is the
+	// closed port, which would exit 1.
+	for _, args := range [][]string{nil, {"-kex", "foo", closed}, {"-kex", "ext-info-c", closed}, {"-kex", ",", closed}, {"a", "b"}} {
+		out.Reset()
+		errOut.Reset()
+		if code := runScan(args, &out, &errOut); code != 2 || out.Len() != 0 {
+			t.Errorf("scan %q: exit %d, stdout %q", args, code, out.String())
+		}
+	}
+	if code := runScan([]string{"-kex", "foo", closed}, &out, &errOut); !strings.Contains(errOut.String(), `unknown key exchange "foo" (known: `) {
+		t.Errorf("-kex foo: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// TestScanExtensionMarkers: x/crypto's server lists
+// kex-strict-s-v00@openssh.com among its key exchanges; scan reports it
+// as an extension marker, not as a key exchange.
+func TestScanExtensionMarkers(t *testing.T) {
+	addr, _ := startTestServer(t, []string{ssh.KeyExchangeCurve25519, sshkex.KeyExchangeMLKEM768X25519})
+	var out, errOut bytes.Buffer
+	if code := runScan([]string{"-json", addr}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
+	}
+	var res scanResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{ssh.KeyExchangeCurve25519, "curve25519-sha256@libssh.org", sshkex.KeyExchangeMLKEM768X25519}; !slices.Equal(res.KexOffered, want) {
+		t.Errorf("kex_offered %q, want %q", res.KexOffered, want)
+	}
+	if want := []string{"kex-strict-s-v00@openssh.com"}; !slices.Equal(res.Extensions, want) {
+		t.Errorf("extensions_offered %q, want %q", res.Extensions, want)
+	}
+	out.Reset()
+	if code := runScan([]string{addr}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "extension markers (listed with the key exchanges, not key exchanges):\n      kex-strict-s-v00@openssh.com (strict key exchange") {
+		t.Errorf("exit %d, text output:\n%s", code, out.String())
 	}
 }
 

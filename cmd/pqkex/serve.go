@@ -30,8 +30,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()
@@ -52,7 +52,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	var kexs []string
 	if *kex != "" {
-		kexs = splitList(*kex)
+		var err error
+		if kexs, err = parseKexList(*kex); err != nil {
+			fmt.Fprintln(stderr, "pqkex serve:", err)
+			return 2
+		}
 	}
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
