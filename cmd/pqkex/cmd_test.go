@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"net"
 	"slices"
@@ -215,7 +216,7 @@ func TestBenchJSON(t *testing.T) {
 				continue
 			}
 			found = true
-			if r.ClientUS <= 0 || r.ServerUS <= 0 || r.HandshakesPerS <= 0 {
+			if r.ClientUS <= 0 || r.ServerUS <= 0 || r.HandshakesPerS <= 0 || r.Samples != benchRounds || r.SpreadPct < 0 {
 				t.Errorf("%v: non-positive figures %+v", w, r)
 			}
 			if math.Abs(r.KexUS-(r.ClientUS+r.ServerUS)) > 0.2 || math.Abs(r.KexPerS-1e6/r.KexUS) > 0.01*r.KexPerS+1 {
@@ -231,11 +232,144 @@ func TestBenchJSON(t *testing.T) {
 		found := false
 		for _, p := range rep.Primitives {
 			if p.Name == name {
-				found = p.US > 0
+				found = p.US > 0 && p.Samples == benchRounds && p.SpreadPct >= 0
 			}
 		}
 		if !found {
 			t.Errorf("primitive %s missing or zero", name)
+		}
+	}
+}
+
+// TestBenchJSONTypes: kex_per_s and the other figures are JSON numbers
+// with a fraction where they have one, samples an integer, as README.md
+// documents.
+func TestBenchJSONTypes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runBench([]string{"-json", "-time", "5ms", "-methods", "curve25519-sha256"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var raw struct {
+		Rows       []map[string]any `json:"rows"`
+		Primitives []map[string]any `json:"primitives"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Rows) != 1 || raw.Primitives == nil || len(raw.Primitives) != 0 {
+		t.Fatalf("rows %v, primitives %v (want [] for curve25519-sha256)", raw.Rows, raw.Primitives)
+	}
+	for k, v := range raw.Rows[0] {
+		switch k {
+		case "method", "impl", "variant":
+			if _, ok := v.(string); !ok {
+				t.Errorf("%s = %v, want a string", k, v)
+			}
+		case "samples":
+			if f, ok := v.(float64); !ok || f != float64(int(f)) {
+				t.Errorf("%s = %v, want an integer", k, v)
+			}
+		default:
+			if _, ok := v.(float64); !ok {
+				t.Errorf("%s = %v, want a number", k, v)
+			}
+		}
+	}
+}
+
+// TestBenchMethods: every registered name and alias selects its rows, and
+// the primitives are those of the selected key exchanges.
+func TestBenchMethods(t *testing.T) {
+	for _, tc := range []struct {
+		methods    string
+		rows       []string
+		primitives []string
+	}{
+		{"sntrup761x25519-sha512@openssh.com", []string{"sntrup761x25519-sha512 pqkex ", "sntrup761x25519-sha512 pqkex batch"},
+			[]string{"sntrup761.GenerateKey", "sntrup761.Encapsulate", "sntrup761.Decapsulate", "sntrup761.GenerateKeyBatch", "x25519.GenerateKey", "x25519.ECDH"}},
+		{"mlkem768x25519-sha256", []string{"mlkem768x25519-sha256 x/crypto ", "mlkem768x25519-sha256 pqkex "},
+			[]string{"mlkem768.GenerateKey", "mlkem768.Encapsulate", "mlkem768.Decapsulate", "x25519.GenerateKey", "x25519.ECDH"}},
+		{"curve25519-sha256@libssh.org,ecdh-sha2-nistp256", []string{"curve25519-sha256 x/crypto ", "ecdh-sha2-nistp256 x/crypto "}, nil},
+	} {
+		t.Run(tc.methods, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := runBench([]string{"-json", "-time", "5ms", "-methods", tc.methods}, &out, &errOut); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			var rep benchReport
+			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+				t.Fatal(err)
+			}
+			var rows, prims []string
+			for _, r := range rep.Rows {
+				rows = append(rows, r.Method+" "+r.Impl+" "+r.Variant)
+			}
+			for _, p := range rep.Primitives {
+				prims = append(prims, p.Name)
+			}
+			if !slices.Equal(rows, tc.rows) || !slices.Equal(prims, tc.primitives) {
+				t.Errorf("rows %q, primitives %q; want %q, %q", rows, prims, tc.rows, tc.primitives)
+			}
+		})
+	}
+}
+
+// TestBenchFooter: the text output explains every row kind and every
+// primitive it prints, and warns when a spread is large.
+func TestBenchFooter(t *testing.T) {
+	rep := &benchReport{Go: "go", GOOS: "os", GOARCH: "arch", CPU: "cpu"}
+	for _, r := range []benchRow{{Impl: "pqkex"}, {Impl: "pqkex", Variant: "batch"}, {Impl: "x/crypto"}} {
+		r.Method, r.Samples, r.SpreadPct, r.ClientUS, r.ServerUS = "m", benchRounds, 3, 1, 1
+		rep.Rows = append(rep.Rows, r)
+	}
+	for _, p := range primitives() {
+		rep.Primitives = append(rep.Primitives, benchPrimitive{Name: p.name, US: 1, Samples: benchRounds, SpreadPct: 2})
+	}
+	var out bytes.Buffer
+	printBench(&out, rep)
+	text := out.String()
+	for _, want := range []string{"median of 5 timed rounds", "spread = ", "pqkex = ", "pqkex (batch) = ", "x/crypto = ", "kex = client + server"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("footer lacks %q:\n%s", want, text)
+		}
+	}
+	for _, p := range rep.Primitives {
+		found := false
+		for _, l := range strings.Split(text, "\n") {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == p.Name && !strings.HasSuffix(f[len(f)-1], "%") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no explanation for %s:\n%s", p.Name, text)
+		}
+	}
+	if strings.Contains(text, "NOTE:") {
+		t.Errorf("noise note with small spreads:\n%s", text)
+	}
+	rep.Primitives[0].SpreadPct = 40
+	out.Reset()
+	printBench(&out, rep)
+	if !strings.Contains(out.String(), "NOTE: 1 figures (marked !) vary by more than 10%") || !strings.Contains(out.String(), "40% !") {
+		t.Errorf("no noise note:\n%s", out.String())
+	}
+}
+
+// TestHelpExitsZero: -h prints the usage on stdout and exits 0 for every
+// subcommand.
+func TestHelpExitsZero(t *testing.T) {
+	for name, run := range map[string]func([]string, io.Writer, io.Writer) int{
+		"bench": runBench, "scan": runScan, "serve": runServe, "kat": runKAT,
+	} {
+		for _, h := range []string{"-h", "-help", "--help"} {
+			var out, errOut bytes.Buffer
+			if code := run([]string{h}, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "usage: pqkex "+name) || errOut.Len() != 0 {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q", name, h, code, out.String(), errOut.String())
+			}
+		}
+		var out, errOut bytes.Buffer
+		if code := run([]string{"-no-such-flag"}, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "usage: pqkex "+name) {
+			t.Errorf("%s -no-such-flag: exit %d, stdout %q, stderr %q", name, code, out.String(), errOut.String())
 		}
 	}
 }

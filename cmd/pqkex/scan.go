@@ -100,8 +100,9 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 10*time.Second, "timeout for each connection")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]")
-		fmt.Fprintln(stderr, "Lists the server's key exchanges, completes one with pqkex's PQ-first client (never authenticating) and reports it.")
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]")
+		fmt.Fprintln(w, "Lists the server's key exchanges, completes one with pqkex's PQ-first client (never authenticating) and reports it.")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {

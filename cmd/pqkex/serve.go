@@ -26,8 +26,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	hostKey := fs.String("hostkey", "", "OpenSSH private host key file (default: a new ed25519 key)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote]")
-		fmt.Fprintln(stderr, "Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.")
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote]")
+		fmt.Fprintln(w, "Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
