@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/internal/kat"
+	"github.com/pqkex/pqkex/sntrup761"
 )
 
 // kats returns the first n counts of the bundled NIST KAT as seeds.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
 	"github.com/pqkex/pqkex/sshkex"
@@ -25,6 +26,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	kex := fs.String("kex", "", "comma-separated key exchanges to offer (default: pqkex's PQ-first list)")
 	hostKey := fs.String("hostkey", "", "OpenSSH private host key file (default: a new ed25519 key)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address")
+	maxStartups := fs.Int("max-startups", 32, "most connections at once still in the handshake or authentication; more are closed at once")
+	maxConns := fs.Int("max-conns", 256, "most open connections; more are closed at once (lowered to fit the descriptor limit unless set)")
+	grace := fs.Duration("login-grace-time", 30*time.Second, "time allowed from connect to the end of authentication")
+	idle := fs.Duration("idle-timeout", 5*time.Minute, "close a logged-in connection after this long without traffic (0: never)")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote]")
@@ -34,10 +39,17 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
-	if fs.NArg() != 0 {
+	if fs.NArg() != 0 || *maxStartups < 1 || *maxConns < 1 || *grace <= 0 || *idle < 0 {
 		fs.Usage()
 		return 2
 	}
+	maxConnsSet := false
+	fs.Visit(func(f *flag.Flag) { maxConnsSet = maxConnsSet || f.Name == "max-conns" })
+	if n := descriptorLimit(); n > 0 && !maxConnsSet && *maxConns > n-reservedFDs {
+		// One descriptor per connection, and a few for the process.
+		*maxConns = max(1, n-reservedFDs)
+	}
+	*maxStartups = min(*maxStartups, *maxConns)
 	if err := checkListen(*listen, *allowRemote); err != nil {
 		fmt.Fprintln(stderr, "pqkex serve:", err)
 		return 2
@@ -66,12 +78,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	srv := kexserver.New(l, kexserver.Config([]ssh.Signer{signer}, kexs))
 	srv.Log = func(line string) { fmt.Fprintln(stdout, line) }
+	srv.MaxStartups, srv.MaxConns, srv.LoginGraceTime, srv.IdleTimeout = *maxStartups, *maxConns, *grace, *idle
 	offered := kexs
 	if offered == nil {
 		offered = sshkex.RecommendedKeyExchanges()
 	}
 	fmt.Fprintf(stdout, "listening on %s, host key %s %s\n", l.Addr(), signer.PublicKey().Type(), ssh.FingerprintSHA256(signer.PublicKey()))
 	fmt.Fprintf(stdout, "offering %s\n", strings.Join(offered, ","))
+	fmt.Fprintf(stdout, "limits: %d unauthenticated, %d connections, login grace time %v, idle timeout %v\n", *maxStartups, *maxConns, *grace, *idle)
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
@@ -85,6 +99,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// reservedFDs are the descriptors serve keeps for itself (standard
+// streams, the listener, the poller, a host key file) when it fits
+// -max-conns to the descriptor limit.
+const reservedFDs = 16
 
 // checkListen refuses addresses that are not on loopback unless allowed.
 func checkListen(addr string, allowRemote bool) error {
