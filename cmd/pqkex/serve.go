@@ -32,7 +32,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	idle := fs.Duration("idle-timeout", 5*time.Minute, "close a logged-in connection after this long without traffic (0: never)")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintln(w, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote]")
+		fmt.Fprintln(w, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote] [limits]")
 		fmt.Fprintln(w, "Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.")
 		fs.PrintDefaults()
 	}
