@@ -136,6 +136,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // what a server sent, as Go quoted it
 		enc.Encode(res)
 	} else if res.ServerVersion != "" {
 		// Nothing on stdout when there is no server to describe: the

@@ -121,7 +121,7 @@ func (s *Server) Serve() error {
 				return err
 			}
 			backoff = min(max(2*backoff, minBackoff), maxBackoff)
-			s.note(fmt.Sprintf("accept: %v; retrying in %v", err, backoff), false)
+			s.note(fmt.Sprintf("accept: %v; retrying in %v", err, backoff), false, false)
 			time.Sleep(backoff)
 			continue
 		}
@@ -136,13 +136,17 @@ func (s *Server) Serve() error {
 			open, pre := len(s.conns), s.preauth
 			s.mu.Unlock()
 			nc.Close()
-			s.note(fmt.Sprintf("at a limit: %d open (max %d), %d unauthenticated (max %d)", open, s.MaxConns, pre, s.MaxStartups), true)
+			s.note(fmt.Sprintf("at a limit: %d open (max %d), %d unauthenticated (max %d)", open, s.MaxConns, pre, s.MaxStartups), true, true)
 			continue
 		}
 		s.conns[nc] = struct{}{}
 		s.preauth++
 		s.wg.Add(1)
+		pending := s.refused > 0 && time.Since(s.lastNote) >= time.Second
 		s.mu.Unlock()
+		if pending {
+			s.note("now below the limits", true, false)
+		}
 		go func() {
 			defer s.wg.Done()
 			s.handle(nc)
@@ -164,12 +168,14 @@ func temporary(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// note logs a line about a refused connection (refusal) or an accept
+// note logs a line about refused connections (refusal) or an accept
 // error, at most once a second, so that a flood cannot flood the log; a
-// refusal line counts the refusals since the previous one.
-func (s *Server) note(line string, refusal bool) {
+// refusal line counts the refusals since the previous one. refused says
+// whether a connection was just refused; Serve also calls note when it
+// admits a connection after unreported refusals.
+func (s *Server) note(line string, refusal, refused bool) {
 	s.mu.Lock()
-	if refusal {
+	if refused {
 		s.refused++
 	}
 	now := time.Now()
@@ -178,13 +184,13 @@ func (s *Server) note(line string, refusal bool) {
 		return
 	}
 	s.lastNote = now
-	refused := s.refused
+	count := s.refused
 	if refusal {
 		s.refused = 0
 	}
 	s.mu.Unlock()
 	if refusal {
-		line = fmt.Sprintf("refused %d connection(s) since the last such line, %s", refused, line)
+		line = fmt.Sprintf("refused %d connection(s) since the last such line, %s", count, line)
 	}
 	s.logf("%s", line)
 }
