@@ -137,6 +137,18 @@ func TestScanErrors(t *testing.T) {
 	}
 }
 
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"SSH-2.0-OpenSSH_10.0": "SSH-2.0-OpenSSH_10.0",
+		"SSH-2.0-x\x1b[2J":     `"SSH-2.0-x\x1b[2J"`,
+		"a\xffb":               `"a\xffb"`,
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 // TestScanExtensionMarkers: x/crypto's server lists
 // kex-strict-s-v00@openssh.com among its key exchanges; scan reports it
 // as an extension marker, not as a key exchange.

@@ -161,7 +161,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 }
 
 func printScan(w io.Writer, r *scanResult) {
-	fmt.Fprintf(w, "server      %s  %s\n", r.Host, r.ServerVersion)
+	fmt.Fprintf(w, "server      %s  %s\n", r.Host, printable(r.ServerVersion))
 	if len(r.KexOffered) == 0 {
 		return
 	}
@@ -171,7 +171,7 @@ func printScan(w io.Writer, r *scanResult) {
 		if slices.Contains(postQuantumKex, k) {
 			mark = "PQ"
 		}
-		fmt.Fprintf(w, "  %s  %s\n", mark, k)
+		fmt.Fprintf(w, "  %s  %s\n", mark, printable(k))
 	}
 	if len(r.Extensions) > 0 {
 		fmt.Fprintln(w, "extension markers (listed with the key exchanges, not key exchanges):")
@@ -179,7 +179,7 @@ func printScan(w io.Writer, r *scanResult) {
 			if what, ok := extensionMarkers[e]; ok {
 				fmt.Fprintf(w, "      %s (%s)\n", e, what)
 			} else {
-				fmt.Fprintf(w, "      %s\n", e)
+				fmt.Fprintf(w, "      %s\n", printable(e))
 			}
 		}
 	}
@@ -191,6 +191,16 @@ func printScan(w io.Writer, r *scanResult) {
 	if r.HostKeyType != "" {
 		fmt.Fprintf(w, "negotiated  %s, host key %s %s, %.1f ms\n", r.Selected, r.HostKeyType, r.Fingerprint, r.ElapsedMS)
 	}
+}
+
+// printable returns s as it is if it is printable text, else Go-quoted:
+// the server chooses its version line and algorithm names, and must not
+// be able to send escape sequences to the terminal.
+func printable(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		return q
+	}
+	return s
 }
 
 var errScanDone = errors.New("scan: key exchange complete")
