@@ -101,7 +101,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 // idle.
 func TestIdleLoggedIn(t *testing.T) {
 	const max = 20
-	const idle = 700 * time.Millisecond
+	const idle = 1500 * time.Millisecond
 	s, cfg := start(t, func(s *Server) { s.MaxConns, s.MaxStartups, s.IdleTimeout = max, max, idle })
 
 	busy, err := dial(s, cfg)
@@ -166,7 +166,7 @@ func TestIdleLoggedIn(t *testing.T) {
 // clients keep working), and the slots come back at LoginGraceTime.
 func TestMaxStartups(t *testing.T) {
 	const max = 5
-	const grace = time.Second
+	const grace = 2 * time.Second
 	s, cfg := start(t, func(s *Server) { s.MaxStartups, s.LoginGraceTime = max, grace })
 	in, err := dial(s, cfg)
 	if err != nil {
