@@ -3,8 +3,9 @@ module github.com/pqkex/pqkex
 go 1.26.0
 
 require (
-	github.com/cloudflare/circl v1.6.5 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
-	golang.org/x/crypto v0.59.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/cloudflare/circl v1.4.0
+	github.com/google/go-cmp v0.7.0
+	golang.org/x/crypto v0.52.0
 )
+
+require golang.org/x/sys v0.45.0 // indirect

@@ -12,13 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/mlkem768x25519"
 	"github.com/pqkex/pqkex/mlkem768x25519/mlkem768x25519test"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 	"github.com/pqkex/pqkex/sntrup761x25519"
 	"github.com/pqkex/pqkex/sntrup761x25519/sntrup761x25519test"
-	"github.com/pqkex/pqkex/vectors"
 )
 
 // The hybrid targets feed arbitrary peer messages to the SSH methods with
@@ -35,7 +35,7 @@ func sshVectors(f *testing.F, name string) (qc, qs [][]byte) {
 		f.Fatal(err)
 	}
 	defer file.Close()
-	v, err := vectors.ParseSSH(file)
+	v, err := kat.ParseSSH(file)
 	if err != nil {
 		f.Fatal(err)
 	}

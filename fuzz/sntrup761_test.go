@@ -5,18 +5,18 @@ import (
 	"os"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/sntrup761"
-	"github.com/pqkex/pqkex/vectors"
 )
 
 // kats returns the first n counts of the bundled NIST KAT as seeds.
-func kats(f *testing.F, n int) []vectors.KEMKAT {
+func kats(f *testing.F, n int) []kat.KEMKAT {
 	file, err := os.Open("../vectors/testdata/sntrup761_nist_kat.rsp")
 	if err != nil {
 		f.Fatal(err)
 	}
 	defer file.Close()
-	rsp, err := vectors.ParseRSP(file)
+	rsp, err := kat.ParseRSP(file)
 	if err != nil {
 		f.Fatal(err)
 	}

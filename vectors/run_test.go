@@ -3,10 +3,12 @@ package vectors
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // TestDetectBundled checks that every bundled file is recognised as its
@@ -29,7 +31,7 @@ func TestDetectBundled(t *testing.T) {
 		"rfc7748_x25519.json":                                 FormatRFC7748X25519,
 		"wycheproof_x25519_test.json":                         FormatWycheproofXDH,
 	}
-	entries, err := fs.ReadDir(Bundled, "testdata")
+	entries, err := fs.ReadDir(Bundled(), ".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestDetectBundled(t *testing.T) {
 		t.Errorf("%d bundled files, want %d and the README", len(entries), len(want))
 	}
 	for _, e := range entries {
-		data, err := fs.ReadFile(Bundled, "testdata/"+e.Name())
+		data, err := fs.ReadFile(Bundled(), e.Name())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,20 +107,31 @@ func TestRunSkips(t *testing.T) {
 	}
 }
 
-// TestRunAccumulatedCorrupted runs 100 accumulated tests against a
-// corrupted expected hash.
-func TestRunAccumulatedCorrupted(t *testing.T) {
-	var v MLKEMAccumulated
-	readJSON(t, "mlkem768_accumulated.json", &v)
-	if r := RunMLKEMAccumulated(&v, 100); r.Passed != 1 || r.Failed != 0 {
-		t.Fatalf("intact: %+v", r)
+// TestRunFS checks RunFS's walk: lexical order, labels, skipped entries,
+// and no result at all for an empty tree.
+func TestRunFS(t *testing.T) {
+	if rs := RunFS(fstest.MapFS{}); len(rs) != 0 {
+		t.Errorf("empty tree: %+v", rs)
 	}
-	want := v.Recipes["go"].Expected["100"]
-	v.Recipes["go"].Expected["100"] = "00" + want[2:]
-	if r := RunMLKEMAccumulated(&v, 100); r.Passed != 0 || r.Failed != 1 {
-		t.Errorf("corrupted: %+v", r)
+	x25519, err := fs.ReadFile(Bundled(), "rfc7748_x25519.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r := RunMLKEMAccumulated(&v, 7); r.Err == nil {
-		t.Errorf("no hash for 7 tests: %+v", r)
+	rs := RunFS(fstest.MapFS{
+		"b/x.json": {Data: x25519},
+		"a.txt":    {Data: []byte("hello\n")},
+		"c/link":   {Data: []byte("x"), Mode: fs.ModeSymlink},
+	})
+	var got []string
+	for _, r := range rs {
+		got = append(got, fmt.Sprintf("%s %s %d/%d %q", r.File, r.Format, r.Passed, r.Failed, r.Skipped))
+	}
+	want := []string{
+		`a.txt  0/0 "not a known vector format"`,
+		`b/x.json rfc7748-x25519 7/0 ""`,
+		`c/link  0/0 "not a regular file"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

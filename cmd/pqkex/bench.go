@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,7 +28,8 @@ import (
 )
 
 // benchRow is one (method, implementation) row; the JSON schema is
-// documented in README.md and kept stable.
+// documented in README.md and kept stable: every number is a JSON number
+// (float64, one decimal) except Samples (an integer).
 type benchRow struct {
 	Method         string  `json:"method"`
 	Impl           string  `json:"impl"`    // "pqkex" or "x/crypto"
@@ -37,11 +39,15 @@ type benchRow struct {
 	KexUS          float64 `json:"kex_us"`
 	KexPerS        float64 `json:"kex_per_s"`
 	HandshakesPerS float64 `json:"handshakes_per_s"`
+	Samples        int     `json:"samples"`    // timed rounds per figure; each figure is their median
+	SpreadPct      float64 `json:"spread_pct"` // largest (slowest - fastest round) / median of the row's three figures, in %
 }
 
 type benchPrimitive struct {
-	Name string  `json:"name"`
-	US   float64 `json:"us"`
+	Name      string  `json:"name"`
+	US        float64 `json:"us"`
+	Samples   int     `json:"samples"`
+	SpreadPct float64 `json:"spread_pct"`
 }
 
 type benchReport struct {
@@ -67,16 +73,26 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	d := fs.Duration("time", time.Second, "measuring time per figure")
-	methods := fs.String("methods", "", "comma-separated key exchanges to include (default: all)")
+	methods := fs.String("methods", "", "comma-separated key exchanges to include, by any of their names (default: all; see -h)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of tables")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pqkex bench [-time D] [-methods LIST] [-json]")
-		fmt.Fprintln(stderr, "Measures each key exchange's crypto (client, server, whole exchange) and full")
-		fmt.Fprintln(stderr, "x/crypto/ssh handshakes in this process, pqkex's and x/crypto's side by side.")
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: pqkex bench [-time D] [-methods LIST] [-json]")
+		fmt.Fprintln(w, "Measures each key exchange's crypto (client, server, whole exchange) and full")
+		fmt.Fprintln(w, "x/crypto/ssh handshakes in this process, pqkex's and x/crypto's side by side,")
+		fmt.Fprintln(w, "and the primitives they are made of. -methods takes these names (aliases in")
+		fmt.Fprintln(w, "parentheses measure the same key exchange):")
+		for _, m := range benchMethods {
+			fmt.Fprintf(w, "  %s", m.name)
+			if len(m.aliases) > 0 {
+				fmt.Fprintf(w, " (%s)", strings.Join(m.aliases, ", "))
+			}
+			fmt.Fprintln(w)
+		}
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
 	}
 	if fs.NArg() != 0 || *d <= 0 {
 		fs.Usage()
@@ -84,12 +100,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	var only []string
 	if *methods != "" {
-		only = splitList(*methods)
-		for _, m := range only {
-			if !slices.Contains(benchMethods, m) {
-				fmt.Fprintf(stderr, "pqkex bench: unknown method %q (known: %s)\n", m, strings.Join(benchMethods, ","))
-				return 2
-			}
+		var err error
+		if only, err = benchSelect(*methods); err != nil {
+			fmt.Fprintln(stderr, "pqkex bench:", err)
+			return 2
 		}
 	}
 	want := func(m string) bool { return len(only) == 0 || slices.Contains(only, m) }
@@ -100,7 +114,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		defer fmt.Fprint(stderr, "\r\033[K")
 	}
 
-	rep := &benchReport{Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuName()}
+	rep := &benchReport{Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuName(),
+		Rows: []benchRow{}, Primitives: []benchPrimitive{}}
 	hostKey := benchHostKey()
 
 	// x/crypto's own key exchanges first: Register replaces x/crypto's
@@ -111,7 +126,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		progress("x/crypto " + c.method)
 		row := measureKex(c, *d)
-		row.HandshakesPerS = measureHandshakes(c.method, hostKey, *d, 1)
+		row.addHandshakes(measureHandshakes(c.method, hostKey, *d, 1))
 		rep.Rows = append(rep.Rows, row)
 	}
 	if err := sshkex.Register(); err != nil {
@@ -130,13 +145,17 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			sshkex.SetKeyPool(pool)
 			minN = 2 * batchSize
 		}
-		row.HandshakesPerS = measureHandshakes(c.method, hostKey, *d, minN)
+		row.addHandshakes(measureHandshakes(c.method, hostKey, *d, minN))
 		sshkex.SetKeyPool(nil)
 		rep.Rows = append(rep.Rows, row)
 	}
 	for _, p := range primitives() {
+		if !slices.ContainsFunc(p.methods, want) {
+			continue
+		}
 		progress(p.name)
-		rep.Primitives = append(rep.Primitives, benchPrimitive{Name: p.name, US: measure(*d, p.f) / p.per})
+		st := measure(*d, p.f)
+		rep.Primitives = append(rep.Primitives, benchPrimitive{Name: p.name, US: round1(st.median / p.per), Samples: st.rounds, SpreadPct: round1(st.spreadPct())})
 	}
 	progress("")
 
@@ -156,33 +175,142 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 // batchSize is the key pool's batch for the "batch" row.
 const batchSize = 32
 
-var benchMethods = []string{
-	sshkex.KeyExchangeMLKEM768X25519,
-	sshkex.KeyExchangeSNTRUP761X25519,
-	ssh.KeyExchangeCurve25519,
-	ssh.KeyExchangeECDHP256,
+// benchMethod is a key exchange bench measures, under its name in the
+// table and the other names it is registered under.
+type benchMethod struct {
+	name    string
+	aliases []string
 }
+
+var benchMethods = []benchMethod{
+	{sshkex.KeyExchangeMLKEM768X25519, nil},
+	{sshkex.KeyExchangeSNTRUP761X25519, []string{sshkex.KeyExchangeSNTRUP761X25519OpenSSH}},
+	{ssh.KeyExchangeCurve25519, []string{"curve25519-sha256@libssh.org"}},
+	{ssh.KeyExchangeECDHP256, nil},
+}
+
+// benchSelect maps a -methods list to table names.
+func benchSelect(list string) ([]string, error) {
+	var out, known []string
+	for _, m := range benchMethods {
+		known = append(known, m.name)
+		known = append(known, m.aliases...)
+	}
+	names := splitList(list)
+	if len(names) == 0 {
+		return nil, errors.New("-methods lists no key exchange")
+	}
+	for _, n := range names {
+		i := slices.IndexFunc(benchMethods, func(m benchMethod) bool { return m.name == n || slices.Contains(m.aliases, n) })
+		if i < 0 {
+			return nil, fmt.Errorf("-methods: %q is not a key exchange bench measures (known: %s)", n, strings.Join(known, ","))
+		}
+		out = append(out, benchMethods[i].name)
+	}
+	return out, nil
+}
+
+// noisy is the spread above which bench warns that a figure is noise as
+// much as signal.
+const noisy = 10.0
 
 func printBench(w io.Writer, r *benchReport) {
 	fmt.Fprintf(w, "%s %s/%s, %s\n\n", r.Go, r.GOOS, r.GOARCH, r.CPU)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "key exchange\timplementation\tclient µs\tserver µs\tkex µs\tkex/s\thandshakes/s\t")
-	for _, row := range r.Rows {
-		impl := row.Impl
-		if row.Variant != "" {
-			impl += " (" + row.Variant + ")"
+	if len(r.Rows) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "key exchange\timplementation\tclient µs\tserver µs\tkex µs\tkex/s\thandshakes/s\tspread\t")
+		for _, row := range r.Rows {
+			impl := row.Impl
+			if row.Variant != "" {
+				impl += " (" + row.Variant + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%s\t\n", row.Method, impl, row.ClientUS, row.ServerUS, row.KexUS, row.KexPerS, row.HandshakesPerS, spread(row.SpreadPct))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t\n", row.Method, impl, row.ClientUS, row.ServerUS, row.KexUS, row.KexPerS, row.HandshakesPerS)
+		tw.Flush()
+		fmt.Fprintln(w)
 	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "primitive\tµs\t")
+	if len(r.Primitives) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "primitive\tµs\tspread\t")
+		for _, p := range r.Primitives {
+			fmt.Fprintf(tw, "%s\t%.1f\t%s\t\n", p.Name, p.US, spread(p.SpreadPct))
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+	printBenchFooter(w, r)
+}
+
+func spread(pct float64) string {
+	if pct > noisy {
+		return fmt.Sprintf("%.0f%% !", pct)
+	}
+	return fmt.Sprintf("%.0f%%  ", pct) // aligned with the marked ones
+}
+
+// printBenchFooter explains every column, row and primitive printed.
+func printBenchFooter(w io.Writer, r *benchReport) {
+	samples := 0
+	for _, row := range r.Rows {
+		samples = max(samples, row.Samples)
+	}
 	for _, p := range r.Primitives {
-		fmt.Fprintf(tw, "%s\t%.1f\t\n", p.Name, p.US)
+		samples = max(samples, p.Samples)
 	}
-	tw.Flush()
-	fmt.Fprintln(w, "\nkex = both sides' crypto for one exchange; handshakes = full x/crypto/ssh client+server handshakes in one process.")
+	fmt.Fprintf(w, "Each figure is the median of %d timed rounds (each round many calls); spread = (slowest - fastest round) / median,\n", samples)
+	fmt.Fprintln(w, "the largest of a row's figures. Compare ratios within one run, not runs on different days.")
+	if len(r.Rows) > 0 {
+		fmt.Fprintln(w, "client = key generation and C_INIT, then the shared secret from S_REPLY; server = S_REPLY and its shared secret;")
+		fmt.Fprintln(w, "kex = client + server, both sides' crypto for one exchange; handshakes/s = full x/crypto/ssh client+server")
+		fmt.Fprintln(w, "handshakes in this process over an in-memory pipe (host key signature, key derivation, ciphers included).")
+		impls := map[string]bool{}
+		for _, row := range r.Rows {
+			impls[row.Impl+"/"+row.Variant] = true
+		}
+		if impls["pqkex/"] {
+			fmt.Fprintln(w, "pqkex = pqkex's method packages (circl ML-KEM-768 and X25519, pqkex's own sntrup761), as sshkex.Register installs them.")
+		}
+		if impls["pqkex/batch"] {
+			fmt.Fprintf(w, "pqkex (batch) = the same, with the client's sntrup761 keys from a sntrup761.KeyPool (sshkex.SetKeyPool): keys\n")
+			fmt.Fprintf(w, "  generated %d at a time sharing one inversion, each used once; the figure is the cost per key exchange.\n", batchSize)
+		}
+		if impls["x/crypto/"] {
+			fmt.Fprintln(w, "x/crypto = the crypto x/crypto/ssh itself does for that key exchange (crypto/mlkem, x/crypto/curve25519, crypto/ecdsa).")
+		}
+	}
+	explain := map[string]string{
+		"sntrup761.GenerateKey":      "one sntrup761 key pair (the client's cost in sntrup761x25519)",
+		"sntrup761.Encapsulate":      "sntrup761 encapsulation (server)",
+		"sntrup761.Decapsulate":      "sntrup761 decapsulation (client)",
+		"sntrup761.GenerateKeyBatch": fmt.Sprintf("per key, with sntrup761.GenerateKeys(%d), what a KeyPool does", batchSize),
+		"mlkem768.GenerateKey":       "circl ML-KEM-768 key pair (client in mlkem768x25519)",
+		"mlkem768.Encapsulate":       "circl ML-KEM-768 encapsulation (server)",
+		"mlkem768.Decapsulate":       "circl ML-KEM-768 decapsulation (client)",
+		"x25519.GenerateKey":         "circl X25519 key pair (the classical half of both hybrids)",
+		"x25519.ECDH":                "circl X25519 shared secret",
+	}
+	if len(r.Primitives) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, p := range r.Primitives {
+			fmt.Fprintf(tw, "%s\t%s\n", p.Name, explain[p.Name])
+		}
+		tw.Flush()
+	}
+	var loud []string
+	for _, row := range r.Rows {
+		if row.SpreadPct > noisy {
+			loud = append(loud, row.Method+" "+row.Impl+" "+row.Variant)
+		}
+	}
+	for _, p := range r.Primitives {
+		if p.SpreadPct > noisy {
+			loud = append(loud, p.Name)
+		}
+	}
+	if len(loud) > 0 {
+		fmt.Fprintf(w, "NOTE: %d figures (marked !) vary by more than %.0f%% between rounds: this machine is noisy; differences smaller\n", len(loud), noisy)
+		fmt.Fprintln(w, "than the spread are not signal. Rerun with a longer -time, or use go test -bench -count 10 and benchstat.")
+	}
 }
 
 // measureKex times the client's two steps together and the server's step.
@@ -193,31 +321,50 @@ func measureKex(c kexCase, d time.Duration) benchRow {
 	if c.variant == "batch" {
 		minN = 2 * batchSize // whole pool refills in every round
 	}
-	clientUS := measureMin(d, minN, func() {
+	client := measureMin(d, minN, func() {
 		finish, _ := c.client()
 		finish(sReply) // implicit rejection costs the same as success
 	})
-	serverUS := measure(d, func() { c.server(cInit) })
-	kex := clientUS + serverUS
+	server := measure(d, func() { c.server(cInit) })
+	kex := client.median + server.median
 	return benchRow{Method: c.method, Impl: c.impl, Variant: c.variant,
-		ClientUS: round1(clientUS), ServerUS: round1(serverUS), KexUS: round1(kex), KexPerS: round1(1e6 / kex)}
+		ClientUS: round1(client.median), ServerUS: round1(server.median), KexUS: round1(kex), KexPerS: round1(1e6 / kex),
+		Samples: client.rounds, SpreadPct: round1(max(client.spreadPct(), server.spreadPct()))}
+}
+
+// addHandshakes records a handshake measurement in the row.
+func (r *benchRow) addHandshakes(h stat) {
+	r.HandshakesPerS = round1(1e6 / h.median)
+	r.SpreadPct = max(r.SpreadPct, round1(h.spreadPct()))
 }
 
 func round1(x float64) float64 { return float64(int64(x*10+0.5)) / 10 }
 
-// measure returns the median µs per call of f over five rounds that
-// together take about d.
-func measure(d time.Duration, f func()) float64 { return measureMin(d, 1, f) }
+// stat is a timing: the median µs per call over rounds rounds, and the
+// fastest and slowest round.
+type stat struct {
+	median, min, max float64
+	rounds           int
+}
+
+// spreadPct is (slowest - fastest) / median in percent.
+func (s stat) spreadPct() float64 { return 100 * (s.max - s.min) / s.median }
+
+// benchRounds is the number of timed rounds per figure.
+const benchRounds = 5
+
+// measure times f over benchRounds rounds that together take about d.
+func measure(d time.Duration, f func()) stat { return measureMin(d, 1, f) }
 
 // measureMin is measure with at least minN calls per round: for an
 // amortized cost (a key pool that refills every 32 calls) each round must
 // span whole refill periods.
-func measureMin(d time.Duration, minN int, f func()) float64 {
+func measureMin(d time.Duration, minN int, f func()) stat {
 	f() // warm up
-	round := d / 5
+	round := d / benchRounds
 	n := minN
 	var samples []float64
-	for len(samples) < 5 {
+	for len(samples) < benchRounds {
 		start := time.Now()
 		for range n {
 			f()
@@ -234,7 +381,7 @@ func measureMin(d time.Duration, minN int, f func()) float64 {
 		}
 	}
 	sort.Float64s(samples)
-	return samples[2]
+	return stat{median: samples[benchRounds/2], min: samples[0], max: samples[benchRounds-1], rounds: benchRounds}
 }
 
 func pqkexCases(pool *sntrup761.KeyPool) []kexCase {
@@ -277,9 +424,10 @@ func pqkexCases(pool *sntrup761.KeyPool) []kexCase {
 }
 
 type primitive struct {
-	name string
-	per  float64 // operations per call of f
-	f    func()
+	name    string
+	methods []string // the key exchanges it is part of; -methods filters on them
+	per     float64  // operations per call of f
+	f       func()
 }
 
 func primitives() []primitive {
@@ -295,17 +443,20 @@ func primitives() []primitive {
 	rand.Read(priv[:])
 	rand.Read(peer[:])
 	x25519.KeyGen(&peer, &peer)
+	sntrup := []string{sshkex.KeyExchangeSNTRUP761X25519}
+	mlkem := []string{sshkex.KeyExchangeMLKEM768X25519}
+	x := []string{sshkex.KeyExchangeMLKEM768X25519, sshkex.KeyExchangeSNTRUP761X25519} // x/crypto's curve25519-sha256 uses x/crypto/curve25519
 	return []primitive{
-		{"sntrup761.GenerateKey", 1, func() { sntrup761.GenerateKey() }},
-		{"sntrup761.Encapsulate", 1, func() { ek.Encapsulate() }},
-		{"sntrup761.Decapsulate", 1, func() { dk.Decapsulate(ct) }},
-		{"sntrup761.GenerateKeyBatch", batchSize, func() { sntrup761.GenerateKeys(batchSize) }},
+		{"sntrup761.GenerateKey", sntrup, 1, func() { sntrup761.GenerateKey() }},
+		{"sntrup761.Encapsulate", sntrup, 1, func() { ek.Encapsulate() }},
+		{"sntrup761.Decapsulate", sntrup, 1, func() { dk.Decapsulate(ct) }},
+		{"sntrup761.GenerateKeyBatch", sntrup, batchSize, func() { sntrup761.GenerateKeys(batchSize) }},
 		// hybrid.ResetUpperState: as pqkex does after circl's AVX2 code.
-		{"mlkem768.GenerateKey", 1, func() { mlkem768.GenerateKeyPair(rand.Reader); hybrid.ResetUpperState() }},
-		{"mlkem768.Encapsulate", 1, func() { mpk.EncapsulateTo(mct, mss, nil); hybrid.ResetUpperState() }},
-		{"mlkem768.Decapsulate", 1, func() { msk.DecapsulateTo(mss, mct); hybrid.ResetUpperState() }},
-		{"x25519.GenerateKey", 1, func() { rand.Read(priv[:]); x25519.KeyGen(&pub, &priv) }},
-		{"x25519.ECDH", 1, func() { x25519.Shared(&shared, &priv, &peer) }},
+		{"mlkem768.GenerateKey", mlkem, 1, func() { mlkem768.GenerateKeyPair(rand.Reader); hybrid.ResetUpperState() }},
+		{"mlkem768.Encapsulate", mlkem, 1, func() { mpk.EncapsulateTo(mct, mss, nil); hybrid.ResetUpperState() }},
+		{"mlkem768.Decapsulate", mlkem, 1, func() { msk.DecapsulateTo(mss, mct); hybrid.ResetUpperState() }},
+		{"x25519.GenerateKey", x, 1, func() { rand.Read(priv[:]); x25519.KeyGen(&pub, &priv) }},
+		{"x25519.ECDH", x, 1, func() { x25519.Shared(&shared, &priv, &peer) }},
 	}
 }
 

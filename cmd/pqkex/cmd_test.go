@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,30 +75,103 @@ func TestScanNoPQ(t *testing.T) {
 	}
 }
 
+// TestScanErrors: a closed port, a non-SSH listener and bad arguments.
+// Before the server's identification line there is nothing to describe,
+// so stdout stays empty (and -json prints an object with empty lists).
 func TestScanErrors(t *testing.T) {
-	// A port that is not listening.
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := l.Addr().String()
+	closed := l.Addr().String()
 	l.Close()
 	var out, errOut bytes.Buffer
-	if code := runScan([]string{"-timeout", "2s", addr}, &out, &errOut); code != 1 {
-		t.Fatalf("exit %d for a closed port", code)
+	if code := runScan([]string{"-timeout", "2s", closed}, &out, &errOut); code != 1 || out.Len() != 0 || !strings.Contains(errOut.String(), "connection refused") {
+		t.Fatalf("closed port: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
-	// A server that speaks something else.
-	l, _ = net.Listen("tcp", "127.0.0.1:0")
-	defer l.Close()
-	go func() {
-		c, err := l.Accept()
-		if err == nil {
-			c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"))
-			c.Close()
+	out.Reset()
+	if code := runScan([]string{"-json", "-timeout", "2s", closed}, &out, &errOut); code != 1 {
+		t.Fatalf("closed port -json: exit %d", code)
+	}
+	for _, list := range []string{"kex_offered", "pq_offered", "extensions_offered", "host_key_algorithms"} {
+		if !strings.Contains(out.String(), `"`+list+`": []`) {
+			t.Errorf("-json on error: %s is not []:\n%s", list, out.String())
 		}
-	}()
-	if code := runScan([]string{"-timeout", "2s", l.Addr().String()}, &out, &errOut); code != 1 {
-		t.Fatalf("exit %d for a non-SSH server", code)
 	}
-	if code := runScan(nil, &out, &errOut); code != 2 {
-		t.Fatalf("exit %d without arguments", code)
+
+	for _, tc := range []struct{ name, sends, want string }{
+		{"http", "HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>" + strings.Repeat("x", 100),
+			`not an SSH server: it sent "HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>xxxxx"... (no SSH identification line`},
+		{"control bytes", "\x1b[2J\xff\n", `not an SSH server: it sent "\x1b[2J\xff\n" (no SSH identification line`},
+		{"silent close", "", "no SSH identification line: the server closed the connection without sending anything (not an SSH server, or one refusing connections"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			go func() {
+				c, err := l.Accept()
+				if err == nil {
+					c.Write([]byte(tc.sends))
+					c.Close()
+				}
+			}()
+			var out, errOut bytes.Buffer
+			code := runScan([]string{"-timeout", "5s", l.Addr().String()}, &out, &errOut)
+			if code != 1 || out.Len() != 0 || !strings.Contains(errOut.String(), tc.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q, want %q", code, out.String(), errOut.String(), tc.want)
+			}
+		})
+	}
+
+	// Usage errors exit 2 before any connection: the address is the
+	// closed port, which would exit 1.
+	for _, args := range [][]string{nil, {"-kex", "foo", closed}, {"-kex", "ext-info-c", closed}, {"-kex", ",", closed}, {"a", "b"}} {
+		out.Reset()
+		errOut.Reset()
+		if code := runScan(args, &out, &errOut); code != 2 || out.Len() != 0 {
+			t.Errorf("scan %q: exit %d, stdout %q", args, code, out.String())
+		}
+	}
+	if code := runScan([]string{"-kex", "foo", closed}, &out, &errOut); !strings.Contains(errOut.String(), `unknown key exchange "foo" (known: `) {
+		t.Errorf("-kex foo: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"SSH-2.0-OpenSSH_10.0": "SSH-2.0-OpenSSH_10.0",
+		"SSH-2.0-x\x1b[2J":     `"SSH-2.0-x\x1b[2J"`,
+		"a\xffb":               `"a\xffb"`,
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestScanExtensionMarkers: x/crypto's server lists
+// kex-strict-s-v00@openssh.com among its key exchanges; scan reports it
+// as an extension marker, not as a key exchange.
+func TestScanExtensionMarkers(t *testing.T) {
+	addr, _ := startTestServer(t, []string{ssh.KeyExchangeCurve25519, sshkex.KeyExchangeMLKEM768X25519})
+	var out, errOut bytes.Buffer
+	if code := runScan([]string{"-json", addr}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
+	}
+	var res scanResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{ssh.KeyExchangeCurve25519, "curve25519-sha256@libssh.org", sshkex.KeyExchangeMLKEM768X25519}; !slices.Equal(res.KexOffered, want) {
+		t.Errorf("kex_offered %q, want %q", res.KexOffered, want)
+	}
+	if want := []string{"kex-strict-s-v00@openssh.com"}; !slices.Equal(res.Extensions, want) {
+		t.Errorf("extensions_offered %q, want %q", res.Extensions, want)
+	}
+	out.Reset()
+	if code := runScan([]string{addr}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "extension markers (listed with the key exchanges, not key exchanges):\n      kex-strict-s-v00@openssh.com (strict key exchange") {
+		t.Errorf("exit %d, text output:\n%s", code, out.String())
 	}
 }
 
@@ -153,7 +228,7 @@ func TestBenchJSON(t *testing.T) {
 				continue
 			}
 			found = true
-			if r.ClientUS <= 0 || r.ServerUS <= 0 || r.HandshakesPerS <= 0 {
+			if r.ClientUS <= 0 || r.ServerUS <= 0 || r.HandshakesPerS <= 0 || r.Samples != benchRounds || r.SpreadPct < 0 {
 				t.Errorf("%v: non-positive figures %+v", w, r)
 			}
 			if math.Abs(r.KexUS-(r.ClientUS+r.ServerUS)) > 0.2 || math.Abs(r.KexPerS-1e6/r.KexUS) > 0.01*r.KexPerS+1 {
@@ -169,11 +244,144 @@ func TestBenchJSON(t *testing.T) {
 		found := false
 		for _, p := range rep.Primitives {
 			if p.Name == name {
-				found = p.US > 0
+				found = p.US > 0 && p.Samples == benchRounds && p.SpreadPct >= 0
 			}
 		}
 		if !found {
 			t.Errorf("primitive %s missing or zero", name)
+		}
+	}
+}
+
+// TestBenchJSONTypes: kex_per_s and the other figures are JSON numbers
+// with a fraction where they have one, samples an integer, as README.md
+// documents.
+func TestBenchJSONTypes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runBench([]string{"-json", "-time", "5ms", "-methods", "curve25519-sha256"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var raw struct {
+		Rows       []map[string]any `json:"rows"`
+		Primitives []map[string]any `json:"primitives"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Rows) != 1 || raw.Primitives == nil || len(raw.Primitives) != 0 {
+		t.Fatalf("rows %v, primitives %v (want [] for curve25519-sha256)", raw.Rows, raw.Primitives)
+	}
+	for k, v := range raw.Rows[0] {
+		switch k {
+		case "method", "impl", "variant":
+			if _, ok := v.(string); !ok {
+				t.Errorf("%s = %v, want a string", k, v)
+			}
+		case "samples":
+			if f, ok := v.(float64); !ok || f != float64(int(f)) {
+				t.Errorf("%s = %v, want an integer", k, v)
+			}
+		default:
+			if _, ok := v.(float64); !ok {
+				t.Errorf("%s = %v, want a number", k, v)
+			}
+		}
+	}
+}
+
+// TestBenchMethods: every registered name and alias selects its rows, and
+// the primitives are those of the selected key exchanges.
+func TestBenchMethods(t *testing.T) {
+	for _, tc := range []struct {
+		methods    string
+		rows       []string
+		primitives []string
+	}{
+		{"sntrup761x25519-sha512@openssh.com", []string{"sntrup761x25519-sha512 pqkex ", "sntrup761x25519-sha512 pqkex batch"},
+			[]string{"sntrup761.GenerateKey", "sntrup761.Encapsulate", "sntrup761.Decapsulate", "sntrup761.GenerateKeyBatch", "x25519.GenerateKey", "x25519.ECDH"}},
+		{"mlkem768x25519-sha256", []string{"mlkem768x25519-sha256 x/crypto ", "mlkem768x25519-sha256 pqkex "},
+			[]string{"mlkem768.GenerateKey", "mlkem768.Encapsulate", "mlkem768.Decapsulate", "x25519.GenerateKey", "x25519.ECDH"}},
+		{"curve25519-sha256@libssh.org,ecdh-sha2-nistp256", []string{"curve25519-sha256 x/crypto ", "ecdh-sha2-nistp256 x/crypto "}, nil},
+	} {
+		t.Run(tc.methods, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := runBench([]string{"-json", "-time", "5ms", "-methods", tc.methods}, &out, &errOut); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			var rep benchReport
+			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+				t.Fatal(err)
+			}
+			var rows, prims []string
+			for _, r := range rep.Rows {
+				rows = append(rows, r.Method+" "+r.Impl+" "+r.Variant)
+			}
+			for _, p := range rep.Primitives {
+				prims = append(prims, p.Name)
+			}
+			if !slices.Equal(rows, tc.rows) || !slices.Equal(prims, tc.primitives) {
+				t.Errorf("rows %q, primitives %q; want %q, %q", rows, prims, tc.rows, tc.primitives)
+			}
+		})
+	}
+}
+
+// TestBenchFooter: the text output explains every row kind and every
+// primitive it prints, and warns when a spread is large.
+func TestBenchFooter(t *testing.T) {
+	rep := &benchReport{Go: "go", GOOS: "os", GOARCH: "arch", CPU: "cpu"}
+	for _, r := range []benchRow{{Impl: "pqkex"}, {Impl: "pqkex", Variant: "batch"}, {Impl: "x/crypto"}} {
+		r.Method, r.Samples, r.SpreadPct, r.ClientUS, r.ServerUS = "m", benchRounds, 3, 1, 1
+		rep.Rows = append(rep.Rows, r)
+	}
+	for _, p := range primitives() {
+		rep.Primitives = append(rep.Primitives, benchPrimitive{Name: p.name, US: 1, Samples: benchRounds, SpreadPct: 2})
+	}
+	var out bytes.Buffer
+	printBench(&out, rep)
+	text := out.String()
+	for _, want := range []string{"median of 5 timed rounds", "spread = ", "pqkex = ", "pqkex (batch) = ", "x/crypto = ", "kex = client + server"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("footer lacks %q:\n%s", want, text)
+		}
+	}
+	for _, p := range rep.Primitives {
+		found := false
+		for _, l := range strings.Split(text, "\n") {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == p.Name && !strings.HasSuffix(f[len(f)-1], "%") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no explanation for %s:\n%s", p.Name, text)
+		}
+	}
+	if strings.Contains(text, "NOTE:") {
+		t.Errorf("noise note with small spreads:\n%s", text)
+	}
+	rep.Primitives[0].SpreadPct = 40
+	out.Reset()
+	printBench(&out, rep)
+	if !strings.Contains(out.String(), "NOTE: 1 figures (marked !) vary by more than 10%") || !strings.Contains(out.String(), "40% !") {
+		t.Errorf("no noise note:\n%s", out.String())
+	}
+}
+
+// TestHelpExitsZero: -h prints the usage on stdout and exits 0 for every
+// subcommand.
+func TestHelpExitsZero(t *testing.T) {
+	for name, run := range map[string]func([]string, io.Writer, io.Writer) int{
+		"bench": runBench, "scan": runScan, "serve": runServe, "kat": runKAT,
+	} {
+		for _, h := range []string{"-h", "-help", "--help"} {
+			var out, errOut bytes.Buffer
+			if code := run([]string{h}, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "usage: pqkex "+name) || errOut.Len() != 0 {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q", name, h, code, out.String(), errOut.String())
+			}
+		}
+		var out, errOut bytes.Buffer
+		if code := run([]string{"-no-such-flag"}, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "usage: pqkex "+name) {
+			t.Errorf("%s -no-such-flag: exit %d, stdout %q, stderr %q", name, code, out.String(), errOut.String())
 		}
 	}
 }

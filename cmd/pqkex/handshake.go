@@ -11,10 +11,10 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// measureHandshakes returns full x/crypto/ssh handshakes per second
-// (client and server in this process, one at a time, over an in-memory
-// buffered pipe) with the key exchange name.
-func measureHandshakes(name string, hostKey ssh.Signer, d time.Duration, minN int) float64 {
+// measureHandshakes times full x/crypto/ssh handshakes (client and server
+// in this process, one at a time, over an in-memory buffered pipe) with
+// the key exchange name.
+func measureHandshakes(name string, hostKey ssh.Signer, d time.Duration, minN int) stat {
 	scfg := &ssh.ServerConfig{NoClientAuth: true}
 	scfg.KeyExchanges = []string{name}
 	scfg.AddHostKey(hostKey)
@@ -55,12 +55,11 @@ func measureHandshakes(name string, hostKey ssh.Signer, d time.Duration, minN in
 	if err := one(); err != nil {
 		panic("bench handshake " + name + ": " + err.Error())
 	}
-	us := measureMin(d, minN, func() {
+	return measureMin(d, minN, func() {
 		if err := one(); err != nil {
 			panic("bench handshake " + name + ": " + err.Error())
 		}
 	})
-	return round1(1e6 / us)
 }
 
 // memPipe returns the two ends of an in-memory connection with unbounded

@@ -4,50 +4,40 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/pqkex/pqkex/vectors"
 )
 
-// maxVectorFile bounds the files kat reads; no vector file comes close.
-const maxVectorFile = 64 << 20
-
 // runKAT implements "pqkex kat": it runs the known-answer vectors bundled
 // in the binary or, with -dir, every vector file under a directory, and
 // prints one line per file and then "N passed, M failed" (counting
 // individual vectors). Files are recognised by content (vectors.Detect);
 // other files are listed as skipped. It returns 1 if any vector failed,
-// including a recognised file that does not parse, and 2 on usage errors.
+// including a recognised file that does not parse, and if no vector ran
+// at all (a run that checked nothing is not a success); 2 on usage errors.
 func runKAT(args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("kat", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	dir := flags.String("dir", "", "run every vector file under `DIR` instead of the bundled vectors")
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pqkex kat [-dir DIR]")
-		fmt.Fprintln(stderr, "Runs the bundled known-answer vectors, or every file under DIR in one of their formats")
-		fmt.Fprintln(stderr, "(recognised by content), against pqkex. Exit status 1 if any vector fails.")
+		fmt.Fprintln(flags.Output(), "usage: pqkex kat [-dir DIR]")
+		fmt.Fprintln(flags.Output(), "Runs the bundled known-answer vectors, or every file under DIR in one of their formats")
+		fmt.Fprintln(flags.Output(), "(recognised by content), against pqkex. Exit status 1 if any vector fails or none ran.")
 		flags.PrintDefaults()
 	}
-	if err := flags.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code
 	}
 	if flags.NArg() != 0 {
 		flags.Usage()
 		return 2
 	}
 
-	var fsys fs.FS
+	fsys := vectors.Bundled()
 	label := func(p string) string { return p }
-	if *dir == "" {
-		sub, err := fs.Sub(vectors.Bundled, "testdata")
-		if err != nil {
-			fmt.Fprintln(stderr, "pqkex kat:", err)
-			return 1
-		}
-		fsys = sub
-	} else {
+	if *dir != "" {
 		st, err := os.Stat(*dir)
 		if err != nil {
 			fmt.Fprintln(stderr, "pqkex kat:", err)
@@ -61,45 +51,18 @@ func runKAT(args []string, stdout, stderr io.Writer) int {
 		label = func(p string) string { return filepath.Join(*dir, filepath.FromSlash(p)) }
 	}
 
-	var passed, failed int
-	fail := func(name, msg string) {
-		fmt.Fprintf(stdout, "FAIL  %s  %s\n", name, msg)
-		failed++
-	}
-	// WalkDir visits each directory's entries in lexical order, so the
-	// output is deterministic.
-	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		name := label(p)
-		switch {
-		case err != nil:
-			fail(name, "cannot read: "+err.Error())
-			return nil
-		case d.IsDir():
-			return nil
-		case !d.Type().IsRegular():
-			fmt.Fprintf(stdout, "skip  %s  not a regular file\n", name)
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			fail(name, "cannot read: "+err.Error())
-			return nil
-		}
-		if info.Size() > maxVectorFile {
-			fmt.Fprintf(stdout, "skip  %s  larger than %d MiB, not a vector file\n", name, maxVectorFile>>20)
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			fail(name, "cannot read: "+err.Error())
-			return nil
-		}
-		r := vectors.Run(name, data)
+	var passed, failed, skipped int
+	results := vectors.RunFS(fsys)
+	for _, r := range results {
+		name := label(r.File)
 		passed += r.Passed
 		failed += r.Failed
 		switch {
 		case r.Skipped != "":
+			skipped++
 			fmt.Fprintf(stdout, "skip  %s  %s\n", name, r.Skipped)
+		case r.Err != nil && r.Format == "":
+			fmt.Fprintf(stdout, "FAIL  %s  cannot read: %v\n", name, r.Err)
 		case r.Err != nil:
 			fmt.Fprintf(stdout, "FAIL  %s  %s  %v\n", name, r.Format, r.Err)
 		case r.Failed > 0:
@@ -107,11 +70,22 @@ func runKAT(args []string, stdout, stderr io.Writer) int {
 		default:
 			fmt.Fprintf(stdout, "ok    %s  %s  %s\n", name, r.Format, katVectors(r.Passed))
 		}
-		return nil
-	})
+	}
 
 	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
-	if failed > 0 {
+	switch {
+	case failed > 0:
+		return 1
+	case passed == 0:
+		where := "the bundled vectors"
+		if *dir != "" {
+			where = *dir
+		}
+		if len(results) == 0 {
+			fmt.Fprintf(stderr, "pqkex kat: no vector ran: %s holds no file\n", where)
+		} else {
+			fmt.Fprintf(stderr, "pqkex kat: no vector ran: none of the %d files under %s is in a format pqkex runs (each is listed as skipped above)\n", skipped, where)
+		}
 		return 1
 	}
 	return 0

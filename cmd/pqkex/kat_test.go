@@ -23,17 +23,17 @@ func runKATTest(t *testing.T, args ...string) (code int, lines []string, passed,
 	if code == 2 {
 		return code, lines, 0, 0
 	}
-	if stderr.Len() != 0 {
-		t.Errorf("stderr: %s", stderr.String())
-	}
 	m := regexp.MustCompile(`^(\d+) passed, (\d+) failed$`).FindStringSubmatch(lines[len(lines)-1])
 	if m == nil {
 		t.Fatalf("final line %q, want \"N passed, M failed\"", lines[len(lines)-1])
 	}
 	passed, _ = strconv.Atoi(m[1])
 	failed, _ = strconv.Atoi(m[2])
-	if (failed == 0) != (code == 0) {
-		t.Errorf("exit code %d with %d failed", code, failed)
+	if (failed == 0 && passed > 0) != (code == 0) {
+		t.Errorf("exit code %d with %d passed, %d failed", code, passed, failed)
+	}
+	if (stderr.Len() != 0) != (passed == 0 && failed == 0) {
+		t.Errorf("stderr %q with %d passed, %d failed", stderr.String(), passed, failed)
 	}
 	return code, lines, passed, failed
 }
@@ -41,7 +41,7 @@ func runKATTest(t *testing.T, args ...string) (code int, lines []string, passed,
 // bundledFile returns the bytes of a bundled vector file.
 func bundledFile(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := fs.ReadFile(vectors.Bundled, "testdata/"+name)
+	b, err := fs.ReadFile(vectors.Bundled(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestKATBundled(t *testing.T) {
 	if code != 0 || failed != 0 || passed < 2000 {
 		t.Fatalf("exit %d, %d passed, %d failed:\n%s", code, passed, failed, strings.Join(lines, "\n"))
 	}
-	entries, err := fs.ReadDir(vectors.Bundled, "testdata")
+	entries, err := fs.ReadDir(vectors.Bundled(), ".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,5 +248,26 @@ func TestKATUsage(t *testing.T) {
 		if code, _, _, _ := runKATTest(t, args...); code != 2 {
 			t.Errorf("kat %q: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// TestKATNothingRan: a directory with no file, or only files in no known
+// format, checked nothing, so kat must not report success.
+func TestKATNothingRan(t *testing.T) {
+	for name, files := range map[string]map[string][]byte{
+		"empty":        {},
+		"unrecognised": {"a.txt": []byte("hello\n"), "b.json": []byte(`{"x": 1}`), "sub/README.md": bundledFile(t, "README.md")},
+		"unsupported":  {"kyber.rsp": []byte("# kyber768\n\ncount = 0\nseed = 00\n")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := katWriteDir(t, files)
+			var stdout, stderr bytes.Buffer
+			code := runKAT([]string{"-dir", dir}, &stdout, &stderr)
+			if code != 1 || !strings.HasSuffix(stdout.String(), "0 passed, 0 failed\n") ||
+				!strings.HasPrefix(stderr.String(), "pqkex kat: no vector ran: ") || !strings.Contains(stderr.String(), dir) {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+			}
+			t.Log(strings.TrimSpace(stderr.String()))
+		})
 	}
 }

@@ -1,14 +1,23 @@
 // Command pqkex benchmarks, checks and demonstrates pqkex's post-quantum
 // hybrid SSH key exchanges.
 //
-//	pqkex bench [-time D] [-methods LIST] [-json]     compare key exchanges (the main job)
-//	pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]   audit an SSH server
-//	pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE]    interop test server
-//	pqkex kat [-dir DIR]                              run known-answer vectors
+//	pqkex bench [-time D] [-methods LIST] [-json]            compare key exchanges (the main job)
+//	pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]  audit an SSH server
+//	pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE]   interop test server
+//	            [-max-startups N] [-max-conns N] [-login-grace-time D] [-idle-timeout D]
+//	pqkex kat [-dir DIR]                                     run known-answer vectors
+//
+// "pqkex COMMAND -h" prints a command's flags and exits 0. Exit status 1
+// means the work failed or did not run (kat: a vector failed or none ran;
+// scan: an error, 3 when the server offers no post-quantum key exchange),
+// 2 a usage error.
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -46,4 +55,26 @@ func main() {
 		code = 2
 	}
 	os.Exit(code)
+}
+
+// parseFlags parses args. done reports that the command must return code
+// now: 0 after -h (the usage goes to stdout: it was asked for), 2 after a
+// bad flag (flag has printed the error and the usage on stderr).
+func parseFlags(flags *flag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
+	stderr := flags.Output()
+	flags.SetOutput(io.Discard) // print the error ourselves, then the usage where it belongs
+	err := flags.Parse(args)
+	flags.SetOutput(stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		flags.SetOutput(stdout)
+		flags.Usage()
+		flags.SetOutput(stderr)
+		return 0, true
+	case err != nil:
+		fmt.Fprintln(stderr, err)
+		flags.Usage()
+		return 2, true
+	}
+	return 0, false
 }

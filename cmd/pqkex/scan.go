@@ -9,7 +9,9 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
@@ -28,12 +30,58 @@ var postQuantumKex = []string{
 	"sntrup4591761x25519-sha512@tinyssh.org",
 }
 
-// scanResult is what scan prints (-json prints it as is).
+// extensionMarkers are the names a KEXINIT lists among its key exchanges
+// that are not key exchanges but signal protocol extensions.
+var extensionMarkers = map[string]string{
+	"ext-info-c":                   "extension negotiation, RFC 8308",
+	"ext-info-s":                   "extension negotiation, RFC 8308",
+	"kex-strict-c-v00@openssh.com": "strict key exchange, the Terrapin countermeasure",
+	"kex-strict-s-v00@openssh.com": "strict key exchange, the Terrapin countermeasure",
+}
+
+// isExtensionMarker reports whether a kex_algorithms name is an extension
+// marker rather than a key exchange (including future versions of the
+// two families above).
+func isExtensionMarker(name string) bool {
+	_, ok := extensionMarkers[name]
+	return ok || strings.HasPrefix(name, "ext-info-") || strings.HasPrefix(name, "kex-strict-")
+}
+
+// knownKex returns every key exchange name scan and serve accept in -kex:
+// pqkex's and those x/crypto/ssh implements, insecure ones included.
+func knownKex() []string {
+	names := []string{sshkex.KeyExchangeMLKEM768X25519, sshkex.KeyExchangeSNTRUP761X25519, sshkex.KeyExchangeSNTRUP761X25519OpenSSH}
+	names = append(names, ssh.SupportedAlgorithms().KeyExchanges...)
+	names = append(names, ssh.InsecureAlgorithms().KeyExchanges...)
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// parseKexList splits a -kex value and rejects names that are not key
+// exchanges pqkex or x/crypto implement.
+func parseKexList(s string) ([]string, error) {
+	names := splitList(s)
+	if len(names) == 0 {
+		return nil, errors.New("-kex lists no key exchange")
+	}
+	known := knownKex()
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return nil, fmt.Errorf("-kex: unknown key exchange %q (known: %s)", n, strings.Join(known, ","))
+		}
+	}
+	return names, nil
+}
+
+// scanResult is what scan prints (-json prints it as is). The lists are
+// never null: [] when there is nothing (or on an error before the
+// server's KEXINIT).
 type scanResult struct {
 	Host          string   `json:"host"`
 	ServerVersion string   `json:"server_version"`
 	KexOffered    []string `json:"kex_offered"`
 	PQOffered     []string `json:"pq_offered"`
+	Extensions    []string `json:"extensions_offered"`
 	HostKeyAlgos  []string `json:"host_key_algorithms"`
 	Selected      string   `json:"selected"`
 	PQ            bool     `json:"post_quantum"`
@@ -52,12 +100,13 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 10*time.Second, "timeout for each connection")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]")
-		fmt.Fprintln(stderr, "Lists the server's key exchanges, completes one with pqkex's PQ-first client (never authenticating) and reports it.")
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]")
+		fmt.Fprintln(w, "Lists the server's key exchanges, completes one with pqkex's PQ-first client (never authenticating) and reports it.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
@@ -73,7 +122,11 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	}
 	prefs := sshkex.RecommendedKeyExchanges()
 	if *kex != "" {
-		prefs = splitList(*kex)
+		var err error
+		if prefs, err = parseKexList(*kex); err != nil {
+			fmt.Fprintln(stderr, "pqkex scan:", err)
+			return 2
+		}
 	}
 
 	res, err := scan(addr, prefs, *timeout)
@@ -83,8 +136,11 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // what a server sent, as Go quoted it
 		enc.Encode(res)
-	} else {
+	} else if res.ServerVersion != "" {
+		// Nothing on stdout when there is no server to describe: the
+		// error alone, on stderr.
 		printScan(stdout, res)
 	}
 	switch {
@@ -105,7 +161,7 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 }
 
 func printScan(w io.Writer, r *scanResult) {
-	fmt.Fprintf(w, "server      %s  %s\n", r.Host, r.ServerVersion)
+	fmt.Fprintf(w, "server      %s  %s\n", r.Host, printable(r.ServerVersion))
 	if len(r.KexOffered) == 0 {
 		return
 	}
@@ -115,7 +171,17 @@ func printScan(w io.Writer, r *scanResult) {
 		if slices.Contains(postQuantumKex, k) {
 			mark = "PQ"
 		}
-		fmt.Fprintf(w, "  %s  %s\n", mark, k)
+		fmt.Fprintf(w, "  %s  %s\n", mark, printable(k))
+	}
+	if len(r.Extensions) > 0 {
+		fmt.Fprintln(w, "extension markers (listed with the key exchanges, not key exchanges):")
+		for _, e := range r.Extensions {
+			if what, ok := extensionMarkers[e]; ok {
+				fmt.Fprintf(w, "      %s (%s)\n", e, what)
+			} else {
+				fmt.Fprintf(w, "      %s\n", printable(e))
+			}
+		}
 	}
 	if r.Selected == "" {
 		fmt.Fprintln(w, "selected    none: no key exchange in common")
@@ -127,33 +193,48 @@ func printScan(w io.Writer, r *scanResult) {
 	}
 }
 
+// printable returns s as it is if it is printable text, else Go-quoted:
+// the server chooses its version line and algorithm names, and must not
+// be able to send escape sequences to the terminal.
+func printable(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		return q
+	}
+	return s
+}
+
 var errScanDone = errors.New("scan: key exchange complete")
 
 // scan reads the server's KEXINIT, then completes a key exchange with the
 // client preference prefs and stops before authentication.
 func scan(addr string, prefs []string, timeout time.Duration) (*scanResult, error) {
-	res := &scanResult{Host: addr}
+	res := &scanResult{Host: addr, KexOffered: []string{}, PQOffered: []string{}, Extensions: []string{}, HostKeyAlgos: []string{}}
 	version, ki, err := readServerKexInit(addr, timeout)
+	res.ServerVersion = version
 	if err != nil {
 		return res, err
 	}
-	res.ServerVersion = version
-	res.KexOffered = ki.KexAlgos
-	res.HostKeyAlgos = ki.HostKeyAlgos
+	res.HostKeyAlgos = append(res.HostKeyAlgos, ki.HostKeyAlgos...)
 	for _, k := range ki.KexAlgos {
-		if slices.Contains(postQuantumKex, k) {
+		switch {
+		case isExtensionMarker(k):
+			res.Extensions = append(res.Extensions, k)
+		case slices.Contains(postQuantumKex, k):
 			res.PQOffered = append(res.PQOffered, k)
+			fallthrough
+		default:
+			res.KexOffered = append(res.KexOffered, k)
 		}
 	}
 	// RFC 4253 §7.1: the first client algorithm the server also supports.
 	for _, k := range prefs {
-		if slices.Contains(ki.KexAlgos, k) {
+		if slices.Contains(res.KexOffered, k) {
 			res.Selected = k
 			break
 		}
 	}
 	if res.Selected == "" {
-		return res, fmt.Errorf("no key exchange in common with the server (it offers %s)", strings.Join(ki.KexAlgos, ","))
+		return res, fmt.Errorf("no key exchange in common with the server (it offers %s)", strings.Join(res.KexOffered, ","))
 	}
 	res.PQ = slices.Contains(postQuantumKex, res.Selected)
 
@@ -204,7 +285,52 @@ func readServerKexInit(addr string, timeout time.Duration) (string, *sshwire.Kex
 	if _, err := io.WriteString(nc, "SSH-2.0-pqkex_scan\r\n"); err != nil {
 		return "", nil, err
 	}
-	return readKexInit(bufio.NewReader(nc))
+	rec := &recorder{r: nc}
+	version, ki, err := readKexInit(bufio.NewReader(rec))
+	if err != nil && version == "" {
+		err = notSSH(rec.got, timeout, err)
+	}
+	return version, ki, err
+}
+
+// recorder keeps the first bytes read through it, to say what a server
+// that is not an SSH server sent.
+type recorder struct {
+	r   io.Reader
+	got []byte
+}
+
+func (r *recorder) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if keep := min(n, maxShown+1-len(r.got)); keep > 0 {
+		r.got = append(r.got, p[:keep]...)
+	}
+	return n, err
+}
+
+// maxShown bounds how much of a non-SSH server's answer an error quotes.
+const maxShown = 64
+
+// notSSH turns a failure to read the server's identification line into
+// an error that says the peer is not an SSH server and what it sent
+// (quoted with Go escapes, so control bytes and invalid UTF-8 cannot
+// reach the terminal, and truncated). Other errors with nothing received
+// are returned as they are.
+func notSSH(got []byte, timeout time.Duration, err error) error {
+	var ne net.Error
+	timedOut := errors.As(err, &ne) && ne.Timeout()
+	switch {
+	case len(got) > maxShown:
+		return fmt.Errorf("not an SSH server: it sent %s... (no SSH identification line, RFC 4253 section 4.2)", strconv.Quote(string(got[:maxShown])))
+	case len(got) > 0:
+		return fmt.Errorf("not an SSH server: it sent %s (no SSH identification line, RFC 4253 section 4.2)", strconv.Quote(string(got)))
+	case timedOut:
+		return fmt.Errorf("not an SSH server: it sent nothing within %v", timeout)
+	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
+		return errors.New("no SSH identification line: the server closed the connection without sending anything " +
+			"(not an SSH server, or one refusing connections, as OpenSSH does over its MaxStartups)")
+	}
+	return err
 }
 
 // readKexInit reads the server's identification line and its first

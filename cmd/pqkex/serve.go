@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
 	"github.com/pqkex/pqkex/sshkex"
@@ -25,18 +26,30 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	kex := fs.String("kex", "", "comma-separated key exchanges to offer (default: pqkex's PQ-first list)")
 	hostKey := fs.String("hostkey", "", "OpenSSH private host key file (default: a new ed25519 key)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address")
+	maxStartups := fs.Int("max-startups", 32, "most connections at once still in the handshake or authentication; more are closed at once")
+	maxConns := fs.Int("max-conns", 256, "most open connections; more are closed at once (lowered to fit the descriptor limit unless set)")
+	grace := fs.Duration("login-grace-time", 30*time.Second, "time allowed from connect to the end of authentication")
+	idle := fs.Duration("idle-timeout", 5*time.Minute, "close a logged-in connection after this long without traffic (0: never)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote]")
-		fmt.Fprintln(stderr, "Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.")
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote] [limits]")
+		fmt.Fprintln(w, "Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
 	}
-	if fs.NArg() != 0 {
+	if fs.NArg() != 0 || *maxStartups < 1 || *maxConns < 1 || *grace <= 0 || *idle < 0 {
 		fs.Usage()
 		return 2
 	}
+	maxConnsSet := false
+	fs.Visit(func(f *flag.Flag) { maxConnsSet = maxConnsSet || f.Name == "max-conns" })
+	if n := descriptorLimit(); n > 0 && !maxConnsSet && *maxConns > n-reservedFDs {
+		// One descriptor per connection, and a few for the process.
+		*maxConns = max(1, n-reservedFDs)
+	}
+	*maxStartups = min(*maxStartups, *maxConns)
 	if err := checkListen(*listen, *allowRemote); err != nil {
 		fmt.Fprintln(stderr, "pqkex serve:", err)
 		return 2
@@ -52,7 +65,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	var kexs []string
 	if *kex != "" {
-		kexs = splitList(*kex)
+		var err error
+		if kexs, err = parseKexList(*kex); err != nil {
+			fmt.Fprintln(stderr, "pqkex serve:", err)
+			return 2
+		}
 	}
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -61,12 +78,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	srv := kexserver.New(l, kexserver.Config([]ssh.Signer{signer}, kexs))
 	srv.Log = func(line string) { fmt.Fprintln(stdout, line) }
+	srv.MaxStartups, srv.MaxConns, srv.LoginGraceTime, srv.IdleTimeout = *maxStartups, *maxConns, *grace, *idle
 	offered := kexs
 	if offered == nil {
 		offered = sshkex.RecommendedKeyExchanges()
 	}
 	fmt.Fprintf(stdout, "listening on %s, host key %s %s\n", l.Addr(), signer.PublicKey().Type(), ssh.FingerprintSHA256(signer.PublicKey()))
 	fmt.Fprintf(stdout, "offering %s\n", strings.Join(offered, ","))
+	fmt.Fprintf(stdout, "limits: %d unauthenticated, %d connections, login grace time %v, idle timeout %v\n", *maxStartups, *maxConns, *grace, *idle)
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
@@ -80,6 +99,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// reservedFDs are the descriptors serve keeps for itself (standard
+// streams, the listener, the poller, a host key file) when it fits
+// -max-conns to the descriptor limit.
+const reservedFDs = 16
 
 // checkListen refuses addresses that are not on loopback unless allowed.
 func checkListen(addr string, allowRemote bool) error {

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -46,18 +48,38 @@ func Negotiated(c ssh.ConnMetadata) (ssh.NegotiatedAlgorithms, bool) {
 	return ssh.NegotiatedAlgorithms{}, false
 }
 
-// Server serves SSH connections until Close.
+// Server serves SSH connections until Close. Set the limits before
+// Serve; their zero values mean no limit (LoginGraceTime: 30 s).
 type Server struct {
 	cfg *ssh.ServerConfig
 	l   net.Listener
 	// Log, if set, receives one line per connection with the negotiated
-	// algorithms, or the handshake error.
+	// algorithms, or the handshake error, and one line per burst of
+	// refused connections or accept errors.
 	Log func(string)
 
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	closed bool
-	conns  map[net.Conn]struct{}
+	// MaxStartups caps the connections that have not finished the SSH
+	// handshake and authentication (OpenSSH's MaxStartups, without the
+	// random early drop): a connection beyond it is closed at once.
+	MaxStartups int
+	// MaxConns caps all open connections; beyond it a new connection is
+	// closed at once.
+	MaxConns int
+	// LoginGraceTime bounds the time from accept to the end of
+	// authentication (OpenSSH's LoginGraceTime).
+	LoginGraceTime time.Duration
+	// IdleTimeout closes a logged-in connection when nothing has been
+	// received from the client, and nothing could be sent to it, for
+	// that long.
+	IdleTimeout time.Duration
+
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	closed   bool
+	conns    map[net.Conn]struct{}
+	preauth  int
+	refused  int       // connections refused since the last log line
+	lastNote time.Time // time of the last refusal or accept error line
 }
 
 // New returns a server for l. Call Serve to start it.
@@ -68,34 +90,63 @@ func New(l net.Listener, cfg *ssh.ServerConfig) *Server {
 // Addr returns the listening address.
 func (s *Server) Addr() net.Addr { return s.l.Addr() }
 
+// Conns returns the number of open connections and, of those, the ones
+// still in the handshake or authentication.
+func (s *Server) Conns() (open, unauthenticated int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns), s.preauth
+}
+
+// Accept backoff, as net/http's Server does for temporary errors.
+const (
+	minBackoff = 5 * time.Millisecond
+	maxBackoff = time.Second
+)
+
 // Serve accepts connections until the listener is closed. It returns nil
-// after Close.
+// after Close. Errors that a later Accept may not have (out of
+// descriptors or buffers, a connection aborted before it was accepted,
+// timeouts) are retried with exponential backoff instead of ending the
+// server: they are what a flood of connections causes.
 func (s *Server) Serve() error {
+	backoff := time.Duration(0)
 	for {
 		nc, err := s.l.Accept()
 		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed {
+			if s.isClosed() {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(10 * time.Millisecond)
-				continue
+			if !temporary(err) {
+				return err
 			}
-			return err
+			backoff = min(max(2*backoff, minBackoff), maxBackoff)
+			s.note(fmt.Sprintf("accept: %v; retrying in %v", err, backoff), false, false)
+			time.Sleep(backoff)
+			continue
 		}
+		backoff = 0
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
 			nc.Close()
 			return nil
 		}
+		if (s.MaxConns > 0 && len(s.conns) >= s.MaxConns) || (s.MaxStartups > 0 && s.preauth >= s.MaxStartups) {
+			open, pre := len(s.conns), s.preauth
+			s.mu.Unlock()
+			nc.Close()
+			s.note(fmt.Sprintf("at a limit: %d open (max %d), %d unauthenticated (max %d)", open, s.MaxConns, pre, s.MaxStartups), true, true)
+			continue
+		}
 		s.conns[nc] = struct{}{}
+		s.preauth++
 		s.wg.Add(1)
+		pending := s.refused > 0 && time.Since(s.lastNote) >= time.Second
 		s.mu.Unlock()
+		if pending {
+			s.note("now below the limits", true, false)
+		}
 		go func() {
 			defer s.wg.Done()
 			s.handle(nc)
@@ -104,6 +155,50 @@ func (s *Server) Serve() error {
 			s.mu.Unlock()
 		}()
 	}
+}
+
+// temporary reports whether an Accept error may go away by itself.
+func temporary(err error) bool {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ECONNABORTED, syscall.ENOBUFS, syscall.ENOMEM, syscall.EINTR} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// note logs a line about refused connections (refusal) or an accept
+// error, at most once a second, so that a flood cannot flood the log; a
+// refusal line counts the refusals since the previous one. refused says
+// whether a connection was just refused; Serve also calls note when it
+// admits a connection after unreported refusals.
+func (s *Server) note(line string, refusal, refused bool) {
+	s.mu.Lock()
+	if refused {
+		s.refused++
+	}
+	now := time.Now()
+	if now.Sub(s.lastNote) < time.Second {
+		s.mu.Unlock()
+		return
+	}
+	s.lastNote = now
+	count := s.refused
+	if refusal {
+		s.refused = 0
+	}
+	s.mu.Unlock()
+	if refusal {
+		line = fmt.Sprintf("refused %d connection(s) since the last such line, %s", count, line)
+	}
+	s.logf("%s", line)
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 // Close stops accepting, closes open connections and waits for their
@@ -126,16 +221,41 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
+// loggedIn moves a connection out of the unauthenticated count.
+func (s *Server) loggedIn(counted *bool) {
+	if *counted {
+		s.mu.Lock()
+		s.preauth--
+		s.mu.Unlock()
+		*counted = false
+	}
+}
+
 func (s *Server) handle(nc net.Conn) {
 	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(30 * time.Second))
-	conn, chans, reqs, err := ssh.NewServerConn(nc, s.cfg)
+	preauth := true
+	defer s.loggedIn(&preauth)
+	grace := s.LoginGraceTime
+	if grace <= 0 {
+		grace = 30 * time.Second
+	}
+	nc.SetDeadline(time.Now().Add(grace))
+	ic := &idleConn{Conn: nc}
+	conn, chans, reqs, err := ssh.NewServerConn(ic, s.cfg)
 	if err != nil {
 		s.logf("%s: handshake failed: %v", nc.RemoteAddr(), err)
 		return
 	}
 	defer conn.Close()
-	nc.SetDeadline(time.Time{})
+	s.loggedIn(&preauth)
+	ic.idle.Store(int64(s.IdleTimeout))
+	// The login grace deadline ends; x/crypto's reader is already blocked
+	// in a Read, so its idle deadline is set here, later ones by idleConn.
+	if s.IdleTimeout > 0 {
+		nc.SetDeadline(time.Now().Add(s.IdleTimeout))
+	} else {
+		nc.SetDeadline(time.Time{})
+	}
 	kex := "unknown"
 	if a, ok := Negotiated(conn.Conn); ok {
 		kex = a.KeyExchange
@@ -153,6 +273,29 @@ func (s *Server) handle(nc net.Conn) {
 		}
 		go session(ch, chReqs, kex)
 	}
+}
+
+// idleConn is a connection whose every Read and Write, once idle is set,
+// must complete within idle: a logged-in client that sends nothing for
+// that long (and a client that stops reading) is disconnected when
+// x/crypto's reader fails with the timeout.
+type idleConn struct {
+	net.Conn
+	idle atomic.Int64 // time.Duration; 0: no idle timeout
+}
+
+func (c *idleConn) Read(p []byte) (int, error) {
+	if d := time.Duration(c.idle.Load()); d > 0 {
+		c.Conn.SetReadDeadline(time.Now().Add(d))
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *idleConn) Write(p []byte) (int, error) {
+	if d := time.Duration(c.idle.Load()); d > 0 {
+		c.Conn.SetWriteDeadline(time.Now().Add(d))
+	}
+	return c.Conn.Write(p)
 }
 
 // session answers the first exec or shell request.

@@ -1,4 +1,4 @@
-package vectors
+package kat
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ const rspSHA256 = "147c26b63493ddaaeae1f59a5b42ffc233e24e1414198eacbcff7100f0507
 
 func readRSP(t *testing.T) *RSP {
 	t.Helper()
-	f, err := os.Open("testdata/sntrup761_nist_kat.rsp")
+	f, err := os.Open("../../vectors/testdata/sntrup761_nist_kat.rsp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,18 +76,18 @@ func TestSNTRUP761NISTKATFile(t *testing.T) {
 		t.Errorf("SHA-256 of regenerated .rsp = %s, want %s", got, rspSHA256)
 	}
 	// The bundled file itself must also be the recorded one.
-	file, err := os.ReadFile("testdata/sntrup761_nist_kat.rsp")
+	file, err := os.ReadFile("../../vectors/testdata/sntrup761_nist_kat.rsp")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum := sha256.Sum256(file); hex.EncodeToString(sum[:]) != rspSHA256 {
-		t.Errorf("testdata/sntrup761_nist_kat.rsp is not the recorded file")
+		t.Errorf("vectors/testdata/sntrup761_nist_kat.rsp is not the recorded file")
 	}
 }
 
 func readSSH(t *testing.T, name string) *SSHFile {
 	t.Helper()
-	f, err := os.Open("testdata/" + name)
+	f, err := os.Open("../../vectors/testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package vectors
+package kat
 
 import (
 	"errors"

@@ -1,9 +1,4 @@
-// Package vectors reads and runs the known-answer vector formats bundled in
-// testdata/ (see testdata/README.md for their provenance): Detect
-// recognises a file's format by its content and Run checks every vector in
-// it against pqkex. The package's tests and `pqkex kat` use them; Bundled
-// embeds the files.
-package vectors
+package kat
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package vectors
+package kat
 
 import (
 	"flag"
@@ -14,7 +14,7 @@ var long = flag.Bool("long", false, "also run the 1 000 000-iteration vectors")
 // readJSON decodes testdata/name into v.
 func readJSON(t testing.TB, name string, v any) {
 	t.Helper()
-	f, err := os.Open("testdata/" + name)
+	f, err := os.Open("../../vectors/testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package vectors
+package kat
 
 import (
 	"bytes"
@@ -219,7 +219,7 @@ func TestMLKEM768WycheproofSemiExpanded(t *testing.T) {
 }
 
 func readKeyValues(t *testing.T, name string) map[string][]byte {
-	f, err := os.Open("testdata/" + name)
+	f, err := os.Open("../../vectors/testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func readKeyValues(t *testing.T, name string) map[string][]byte {
 // TestMLKEM768CCTVModulus: each of the 780 keys has one coefficient >= q;
 // both implementations and the SSH server must reject every one.
 func TestMLKEM768CCTVModulus(t *testing.T) {
-	f, err := os.Open("testdata/cctv_mlkem768_modulus.txt.gz")
+	f, err := os.Open("../../vectors/testdata/cctv_mlkem768_modulus.txt.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,5 +434,23 @@ func TestMLKEM768DifferentialRandom(t *testing.T) {
 		if ok1 != ok2 {
 			t.Fatalf("random ek %x: circl %v, crypto/mlkem %v", bad, ok1, ok2)
 		}
+	}
+}
+
+// TestRunAccumulatedCorrupted runs 100 accumulated tests against a
+// corrupted expected hash.
+func TestRunAccumulatedCorrupted(t *testing.T) {
+	var v MLKEMAccumulated
+	readJSON(t, "mlkem768_accumulated.json", &v)
+	if r := RunMLKEMAccumulated(&v, 100); r.Passed != 1 || r.Failed != 0 {
+		t.Fatalf("intact: %+v", r)
+	}
+	want := v.Recipes["go"].Expected["100"]
+	v.Recipes["go"].Expected["100"] = "00" + want[2:]
+	if r := RunMLKEMAccumulated(&v, 100); r.Passed != 0 || r.Failed != 1 {
+		t.Errorf("corrupted: %+v", r)
+	}
+	if r := RunMLKEMAccumulated(&v, 7); r.Err == nil {
+		t.Errorf("no hash for 7 tests: %+v", r)
 	}
 }

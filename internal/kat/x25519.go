@@ -1,4 +1,4 @@
-package vectors
+package kat
 
 // RFC7748X25519 is rfc7748_x25519.json: the X25519 test vectors of RFC
 // 7748 sections 5.2 and 6.1, as 32-byte little-endian strings.

@@ -1,0 +1,5 @@
+//go:build race
+
+package kexserver
+
+func init() { raceEnabled = true }

@@ -1,0 +1,209 @@
+// Package vectors runs known-answer vector files against pqkex: NIST's
+// sntrup761 KAT, OpenSSH-generated SSH exchanges for
+// mlkem768x25519-sha256 and sntrup761x25519-sha512, and ML-KEM-768 and
+// X25519 files from ACVP, Wycheproof, CCTV and RFC 7748. Use it to check
+// the vector files of another implementation against pqkex (a
+// disagreement points at one of the two), or to rerun pqkex's own set.
+//
+// Detect recognises a file's format by its content, never by its name.
+// Run checks every vector of one file against pqkex and returns a Result;
+// RunFS does that for every file of a directory tree. Bundled is the set
+// of files pqkex is tested with, embedded in the package with the
+// README.md that records where each came from and its SHA-256. The
+// command "pqkex kat" is RunFS over Bundled or a directory.
+//
+// A vector file is public test data: nothing in it is secret, and a file
+// that is malformed, truncated or hostile makes Run report an error, never
+// panic.
+package vectors
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/pqkex/pqkex/internal/kat"
+)
+
+// Format is a vector file format that Detect recognises and Run runs.
+type Format string
+
+// The formats of the bundled vector files (see Bundled's README.md).
+const (
+	FormatSNTRUP761KAT       Format = "sntrup761-nist-kat"         // NIST PQCgenKAT_kem .rsp, header "# sntrup761"
+	FormatSSHMLKEM768X25519  Format = "ssh-mlkem768x25519-sha256"  // OpenSSH-generated exchanges
+	FormatSSHSNTRUP761X25519 Format = "ssh-sntrup761x25519-sha512" // OpenSSH-generated exchanges
+	FormatACVPMLKEMKeyGen    Format = "acvp-mlkem-keygen"          // ACVP keyGen, prompt joined with results
+	FormatACVPMLKEMEncDec    Format = "acvp-mlkem-encapdecap"      // ACVP encapDecap, prompt joined with results
+	FormatWycheproofMLKEM    Format = "wycheproof-mlkem"           // the four Wycheproof ML-KEM schemas
+	FormatCCTVMLKEMModulus   Format = "cctv-mlkem-modulus"         // one hex encapsulation key per line, gzipped
+	FormatCCTVMLKEMCase      Format = "cctv-mlkem-case"            // "name = hex" lines (strcmp, unlucky)
+	FormatMLKEMAccumulated   Format = "mlkem-accumulated"          // accumulated pseudo-random test recipes
+	FormatRFC7748X25519      Format = "rfc7748-x25519"             // RFC 7748 sections 5.2 and 6.1
+	FormatWycheproofXDH      Format = "wycheproof-xdh"             // Wycheproof XDH (xdh_comp_schema_v1)
+)
+
+// Result is the outcome of running one vector file. Passed and Failed
+// count individual vectors; Failures has one line per failed vector (its
+// identifier and the first difference found), in file order. A file that
+// was recognised but does not parse or cannot be read has Err set and
+// counts as one failed vector. A file that is not run at all has Skipped
+// set (the reason) and no vectors.
+type Result struct {
+	File     string
+	Format   Format
+	Passed   int
+	Failed   int
+	Failures []string
+	Skipped  string
+	Err      error
+}
+
+// Run detects the format of a vector file from its content (Detect) and
+// checks every vector in it against pqkex: the accumulated ML-KEM recipes
+// for 10 000 tests, RFC 7748's iterations up to 1000. A file that Detect
+// does not accept is skipped, as is one whose vectors are all for a
+// parameter set or curve that pqkex does not implement; a recognised file
+// with no vectors fails. name only labels the result.
+func Run(name string, data []byte) Result {
+	return runFile(name, data)
+}
+
+func runFile(name string, data []byte) (r Result) {
+	f, err := Detect(data)
+	if err != nil {
+		return Result{File: name, Skipped: err.Error()}
+	}
+	defer func() {
+		// A runner must not take a whole run down with it; a panic is a
+		// failure of this file.
+		if p := recover(); p != nil {
+			r = Result{File: name, Format: f, Failed: 1, Err: fmt.Errorf("vectors: panic while running the file: %v", p)}
+		}
+	}()
+	k := run(f, data)
+	r = Result{File: name, Format: f, Passed: k.Passed, Failed: k.Failed, Failures: k.Failures, Skipped: k.Skipped, Err: k.Err}
+	if r.Err != nil {
+		r.Passed, r.Failed, r.Failures = 0, 1, nil
+	} else if r.Skipped == "" && r.Passed+r.Failed == 0 {
+		r.Err = errors.New("the file has no test vectors")
+		r.Failed = 1
+	}
+	return r
+}
+
+// run parses data in format f and runs its vectors.
+func run(f Format, data []byte) kat.Result {
+	rd := bytes.NewReader(data)
+	switch f {
+	case FormatSNTRUP761KAT:
+		v, err := kat.ParseRSP(rd)
+		if err != nil {
+			return kat.Result{Err: err}
+		}
+		return kat.RunSNTRUP761KAT(v)
+	case FormatSSHMLKEM768X25519, FormatSSHSNTRUP761X25519:
+		v, err := kat.ParseSSH(rd)
+		if err != nil {
+			return kat.Result{Err: err}
+		}
+		return kat.RunSSH(v)
+	case FormatACVPMLKEMKeyGen:
+		return runJSON(rd, kat.RunACVPMLKEMKeyGen)
+	case FormatACVPMLKEMEncDec:
+		return runJSON(rd, kat.RunACVPMLKEMEncapDecap)
+	case FormatWycheproofMLKEM:
+		return runJSON(rd, kat.RunWycheproofMLKEM)
+	case FormatCCTVMLKEMModulus:
+		keys, err := kat.ParseHexLines(rd, isGzip(data))
+		if err != nil {
+			return kat.Result{Err: err}
+		}
+		return kat.RunCCTVMLKEMModulus(keys)
+	case FormatCCTVMLKEMCase:
+		kv, err := kat.ParseKeyValues(rd)
+		if err != nil {
+			return kat.Result{Err: err}
+		}
+		return kat.RunCCTVMLKEMCase(kv)
+	case FormatMLKEMAccumulated:
+		return runJSON(rd, func(v *kat.MLKEMAccumulated) kat.Result {
+			return kat.RunMLKEMAccumulated(v, kat.AccumulatedTests)
+		})
+	case FormatRFC7748X25519:
+		return runJSON(rd, func(v *kat.RFC7748X25519) kat.Result { return kat.RunRFC7748X25519(v, false) })
+	case FormatWycheproofXDH:
+		return runJSON(rd, kat.RunWycheproofXDH)
+	}
+	return kat.Result{Err: fmt.Errorf("vectors: no runner for format %q", f)}
+}
+
+// runJSON decodes a JSON vector file into a V and runs it.
+func runJSON[V any](rd *bytes.Reader, runV func(*V) kat.Result) kat.Result {
+	v := new(V)
+	if err := kat.ParseJSON(rd, v); err != nil {
+		return kat.Result{Err: err}
+	}
+	return runV(v)
+}
+
+// MaxFileSize is the largest file RunFS reads; larger files are skipped.
+// No vector file comes close.
+const MaxFileSize = 64 << 20
+
+// RunFS runs every file in fsys, walking it from its root in lexical
+// order, and returns one Result per file, labelled with its path in fsys.
+// Files that are not regular or are larger than MaxFileSize are skipped;
+// a file or directory that cannot be read is a failure (Err set). Check
+// that at least one file ran: RunFS of an empty tree returns no results,
+// and of a tree with no vector file only skipped ones.
+func RunFS(fsys fs.FS) []Result {
+	var out []Result
+	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			out = append(out, Result{File: p, Failed: 1, Err: err})
+			return nil
+		case d.IsDir():
+			return nil
+		case !d.Type().IsRegular():
+			out = append(out, Result{File: p, Skipped: "not a regular file"})
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			out = append(out, Result{File: p, Failed: 1, Err: err})
+			return nil
+		}
+		if info.Size() > MaxFileSize {
+			out = append(out, Result{File: p, Skipped: fmt.Sprintf("larger than %d MiB, not a vector file", MaxFileSize>>20)})
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			out = append(out, Result{File: p, Failed: 1, Err: err})
+			return nil
+		}
+		out = append(out, Run(p, data))
+		return nil
+	})
+	return out
+}
+
+//go:embed testdata
+var bundled embed.FS
+
+// Bundled returns the vector files pqkex is tested with, at the root of
+// the returned file system, and README.md, which records each file's
+// origin, how it was made or changed, and its SHA-256. RunFS(Bundled())
+// runs them all in seconds. A program that does not call Bundled does not
+// carry the files.
+func Bundled() fs.FS {
+	sub, err := fs.Sub(bundled, "testdata")
+	if err != nil {
+		panic(err) // the pattern above guarantees the directory
+	}
+	return sub
+}
