@@ -23,8 +23,8 @@ func TestVersionPolicy(t *testing.T) {
 		v  string
 		ok bool
 	}{
-		{"v0.39.0", true}, {"v0.48.0", true}, {"v0.59.0", true},
-		{"v0.38.0", false}, {"v0.60.0", false}, {"v1.0.0", false},
+		{"v0.52.0", true}, {"v0.55.0", true}, {"v0.59.0", true},
+		{"v0.51.0", false}, {"v0.39.0", false}, {"v0.60.0", false}, {"v1.0.0", false},
 		{"v0.59.1-0.20260101000000-abcdefabcdef", false}, {"v0.59.0-rc.1", false},
 		{"v0.059.0", false}, {"0.59.0", false}, {"v0.59", false}, {"", false},
 	} {

@@ -31,6 +31,10 @@ type mutant struct {
 	name  string
 	edits []edit
 	extra string // Go source added to package ssh as zz_mutant.go
+	// readersGet, if set, is a method added to every type of package ssh
+	// that has a readPacket method (the packetConn implementations, which
+	// differ between releases).
+	readersGet string
 	// want is a substring of the refusal users see.
 	want string
 }
@@ -105,10 +109,10 @@ var mutants = []mutant{
 		want:  "field 0 is clientKexInit",
 	},
 	{
-		name:  "packetConn gains a method",
-		edits: []edit{{"transport.go", `(\tClose\(\) error\n\}\n)`, "\tflush() error\n${1}"}},
-		extra: "package ssh\n\nfunc (*transport) flush() error { return nil }\nfunc (*handshakeTransport) flush() error { return nil }\nfunc (*controlProxyTransport) flush() error { return nil }\n",
-		want:  "packetConn has 4 methods, the mirror 3",
+		name:       "packetConn gains a method",
+		edits:      []edit{{"transport.go", `(\tClose\(\) error\n\}\n)`, "\tflush() error\n${1}"}},
+		readersGet: "flush() error { return nil }",
+		want:       "packetConn has 4 methods, the mirror 3",
 	},
 	{
 		name: "supportedKexAlgos changes type",
@@ -266,12 +270,43 @@ func (e probeEnv) copyXCrypto(t *testing.T, m *mutant) string {
 			t.Fatal(err)
 		}
 	}
-	if m.extra != "" {
-		if err := os.WriteFile(filepath.Join(dir, "ssh", "zz_mutant.go"), []byte(m.extra), 0o644); err != nil {
+	extra := m.extra
+	if m.readersGet != "" {
+		extra = "package ssh\n\n" + packetReaders(t, filepath.Join(dir, "ssh"), m.readersGet)
+	}
+	if extra != "" {
+		if err := os.WriteFile(filepath.Join(dir, "ssh", "zz_mutant.go"), []byte(extra), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return dir
+}
+
+// packetReaders returns method declared on every type of the package in
+// dir that has a readPacket method.
+func packetReaders(t *testing.T, dir, method string) string {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?m)^func \(\w+ \*(\w+)\) readPacket\(\)`)
+	var b strings.Builder
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllSubmatch(src, -1) {
+			fmt.Fprintf(&b, "func (*%s) %s\n", m[1], method)
+		}
+	}
+	if b.Len() == 0 {
+		t.Fatal("no readPacket methods found in x/crypto/ssh")
+	}
+	return b.String()
 }
 
 // run builds the probe against x/crypto in xDir ("" for the module cache's

@@ -27,7 +27,7 @@
 // returns an error naming the reason and changes nothing. It checks:
 //
 //   - the x/crypto version: a release this sshkex was verified against
-//     (v0.39.0 to v0.59.0; CI runs every one of them); any other x/crypto
+//     (v0.52.0 to v0.59.0; CI runs every one of them); any other x/crypto
 //     (newer, pre-release, replaced) is refused unless
 //     Options.AllowUnverifiedXCrypto is set;
 //   - x/crypto's own types, found among the binary's type descriptors
@@ -49,7 +49,7 @@
 // verified version that x/crypto still rejects a server's bad signature
 // after pqkex's key exchange returns. SECURITY.md has the details and the
 // tests behind each claim. An x/crypto older than v0.39.0 fails to compile,
-// in a file whose name says which versions are required.
+// in a file whose name says which version is required.
 //
 // # Defaults
 //

@@ -15,10 +15,12 @@ import (
 // The x/crypto releases whose internals CI verified against sshkex's
 // mirrors: every release from verifiedOldest to verifiedNewest is built and
 // run through the registration, handshake and host-key verification tests
-// by .ci/run's x/crypto matrix. Raise verifiedNewest only together with
-// that matrix.
+// by .ci/run's x/crypto matrix, which reads these two lines. verifiedOldest
+// is go.mod's requirement, the first release without known vulnerabilities
+// in x/crypto/ssh; sshkex's mirrors also match releases back to v0.39.0, but
+// pqkex does not offer users a known-vulnerable x/crypto.
 const (
-	verifiedOldest = "v0.39.0"
+	verifiedOldest = "v0.52.0"
 	verifiedNewest = "v0.59.0"
 )
 
