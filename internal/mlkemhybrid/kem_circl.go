@@ -40,9 +40,31 @@ func (circlKEM768) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 	return &circlDK768{dk}, nil
 }
 
-// LoadExpanded loads a 2400-byte expanded decapsulation key, checking
-// H(ek) as FIPS 203 section 7.3 requires. Used by mlkem768x25519test only.
+// ExpandedKEM is implemented by circl's backends only (crypto/mlkem
+// neither exports nor loads the expanded form dk_PKE || ek || H(ek) || z).
+type ExpandedKEM interface {
+	KEM
+	// ExpandedSize is the size of an expanded decapsulation key.
+	ExpandedSize() int
+	// LoadExpanded loads an expanded decapsulation key, checking H(ek)
+	// as FIPS 203 section 7.3 requires.
+	LoadExpanded(dk []byte) (DecapsulationKey, error)
+	// Expanded returns the expanded form of a key of this backend.
+	Expanded(dk DecapsulationKey) []byte
+}
+
+// LoadExpanded768 loads a 2400-byte expanded ML-KEM-768 decapsulation key
+// (mlkem768x25519test only).
 func LoadExpanded768(dk []byte) (DecapsulationKey, error) {
+	return circlKEM768{}.LoadExpanded(dk)
+}
+
+// ExpandedSize768 is the size of an expanded ML-KEM-768 decapsulation key.
+const ExpandedSize768 = mlkem768.PrivateKeySize
+
+func (circlKEM768) ExpandedSize() int { return mlkem768.PrivateKeySize }
+
+func (circlKEM768) LoadExpanded(dk []byte) (DecapsulationKey, error) {
 	circlCalls.Add(1)
 	defer hybrid.ResetUpperState()
 	k := new(mlkem768.PrivateKey)
@@ -52,8 +74,12 @@ func LoadExpanded768(dk []byte) (DecapsulationKey, error) {
 	return &circlDK768{k}, nil
 }
 
-// ExpandedSize768 is the size of an expanded ML-KEM-768 decapsulation key.
-const ExpandedSize768 = mlkem768.PrivateKeySize
+func (circlKEM768) Expanded(dk DecapsulationKey) []byte {
+	circlCalls.Add(1)
+	b := make([]byte, mlkem768.PrivateKeySize)
+	dk.(*circlDK768).dk.Pack(b)
+	return b
+}
 
 func (circlKEM768) ParseEncapsulationKey(ek []byte) (EncapsulationKey, error) {
 	circlCalls.Add(1)
@@ -125,6 +151,25 @@ func (circlKEM1024) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 	defer hybrid.ResetUpperState()
 	_, dk := mlkem1024.NewKeyFromSeed(s[:])
 	return &circlDK1024{dk}, nil
+}
+
+func (circlKEM1024) ExpandedSize() int { return mlkem1024.PrivateKeySize }
+
+func (circlKEM1024) LoadExpanded(dk []byte) (DecapsulationKey, error) {
+	circlCalls.Add(1)
+	defer hybrid.ResetUpperState()
+	k := new(mlkem1024.PrivateKey)
+	if err := k.Unpack(dk); err != nil {
+		return nil, err
+	}
+	return &circlDK1024{k}, nil
+}
+
+func (circlKEM1024) Expanded(dk DecapsulationKey) []byte {
+	circlCalls.Add(1)
+	b := make([]byte, mlkem1024.PrivateKeySize)
+	dk.(*circlDK1024).dk.Pack(b)
+	return b
 }
 
 func (circlKEM1024) ParseEncapsulationKey(ek []byte) (EncapsulationKey, error) {
