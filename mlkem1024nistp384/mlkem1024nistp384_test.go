@@ -86,4 +86,3 @@ func TestCrossCheck(t *testing.T) {
 		}
 	}
 }
-
