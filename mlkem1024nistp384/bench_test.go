@@ -22,7 +22,7 @@ func TestBaseline(t *testing.T) {
 
 // BenchmarkMethod compares this package (impl=public, with its chosen
 // ML-KEM backend), the engine on each backend (impl=circl,
-// impl=crypto/mlkem) and the baseline:
+// impl=std, crypto/mlkem) and the baseline:
 //
 //	go test ./mlkem1024nistp384 -run '^$' -bench Method -count 6 > bench.txt
 //	benchstat -col /impl bench.txt

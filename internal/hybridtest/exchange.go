@@ -23,7 +23,7 @@ type Client interface {
 // Exchange is one way to run a method: through its public API or through
 // the shared engine with a fixed ML-KEM backend.
 type Exchange struct {
-	Label     string // for test names: "public", "circl", "crypto/mlkem"
+	Label     string // for test names: "public", "circl", "std" (crypto/mlkem), "baseline"
 	Name      string // SSH name
 	Hash      crypto.Hash
 	Curve     mlkemhybrid.Curve

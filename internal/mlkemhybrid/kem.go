@@ -17,7 +17,7 @@ const (
 type KEM interface {
 	// Name is the parameter set, "ML-KEM-768" or "ML-KEM-1024".
 	Name() string
-	// Impl names the implementation: "circl" or "crypto/mlkem".
+	// Impl names the implementation: "circl", or "std" for crypto/mlkem.
 	Impl() string
 	EncapsulationKeySize() int
 	CiphertextSize() int

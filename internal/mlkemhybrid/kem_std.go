@@ -15,7 +15,7 @@ import (
 type stdKEM768 struct{}
 
 func (stdKEM768) Name() string              { return "ML-KEM-768" }
-func (stdKEM768) Impl() string              { return "crypto/mlkem" }
+func (stdKEM768) Impl() string              { return "std" }
 func (stdKEM768) EncapsulationKeySize() int { return mlkem.EncapsulationKeySize768 }
 func (stdKEM768) CiphertextSize() int       { return mlkem.CiphertextSize768 }
 
@@ -75,7 +75,7 @@ func (d *stdDK768) Clear() { d.dk = nil }
 type stdKEM1024 struct{}
 
 func (stdKEM1024) Name() string              { return "ML-KEM-1024" }
-func (stdKEM1024) Impl() string              { return "crypto/mlkem" }
+func (stdKEM1024) Impl() string              { return "std" }
 func (stdKEM1024) EncapsulationKeySize() int { return mlkem.EncapsulationKeySize1024 }
 func (stdKEM1024) CiphertextSize() int       { return mlkem.CiphertextSize1024 }
 

@@ -9,7 +9,7 @@ func TestDefault(t *testing.T) {
 	for _, p := range []Params{MLKEM768, MLKEM1024} {
 		want := "circl"
 		if fips140.Enabled() {
-			want = "crypto/mlkem"
+			want = "std"
 		}
 		if got := Default(p).Impl(); got != want {
 			t.Errorf("Default(%s) = %s, want %s", Default(p).Name(), got, want)
