@@ -11,11 +11,11 @@ import (
 // the DER file. The ML-KEM backend plays no part, so only the public API
 // runs them.
 func TestWycheproofECDH(t *testing.T) {
-	c := hybridtest.RunWycheproofECDH(t, "../vectors/testdata/wycheproof_ecdh_secp384r1_ecpoint_test.json", public())
+	c := hybridtest.RunWycheproofECDH(t, hybridtest.Dir+"wycheproof_ecdh_secp384r1_ecpoint_test.json", public())
 	if c.Valid != 771 || c.Rejected != 19 || c.NotSSH != 0 {
 		t.Errorf("ecpoint: %+v, want 771 valid and 19 rejected", c)
 	}
-	d := hybridtest.RunWycheproofECDH(t, "../vectors/testdata/wycheproof_ecdh_secp384r1_test.json", public())
+	d := hybridtest.RunWycheproofECDH(t, hybridtest.Dir+"wycheproof_ecdh_secp384r1_test.json", public())
 	if d.Valid+d.Rejected+d.NotSSH != 1047 || d.Valid != 830 {
 		t.Errorf("DER: %+v, want 1047 cases, 830 valid", d)
 	}

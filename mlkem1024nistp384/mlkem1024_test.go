@@ -11,7 +11,7 @@ import (
 
 var long = flag.Bool("long", false, "run the 1 000 000-test accumulated ML-KEM-1024 recipe")
 
-const td = "../vectors/testdata/"
+const td = hybridtest.Dir
 
 // kems are both ML-KEM-1024 implementations; every file runs on each.
 func kems() []mlkemhybrid.KEM {

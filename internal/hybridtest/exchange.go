@@ -1,6 +1,6 @@
 // Package hybridtest holds the test helpers shared by the ML-KEM hybrid
 // methods' tests: runners for the known-answer files of
-// vectors/testdata (SSH exchanges from OpenSSH and PuTTY, ML-KEM-1024,
+// vectors/testdata/_nist (SSH exchanges from OpenSSH and PuTTY, ML-KEM-1024,
 // Wycheproof ECDH), a cross-check of two ML-KEM implementations on random
 // inputs, and the oracles of the fuzz targets. It is imported only by
 // _test files. Every runner takes a testing.TB and fails it on the first
@@ -77,3 +77,7 @@ func Backends(name string, m mlkemhybrid.Method) []Exchange {
 	}
 	return out
 }
+
+// Dir is where the NIST-curve hybrids' vector files are, relative to a
+// method package's directory (see its README.md).
+const Dir = "../vectors/testdata/_nist/"

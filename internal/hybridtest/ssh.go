@@ -18,7 +18,7 @@ import (
 
 // sshFile is an SSH vector file of the NIST-curve hybrids
 // (mlkem768nistp256-sha256_openssh.json, *_putty.json): see
-// vectors/testdata/README.md. Field values are read by name because the
+// vectors/testdata/_nist/README.md. Field values are read by name because the
 // curve's fields are named after it (client_p256_private, ...).
 type sshFile struct {
 	Algorithm  string                       `json:"algorithm"`

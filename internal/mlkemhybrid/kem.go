@@ -3,6 +3,9 @@ package mlkemhybrid
 import (
 	"crypto/fips140"
 	"sync/atomic"
+
+	"github.com/cloudflare/circl/kem/mlkem/mlkem1024"
+	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
 )
 
 // Params names an ML-KEM parameter set (FIPS 203 section 8, table 2).
@@ -55,11 +58,9 @@ type DecapsulationKey interface {
 	Clear()
 }
 
-// Measured with BenchmarkKEM (internal/mlkemhybrid) and the methods'
-// benchmarks: see fastKEM.
 var (
-	stdKEMs   = [...]KEM{MLKEM768: stdKEM768{}, MLKEM1024: stdKEM1024{}}
-	circlKEMs = [...]KEM{MLKEM768: circlKEM768{}, MLKEM1024: circlKEM1024{}}
+	stdKEMs   = [...]KEM{MLKEM768: stdKEM768, MLKEM1024: stdKEM1024}
+	circlKEMs = [...]KEM{MLKEM768: circlKEM{mlkem768.Scheme()}, MLKEM1024: circlKEM{mlkem1024.Scheme()}}
 )
 
 // Default returns the implementation of p that the methods use: in FIPS
