@@ -119,7 +119,8 @@ const maxCandidates = 64
 // GenerateKey draws the private key as OpenSSL does and OpenSSH's
 // generator used for the vectors: size-byte big-endian candidates from r
 // until one lies in [1, n-1]. The range test is crypto/ecdh's
-// (NewPrivateKey, constant time); a rejected candidate is discarded. With
+// (NewPrivateKey, constant time); a rejected candidate is discarded, so
+// the number of draws reveals only values that are never used. With
 // r.Default(), crypto/ecdh's GenerateKey makes the key inside the module.
 func (c nistCurve) GenerateKey(r *hybrid.Rand) (ClassicalKey, error) {
 	if r.Default() {

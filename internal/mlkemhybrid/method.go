@@ -154,6 +154,11 @@ func (m *Method) Finish(c *Client, serverReply []byte) ([]byte, error) {
 	kCL := kCLBuf[:m.Curve.SecretSize()]
 	defer clear(kPQ[:])
 	defer clear(kCL)
+	// Constant time in the secrets: the point checks look only at public
+	// bytes, the scalar multiplications (circl X25519, crypto/ecdh) and the
+	// decapsulation below are constant time, and K is a fixed-length
+	// concatenation hashed whole. An early return reveals only that the
+	// public S_REPLY was malformed.
 	if err := c.ec.ECDH(kCL, serverReply[ctSize:]); err != nil {
 		return nil, fmt.Errorf("%s: server's %s public key %v", m.Prefix, m.Curve.Name(), err)
 	}
@@ -242,6 +247,8 @@ func (m *Method) respond(clientInit []byte, ek EncapsulationKey, mRand []byte, e
 	kCL := kCLBuf[:m.Curve.SecretSize()]
 	defer clear(kPQ[:])
 	defer clear(kCL)
+	// As in Finish: only public bytes decide the errors; the secret
+	// operations are constant time.
 	if err := ec.ECDH(kCL, clientInit[ekSize:]); err != nil {
 		return nil, nil, fmt.Errorf("%s: client's %s public key %v", m.Prefix, m.Curve.Name(), err)
 	}
