@@ -151,7 +151,7 @@ func checkDecaps(k mlkemhybrid.KEM, key, c, wantK []byte, expandedKey bool) erro
 		return err
 	}
 	if !bytes.Equal(got, wantK) {
-		return errors.New("K differs")
+		return errors.New("the shared key K differs")
 	}
 	return nil
 }
