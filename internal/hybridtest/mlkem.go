@@ -384,8 +384,9 @@ func RunCCTVCase(t *testing.T, path string, kems ...mlkemhybrid.KEM) int {
 
 // RunAccumulated runs n accumulated pseudo-random tests (the recipes of
 // mlkem*_accumulated.json) on each implementation and compares the final
-// hashes: "go" (ek, c, K, K1) everywhere, "cctv" (also the expanded dk)
-// where the implementation has expanded keys.
+// hashes the file lists for n: "go" (ek, c, K, K1) everywhere, "cctv"
+// (also the expanded dk) where the implementation has expanded keys. It
+// returns how many hashes it compared; the callers check that number.
 func RunAccumulated(t *testing.T, path string, n int, kems ...mlkemhybrid.KEM) int {
 	t.Helper()
 	var v struct {
@@ -429,11 +430,8 @@ func RunAccumulated(t *testing.T, path string, n int, kems ...mlkemhybrid.KEM) i
 		}
 		for name, acc := range map[string]*sha3.SHAKE{"cctv": accCCTV, "go": accGo} {
 			want, ok := v.Recipes[name].Expected[key]
-			if !ok {
-				t.Fatalf("%s: no %s hash for %d tests", path, name, n)
-			}
-			if name == "cctv" && !hasDK {
-				continue
+			if !ok || (name == "cctv" && !hasDK) {
+				continue // no published hash for n tests, or no expanded dk
 			}
 			got := make([]byte, 32)
 			acc.Read(got)
