@@ -2,8 +2,11 @@
 // exchange method mlkem1024nistp384-sha384 (RFC 10042, published from
 // draft-ietf-sshm-mlkem-hybrid-kex-10; the section numbers below are the
 // draft's), which combines ML-KEM-1024 (FIPS 203) with ECDH on NIST P-384
-// (FIPS 186-5, SP 800-56A; SEC1 encodings as in RFC 5656). It is
-// byte-compatible with PuTTY 0.83 and later, libssh 0.12 and PKIX-SSH (OpenSSH does not implement it); it is the CNSA 2.0 choice.
+// (FIPS 186-5, SP 800-56A; SEC1 encodings as in RFC 5656).
+// It reproduces PuTTY 0.85's key exchange code byte for byte on its vectors
+// (vectors/testdata/_nist). The method is offered by PuTTY 0.83 and later,
+// libssh 0.12 and PKIX-SSH (OpenSSH does not implement it); it is the CNSA
+// 2.0 choice.
 //
 // Every algorithm of this method is approved in FIPS 140-3, and in FIPS
 // 140-3 mode (GODEBUG=fips140=on, crypto/fips140.Enabled) this package uses
@@ -88,6 +91,10 @@
 // (ML-KEM.Encaps_internal) and then its P-384 candidates the same way.
 // PuTTY draws in a different order and samples its scalars differently;
 // that makes no difference on the wire.
+//
+// With a reader, the server's encapsulation runs derandomized
+// (ML-KEM.Encaps_internal through crypto/mlkem/mlkemtest in FIPS mode),
+// which Go refuses under GODEBUG=fips140=only; pass nil there.
 //
 // # Implementation
 //

@@ -2,8 +2,11 @@
 // exchange method mlkem768nistp256-sha256 (RFC 10042, published from
 // draft-ietf-sshm-mlkem-hybrid-kex-10; the section numbers below are the
 // draft's), which combines ML-KEM-768 (FIPS 203) with ECDH on NIST P-256
-// (FIPS 186-5, SP 800-56A; SEC1 encodings as in RFC 5656). It is
-// byte-compatible with OpenSSH 10.5 and later (not in its default list), PuTTY 0.83 and later, libssh 0.12 and PKIX-SSH.
+// (FIPS 186-5, SP 800-56A; SEC1 encodings as in RFC 5656).
+// It reproduces OpenSSH 10.5's and PuTTY 0.85's key exchange code byte for
+// byte on their vectors (vectors/testdata/_nist). The method is offered by
+// OpenSSH 10.5 and later (not in its default lists), PuTTY 0.83 and later,
+// libssh 0.12 and PKIX-SSH.
 //
 // Every algorithm of this method is approved in FIPS 140-3, and in FIPS
 // 140-3 mode (GODEBUG=fips140=on, crypto/fips140.Enabled) this package uses
@@ -87,6 +90,10 @@
 // (ML-KEM.Encaps_internal) and then its P-256 candidates the same way.
 // PuTTY draws in a different order and samples its scalars differently;
 // that makes no difference on the wire.
+//
+// With a reader, the server's encapsulation runs derandomized
+// (ML-KEM.Encaps_internal through crypto/mlkem/mlkemtest in FIPS mode),
+// which Go refuses under GODEBUG=fips140=only; pass nil there.
 //
 // # Implementation
 //
