@@ -216,15 +216,16 @@ func RunProperties(t *testing.T, ex Exchange, prefix string, ekSize, ctSize int)
 		}
 		for name, p := range bad {
 			in := append(bytes.Clone(init[:ekSize]), p...)
-			_, _, err := ex.Respond(nil, in)
-			ErrorHasNoSecrets(t, err, prefix, "client's "+cu.Name()+" public key", in)
-			c, err := ex.NewClient(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = c.Finish(append(bytes.Clone(reply[:ctSize]), p...))
-			ErrorHasNoSecrets(t, err, prefix, "server's "+cu.Name()+" public key", reply)
-			_ = name
+			t.Run(name, func(t *testing.T) {
+				_, _, err := ex.Respond(nil, in)
+				ErrorHasNoSecrets(t, err, prefix, "client's "+cu.Name()+" public key", in)
+				c, err := ex.NewClient(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = c.Finish(append(bytes.Clone(reply[:ctSize]), p...))
+				ErrorHasNoSecrets(t, err, prefix, "server's "+cu.Name()+" public key", reply)
+			})
 		}
 	})
 

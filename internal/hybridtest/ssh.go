@@ -6,7 +6,6 @@ import (
 	"crypto/sha3"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -137,13 +136,13 @@ func RunSSHFile(t *testing.T, path, cf string, exs ...Exchange) int {
 	return n
 }
 
-func tcID(tb testing.TB, m map[string]json.RawMessage) string {
+func tcID(m map[string]json.RawMessage) string {
 	return "tcId " + string(m["tcId"])
 }
 
 func runPositive(t *testing.T, ex Exchange, cf string, tr map[string]string, f fields) {
 	t.Helper()
-	f.id = ex.Label + " " + tcID(t, f.m)
+	f.id = ex.Label + " " + tcID(f.m)
 	fail := func(format string, args ...any) { t.Helper(); t.Errorf(f.id+": "+format, args...) }
 	_, cStream := f.calls("client_random_calls")
 	sCalls, sStream := f.calls("server_random_calls")
@@ -254,7 +253,7 @@ func runPositive(t *testing.T, ex Exchange, cf string, tr map[string]string, f f
 
 func runEdge(t *testing.T, ex Exchange, cf string, f fields) {
 	t.Helper()
-	f.id = ex.Label + " " + tcID(t, f.m) + " (" + f.str("comment") + ")"
+	f.id = ex.Label + " " + tcID(f.m) + " (" + f.str("comment") + ")"
 	fail := func(format string, args ...any) { t.Helper(); t.Errorf(f.id+": "+format, args...) }
 	result := f.str("result")
 	if result != "accept" && result != "reject" {
@@ -315,5 +314,3 @@ func runEdge(t *testing.T, ex Exchange, cf string, f fields) {
 		}
 	}
 }
-
-var _ = fmt.Sprint
