@@ -13,7 +13,7 @@ import (
 //
 //	go test ./mlkem1024nistp384 -run '^$' -fuzz FuzzRespond -fuzztime 60s
 func FuzzRespond(f *testing.F) {
-	inits, _ := hybridtest.FuzzSeeds(public(), mlkem.EncapsulationKeySize1024, mlkem.CiphertextSize1024)
+	inits, _ := hybridtest.FuzzSeeds(public(), mlkem.EncapsulationKeySize1024, mlkem.CiphertextSize1024, hybridtest.Dir+"mlkem1024nistp384-sha384_putty.json")
 	for _, s := range inits {
 		f.Add(s)
 	}
@@ -25,7 +25,7 @@ func FuzzRespond(f *testing.F) {
 // FuzzFinish feeds arbitrary S_REPLY values to Finish of a fixed client;
 // the oracle decides the verdict and K (hybridtest.FuzzFinish).
 func FuzzFinish(f *testing.F) {
-	_, replies := hybridtest.FuzzSeeds(public(), mlkem.EncapsulationKeySize1024, mlkem.CiphertextSize1024)
+	_, replies := hybridtest.FuzzSeeds(public(), mlkem.EncapsulationKeySize1024, mlkem.CiphertextSize1024, hybridtest.Dir+"mlkem1024nistp384-sha384_putty.json")
 	for _, s := range replies {
 		f.Add(s)
 	}

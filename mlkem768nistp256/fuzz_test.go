@@ -13,7 +13,7 @@ import (
 //
 //	go test ./mlkem768nistp256 -run '^$' -fuzz FuzzRespond -fuzztime 60s
 func FuzzRespond(f *testing.F) {
-	inits, _ := hybridtest.FuzzSeeds(public(), mlkem.EncapsulationKeySize768, mlkem.CiphertextSize768)
+	inits, _ := hybridtest.FuzzSeeds(public(), mlkem.EncapsulationKeySize768, mlkem.CiphertextSize768, hybridtest.Dir+"mlkem768nistp256-sha256_openssh.json", hybridtest.Dir+"mlkem768nistp256-sha256_putty.json")
 	for _, s := range inits {
 		f.Add(s)
 	}
@@ -25,7 +25,7 @@ func FuzzRespond(f *testing.F) {
 // FuzzFinish feeds arbitrary S_REPLY values to Finish of a fixed client;
 // the oracle decides the verdict and K (hybridtest.FuzzFinish).
 func FuzzFinish(f *testing.F) {
-	_, replies := hybridtest.FuzzSeeds(public(), mlkem.EncapsulationKeySize768, mlkem.CiphertextSize768)
+	_, replies := hybridtest.FuzzSeeds(public(), mlkem.EncapsulationKeySize768, mlkem.CiphertextSize768, hybridtest.Dir+"mlkem768nistp256-sha256_openssh.json", hybridtest.Dir+"mlkem768nistp256-sha256_putty.json")
 	for _, s := range replies {
 		f.Add(s)
 	}

@@ -5,6 +5,9 @@ import (
 	"crypto/ecdh"
 	"crypto/mlkem"
 	"crypto/mlkem/mlkemtest"
+	"encoding/hex"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -172,9 +175,10 @@ func hexString(b []byte) string {
 }
 
 // FuzzSeeds returns seed inputs for the fuzz targets: a valid C_INIT and
-// S_REPLY of the method and damaged variants (lengths, point forms, an
-// unreduced key coefficient).
-func FuzzSeeds(ex Exchange, ekSize, ctSize int) (inits, replies [][]byte) {
+// S_REPLY of the method, damaged variants (lengths, point forms, an
+// unreduced key coefficient), and every Q_C and Q_S of the SSH vector
+// files given (their edge cases included).
+func FuzzSeeds(ex Exchange, ekSize, ctSize int, vectorFiles ...string) (inits, replies [][]byte) {
 	c, err := ex.NewClient(nil)
 	if err != nil {
 		panic(err)
@@ -200,5 +204,25 @@ func FuzzSeeds(ex Exchange, ekSize, ctSize int) (inits, replies [][]byte) {
 	bad[0], bad[1] = 0xff, bad[1]|0x0f
 	inits = append(inits, bad)
 	replies = vary(reply, ctSize)
+	for _, path := range vectorFiles {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			panic(err)
+		}
+		var f sshFile
+		if err := json.Unmarshal(data, &f); err != nil {
+			panic(err)
+		}
+		for _, tc := range append(f.Tests, f.Edge...) {
+			for key, dst := range map[string]*[][]byte{"Q_C": &inits, "Q_S": &replies} {
+				var h string
+				if json.Unmarshal(tc[key], &h) == nil {
+					if b, err := hex.DecodeString(h); err == nil {
+						*dst = append(*dst, b)
+					}
+				}
+			}
+		}
+	}
 	return inits, replies
 }
