@@ -68,36 +68,36 @@
 // the ML-KEM decapsulation key inside the circl library can only be
 // released to the garbage collector, not overwritten.
 //
-// NewClient and Respond take an io.Reader; nil means crypto/rand. They
-// read from it exactly what OpenSSH reads from its random source, in the
-// same order, so a given byte stream gives OpenSSH's keys and messages:
-// the client reads the 64-byte ML-KEM seed d || z (FIPS 203
+// NewClient and Respond take an io.Reader; nil means crypto/rand. Given a
+// reader, they read from it exactly what OpenSSH reads from its random
+// source, in the same order, so a given byte stream gives OpenSSH's keys
+// and messages: the client reads the 64-byte ML-KEM seed d || z (FIPS 203
 // ML-KEM.KeyGen_internal) and then its 32-byte X25519 private key; the
 // server reads the 32-byte ML-KEM encapsulation randomness m
 // (ML-KEM.Encaps_internal) and then its 32-byte X25519 private key.
 //
 // # Implementation
 //
-// ML-KEM-768 is github.com/cloudflare/circl/kem/mlkem/mlkem768 and X25519
-// is github.com/cloudflare/circl/dh/x25519: both were measured faster
-// than the standard library's crypto/mlkem and crypto/ecdh, which the
-// tests use as independent oracles (see the vectors package). Both are
-// constant time in the secrets. circl uses assembly on amd64 (and arm64 for
-// ML-KEM); the purego build tag selects its portable Go code, which passes
-// the same tests.
+// The exchange is the one shared with mlkem768nistp256 and
+// mlkem1024nistp384 (internal/mlkemhybrid). ML-KEM-768 is
+// github.com/cloudflare/circl/kem/mlkem/mlkem768 and X25519 is
+// github.com/cloudflare/circl/dh/x25519: both were measured faster than
+// the standard library's crypto/mlkem and crypto/ecdh, which the tests
+// use as independent oracles (see the vectors package). In FIPS 140-3
+// mode (crypto/fips140.Enabled) ML-KEM-768 is crypto/mlkem instead; X25519
+// is not an approved algorithm, so this method is not approved in that
+// mode either. Both are constant time in the secrets. circl uses assembly
+// on amd64 (and arm64 for ML-KEM); the purego build tag selects its
+// portable Go code, which passes the same tests.
 package mlkem768x25519
 
 import (
 	"crypto"
+	"crypto/mlkem"
 	"crypto/sha256"
-	"errors"
-	"fmt"
 	"io"
 
-	"github.com/cloudflare/circl/dh/x25519"
-	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
-
-	"github.com/pqkex/pqkex/internal/hybrid"
+	"github.com/pqkex/pqkex/internal/mlkemhybrid"
 	"github.com/pqkex/pqkex/mlkem768x25519/internal/clienthook"
 )
 
@@ -111,34 +111,33 @@ const (
 
 	// ClientInitSize is the size of C_INIT: an ML-KEM-768 encapsulation
 	// key (1184 bytes) and an X25519 public key (32 bytes).
-	ClientInitSize = mlkem768.PublicKeySize + x25519.Size
+	ClientInitSize = mlkem.EncapsulationKeySize768 + x25519Size
 
 	// ServerReplySize is the size of S_REPLY: an ML-KEM-768 ciphertext
 	// (1088 bytes) and an X25519 public key (32 bytes).
-	ServerReplySize = mlkem768.CiphertextSize + x25519.Size
+	ServerReplySize = mlkem.CiphertextSize768 + x25519Size
 
 	// SharedSecretSize is the size of K as returned by Finish and Respond:
 	// a 4-byte length and a SHA-256 digest.
 	SharedSecretSize = 4 + sha256.Size
 )
 
-const (
-	seedSize  = mlkem768.KeySeedSize           // d || z
-	mSize     = mlkem768.EncapsulationSeedSize // encapsulation randomness m
-	ekSize    = mlkem768.PublicKeySize
-	ctSize    = mlkem768.CiphertextSize
-	kemSSSize = mlkem768.SharedKeySize
-)
+const x25519Size = 32
+
+var method = mlkemhybrid.Method{
+	Prefix:   "mlkem768x25519",
+	Hash:     Hash,
+	Params:   mlkemhybrid.MLKEM768,
+	Curve:    mlkemhybrid.X25519(),
+	Expanded: mlkemhybrid.LoadExpanded768,
+}
 
 // Client holds the client's ephemeral secrets between sending C_INIT and
 // receiving S_REPLY. Its secrets must be kept secret. A Client is good
 // for one key exchange and is not safe for concurrent use. The zero value
 // is not usable: create Clients with NewClient.
 type Client struct {
-	dk       *mlkem768.PrivateKey // nil once Finish was called
-	priv     x25519.Key
-	init     [ClientInitSize]byte
-	finished bool
+	c mlkemhybrid.Client
 }
 
 // NewClient generates the client's ephemeral ML-KEM-768 and X25519 keys.
@@ -146,73 +145,29 @@ type Client struct {
 // private key, from rand, or from crypto/rand if rand is nil. It returns
 // an error only if reading from rand fails.
 func NewClient(rand io.Reader) (*Client, error) {
-	var seed [seedSize]byte
-	defer clear(seed[:])
 	c := new(Client)
-	r := hybrid.NewRand(rand, "mlkem768x25519")
-	if err := r.Fill(seed[:]); err != nil {
-		return nil, err
-	}
-	if err := r.Fill(c.priv[:]); err != nil {
-		clear(c.priv[:])
-		return nil, err
-	}
-	if err := c.setKeys(seed[:]); err != nil {
+	if err := method.NewClient(&c.c, rand); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// setKeys sets the ML-KEM key from kemKey (a 64-byte seed, or a
-// 2400-byte expanded decapsulation key, which must pass the hash check of
-// FIPS 203 section 7.3) and computes C_INIT. c.priv must be set.
-func (c *Client) setKeys(kemKey []byte) error {
-	defer hybrid.ResetUpperState() // after circl's AVX2 code (see there)
-	var pk *mlkem768.PublicKey
-	switch len(kemKey) {
-	case seedSize:
-		pk, c.dk = mlkem768.NewKeyFromSeed(kemKey)
-	case mlkem768.PrivateKeySize:
-		c.dk = new(mlkem768.PrivateKey)
-		if err := c.dk.Unpack(kemKey); err != nil {
-			c.dk = nil
-			return errors.New("mlkem768x25519: invalid ML-KEM-768 decapsulation key")
-		}
-		pk = c.dk.Public().(*mlkem768.PublicKey)
-	default:
-		return fmt.Errorf("mlkem768x25519: ML-KEM-768 key has %d bytes, want %d or %d", len(kemKey), seedSize, mlkem768.PrivateKeySize)
-	}
-	pk.Pack(c.init[:ekSize])
-	x25519.KeyGen((*x25519.Key)(c.init[ekSize:]), &c.priv)
-	return nil
-}
-
 func init() {
 	clienthook.NewClient = func(kemKey, x25519Private []byte) (any, error) {
-		if len(x25519Private) != x25519.Size {
-			return nil, fmt.Errorf("mlkem768x25519: X25519 private key has %d bytes, want %d", len(x25519Private), x25519.Size)
-		}
 		c := new(Client)
-		copy(c.priv[:], x25519Private)
-		if err := c.setKeys(kemKey); err != nil {
+		if err := method.NewClientWithKeys(&c.c, kemKey, x25519Private); err != nil {
 			return nil, err
 		}
 		return c, nil
 	}
+	clienthook.Respond = method.RespondWithKeys
 }
 
 // Init returns C_INIT, the client's message: its ML-KEM-768 encapsulation
 // key followed by its X25519 public key, ClientInitSize bytes in all. The
 // result is a new slice; it is public. Init panics if c was not created by
 // NewClient.
-func (c *Client) Init() []byte {
-	if c.dk == nil && !c.finished {
-		panic("mlkem768x25519: Client not created by NewClient")
-	}
-	out := make([]byte, ClientInitSize)
-	copy(out, c.init[:])
-	return out
-}
+func (c *Client) Init() []byte { return method.Init(&c.c) }
 
 // Finish processes S_REPLY, the server's message, and returns K in its SSH
 // string encoding (SharedSecretSize bytes). It returns an error if
@@ -223,39 +178,7 @@ func (c *Client) Init() []byte {
 // Finish may be called only once: it clears the client's secrets whether
 // or not it succeeds, and later calls return an error.
 func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
-	if c.finished {
-		return nil, errors.New("mlkem768x25519: Finish called twice on the same Client")
-	}
-	if c.dk == nil {
-		return nil, errors.New("mlkem768x25519: Client not created by NewClient")
-	}
-	defer c.clear()
-	if len(serverReply) != ServerReplySize {
-		return nil, fmt.Errorf("mlkem768x25519: server's S_REPLY has %d bytes, want %d", len(serverReply), ServerReplySize)
-	}
-	var kPQ [kemSSSize]byte
-	var kCL x25519.Key
-	defer clear(kPQ[:])
-	defer clear(kCL[:])
-	if !hybrid.X25519Shared(&kCL, &c.priv, serverReply[ctSize:]) {
-		return nil, errors.New("mlkem768x25519: server's X25519 public key is a low-order point (all-zero shared secret)")
-	}
-	// Lengths are exact, so DecapsulateTo cannot panic. A bad ciphertext
-	// yields the implicit-rejection key (FIPS 203 Algorithm 18).
-	c.dk.DecapsulateTo(kPQ[:], serverReply[:ctSize])
-	hybrid.ResetUpperState()
-	return hybrid.SharedSecret(Hash, kPQ[:], kCL[:]), nil
-}
-
-// clear forgets the client's secrets (best effort, see the package
-// documentation).
-func (c *Client) clear() {
-	clear(c.priv[:])
-	if c.dk != nil {
-		*c.dk = mlkem768.PrivateKey{} // overwrites z and H(ek), drops the rest
-		c.dk = nil
-	}
-	c.finished = true
+	return method.Finish(&c.c, serverReply)
 }
 
 // Respond is the server side: it processes C_INIT, the client's message,
@@ -272,40 +195,5 @@ func (c *Client) clear() {
 // secret, or if reading from rand fails. K must be kept secret. Respond is
 // safe for concurrent use if rand is.
 func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
-	if len(clientInit) != ClientInitSize {
-		return nil, nil, fmt.Errorf("mlkem768x25519: client's C_INIT has %d bytes, want %d", len(clientInit), ClientInitSize)
-	}
-	var ek mlkem768.PublicKey
-	err = ek.Unpack(clientInit[:ekSize])
-	hybrid.ResetUpperState() // after circl's AVX2 code (see there), on every path
-	if err != nil {
-		// The only possible failure at this length is the modulus check.
-		return nil, nil, errors.New("mlkem768x25519: client's ML-KEM-768 encapsulation key is invalid (a coefficient is not reduced modulo q, FIPS 203 section 7.2)")
-	}
-
-	var m [mSize]byte
-	var priv x25519.Key
-	defer clear(m[:])
-	defer clear(priv[:])
-	r := hybrid.NewRand(rand, "mlkem768x25519")
-	if err := r.Fill(m[:]); err != nil {
-		return nil, nil, err
-	}
-	if err := r.Fill(priv[:]); err != nil {
-		return nil, nil, err
-	}
-
-	var kPQ [kemSSSize]byte
-	var kCL x25519.Key
-	defer clear(kPQ[:])
-	defer clear(kCL[:])
-	if !hybrid.X25519Shared(&kCL, &priv, clientInit[ekSize:]) {
-		return nil, nil, errors.New("mlkem768x25519: client's X25519 public key is a low-order point (all-zero shared secret)")
-	}
-	serverReply = make([]byte, ServerReplySize)
-	// All lengths are exact, so EncapsulateTo cannot panic.
-	ek.EncapsulateTo(serverReply[:ctSize], kPQ[:], m[:])
-	hybrid.ResetUpperState()
-	x25519.KeyGen((*x25519.Key)(serverReply[ctSize:]), &priv)
-	return serverReply, hybrid.SharedSecret(Hash, kPQ[:], kCL[:]), nil
+	return method.Respond(rand, clientInit)
 }

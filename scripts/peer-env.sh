@@ -29,8 +29,16 @@
 #   PQKEX_TINYSSHD_MAKEKEY     tinysshd-makekey         (wrapper)
 #   PQKEX_TINYSSHD_PRINTKEY    tinysshd-printkey        (wrapper)
 #   PQKEX_TCPSERVER            tcpserver (ucspi-tcp), TCP front end for tinysshd (wrapper)
+#   PQKEX_FORKY_ROOT           the forky chroot (Debian testing)
+#   PQKEX_FORKY_EXEC           wrapper: forky-exec PROG ARGS... runs PROG in the chroot
+#   PQKEX_OPENSSH106_SSH       OpenSSH 10.6 client  (wrapper forky-ssh)
+#   PQKEX_OPENSSH106_SSHD      OpenSSH 10.6 server  (wrapper forky-sshd: runs /usr/sbin/sshd)
+#   PQKEX_OPENSSH106_KEYGEN    ssh-keygen 10.6      (wrapper forky-ssh-keygen)
+#   PQKEX_PLINK                PuTTY 0.85 plink     (wrapper forky-plink)
+#   PQKEX_PUTTYGEN             PuTTY 0.85 puttygen  (wrapper forky-puttygen: OpenSSH key -> .ppk)
 #   PQKEX_PEER_SERVER          scripts/peer-server.sh (start/stop any server peer)
-# The wrappers honour PQKEX_TRIXIE_BIND and PQKEX_TRIXIE_AUTHORIZED_KEYS (README.md).
+# The wrappers honour PQKEX_TRIXIE_BIND and PQKEX_TRIXIE_AUTHORIZED_KEYS, and
+# PQKEX_FORKY_BIND and PQKEX_FORKY_AUTHORIZED_KEYS (README.md).
 
 _pqkex_peer_env() {
 	local here
@@ -38,6 +46,7 @@ _pqkex_peer_env() {
 	# same defaults as peers-lib.sh (not sourced here: keep a sourcing shell clean)
 	local PEERS_DIR="${PQKEX_PEERS_DIR:-/opt/pqkex-peers}"
 	local OSSH92_DIR="$PEERS_DIR/openssh-9.2" TRIXIE_ROOT="$PEERS_DIR/trixie" PEERS_BIN="$PEERS_DIR/bin"
+	local FORKY_ROOT="$PEERS_DIR/forky"
 	local missing=0
 	echo "PQKEX_PEERS_DIR=$PEERS_DIR"
 	if [ -x /usr/sbin/sshd ] && /usr/bin/ssh -V 2>&1 | grep -q '^OpenSSH_1[0-9]'; then
@@ -66,6 +75,17 @@ _pqkex_peer_env() {
 		echo "PQKEX_TCPSERVER=$PEERS_BIN/tcpserver"
 	else
 		echo "peer-env: trixie chroot (dropbear, tinysshd) missing (install-peers.sh trixie)" >&2; missing=1
+	fi
+	if [ -f "$FORKY_ROOT/.pqkex-ready" ] && [ -x "$PEERS_BIN/forky-exec" ]; then
+		echo "PQKEX_FORKY_ROOT=$FORKY_ROOT"
+		echo "PQKEX_FORKY_EXEC=$PEERS_BIN/forky-exec"
+		echo "PQKEX_OPENSSH106_SSH=$PEERS_BIN/forky-ssh"
+		echo "PQKEX_OPENSSH106_SSHD=$PEERS_BIN/forky-sshd"
+		echo "PQKEX_OPENSSH106_KEYGEN=$PEERS_BIN/forky-ssh-keygen"
+		echo "PQKEX_PLINK=$PEERS_BIN/forky-plink"
+		echo "PQKEX_PUTTYGEN=$PEERS_BIN/forky-puttygen"
+	else
+		echo "peer-env: forky chroot (OpenSSH 10.6, PuTTY plink) missing (install-peers.sh forky)" >&2; missing=1
 	fi
 	echo "PQKEX_PEER_SERVER=$here/peer-server.sh"
 	return "$missing"

@@ -4,10 +4,11 @@
 # anywhere here: apt URIs are read from the machine's own apt sources.
 
 # Where everything that is not a system package lives (OpenSSH 9.2 tree,
-# trixie chroot, wrappers).  Override with PQKEX_PEERS_DIR.
+# trixie and forky chroots, wrappers).  Override with PQKEX_PEERS_DIR.
 PEERS_DIR="${PQKEX_PEERS_DIR:-/opt/pqkex-peers}"
 OSSH92_DIR="$PEERS_DIR/openssh-9.2"
 TRIXIE_ROOT="$PEERS_DIR/trixie"
+FORKY_ROOT="$PEERS_DIR/forky"
 PEERS_BIN="$PEERS_DIR/bin"
 
 _peers_tag="${_peers_tag:-peers}"

@@ -1,4 +1,4 @@
-// Package hybrid holds what the two SSH hybrid methods share: the X25519
+// Package hybrid holds what every SSH hybrid method shares: the X25519
 // half with its mandatory all-zero check, the combiner
 // K = string(HASH(K_PQ || K_CL)), and reading the caller's randomness.
 package hybrid
@@ -32,30 +32,42 @@ func X25519Shared(out, priv *x25519.Key, peer []byte) bool {
 }
 
 // SharedSecret returns K = string(HASH(kPQ || kCL)), the shared secret as
-// both hybrid methods feed it to the exchange hash and the key derivation
-// (draft-ietf-sshm-mlkem-hybrid-kex section 2.4, RFC 9941 section 3): a
-// 4-byte length, then the digest. h is crypto.SHA256 or crypto.SHA512;
-// kPQ and kCL are 32 bytes each. Intermediate copies are cleared.
+// every hybrid method feeds it to the exchange hash and the key derivation
+// (RFC 10042 section 2.4, RFC 9941 section 3): a 4-byte length, then the
+// digest. h is crypto.SHA256, crypto.SHA384 or crypto.SHA512; kPQ is the
+// 32-byte KEM key and kCL the fixed-length classical secret (32 bytes for
+// X25519 and P-256, 48 for P-384), never an mpint. Intermediate copies
+// are cleared.
 func SharedSecret(h crypto.Hash, kPQ, kCL []byte) []byte {
-	var in [64]byte
-	copy(in[:32], kPQ)
-	copy(in[32:], kCL)
-	var k []byte
+	var buf [32 + 48]byte
+	n := copy(buf[:], kPQ)
+	if n != len(kPQ) || n+len(kCL) > len(buf) {
+		panic("hybrid: shared secret parts too long") // our own methods only
+	}
+	n += copy(buf[n:], kCL)
+	in := buf[:n]
+	var sum [64]byte
+	var d []byte
 	switch h {
 	case crypto.SHA256:
-		sum := sha256.Sum256(in[:])
-		k = binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(sum)), uint32(len(sum)))
-		k = append(k, sum[:]...)
-		clear(sum[:])
+		s := sha256.Sum256(in)
+		d = sum[:copy(sum[:], s[:])]
+		clear(s[:])
+	case crypto.SHA384:
+		s := sha512.Sum384(in)
+		d = sum[:copy(sum[:], s[:])]
+		clear(s[:])
 	case crypto.SHA512:
-		sum := sha512.Sum512(in[:])
-		k = binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(sum)), uint32(len(sum)))
-		k = append(k, sum[:]...)
-		clear(sum[:])
+		s := sha512.Sum512(in)
+		d = sum[:copy(sum[:], s[:])]
+		clear(s[:])
 	default:
 		panic("hybrid: unsupported hash") // our own methods only
 	}
-	clear(in[:])
+	k := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(d)), uint32(len(d)))
+	k = append(k, d...)
+	clear(sum[:])
+	clear(buf[:])
 	return k
 }
 
@@ -66,16 +78,22 @@ type Rand struct {
 	r      io.Reader
 	err    error
 	method string // for error messages
+	def    bool   // the caller passed nil: r is crypto/rand
 }
 
 // NewRand returns a Rand reading from r (crypto/rand if r is nil); method
 // prefixes its errors.
 func NewRand(r io.Reader, method string) *Rand {
 	if r == nil {
-		r = rand.Reader
+		return &Rand{r: rand.Reader, method: method, def: true}
 	}
 	return &Rand{r: r, method: method}
 }
+
+// Default reports whether the caller passed nil, so that crypto/rand is
+// the source. Backends may then use the Go Cryptographic Module's own key
+// generation and encapsulation, which draw from the same generator.
+func (r *Rand) Default() bool { return r.def }
 
 // Read implements io.Reader.
 func (r *Rand) Read(p []byte) (int, error) {

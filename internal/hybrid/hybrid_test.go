@@ -45,14 +45,22 @@ func TestSharedSecret(t *testing.T) {
 	in := append(append([]byte{}, kPQ...), kCL...)
 	s256 := sha256.Sum256(in)
 	s512 := sha512.Sum512(in)
+	kCL48 := make([]byte, 48)
+	kCL48[0], kCL48[47] = 0, 3 // a leading zero byte stays
+	s384 := sha512.Sum384(append(append([]byte{}, kPQ...), kCL48...))
 	for _, c := range []struct {
 		h    crypto.Hash
 		want []byte
 	}{
 		{crypto.SHA256, append([]byte{0, 0, 0, 32}, s256[:]...)},
 		{crypto.SHA512, append([]byte{0, 0, 0, 64}, s512[:]...)},
+		{crypto.SHA384, append([]byte{0, 0, 0, 48}, s384[:]...)},
 	} {
-		if k := SharedSecret(c.h, kPQ, kCL); string(k) != string(c.want) {
+		cl := kCL
+		if c.h == crypto.SHA384 {
+			cl = kCL48
+		}
+		if k := SharedSecret(c.h, kPQ, cl); string(k) != string(c.want) {
 			t.Errorf("%v: K = %x, want %x", c.h, k, c.want)
 		}
 	}

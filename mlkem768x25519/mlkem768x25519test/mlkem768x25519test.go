@@ -5,9 +5,6 @@
 package mlkem768x25519test
 
 import (
-	"bytes"
-	"fmt"
-
 	"github.com/pqkex/pqkex/mlkem768x25519"
 	"github.com/pqkex/pqkex/mlkem768x25519/internal/clienthook"
 )
@@ -32,8 +29,5 @@ func NewClient(kemKey, x25519Private []byte) (*mlkem768x25519.Client, error) {
 // returns an error if m or x25519Private has the wrong length, or for
 // the reasons mlkem768x25519.Respond does.
 func Respond(clientInit, m, x25519Private []byte) (serverReply, k []byte, err error) {
-	if len(m) != 32 || len(x25519Private) != 32 {
-		return nil, nil, fmt.Errorf("mlkem768x25519test: m has %d bytes and the X25519 private key %d, want 32 and 32", len(m), len(x25519Private))
-	}
-	return mlkem768x25519.Respond(bytes.NewReader(append(append([]byte{}, m...), x25519Private...)), clientInit)
+	return clienthook.Respond(clientInit, m, x25519Private)
 }

@@ -9,3 +9,7 @@ package clienthook
 // 2400-byte expanded decapsulation key) and the X25519 private key
 // x25519Private (32 bytes).
 var NewClient func(kemKey, x25519Private []byte) (any, error)
+
+// Respond is set by package mlkem768x25519: Respond with the ML-KEM
+// randomness m (32 bytes) and the server's X25519 private key (32 bytes).
+var Respond func(clientInit, m, x25519Private []byte) (serverReply, k []byte, err error)

@@ -1,0 +1,83 @@
+// Package hybridtest holds the test helpers shared by the ML-KEM hybrid
+// methods' tests: runners for the known-answer files of
+// vectors/testdata/_nist (SSH exchanges from OpenSSH and PuTTY, ML-KEM-1024,
+// Wycheproof ECDH), a cross-check of two ML-KEM implementations on random
+// inputs, and the oracles of the fuzz targets. It is imported only by
+// _test files. Every runner takes a testing.TB and fails it on the first
+// mismatch of a case; nothing is skipped.
+package hybridtest
+
+import (
+	"crypto"
+	"io"
+
+	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+)
+
+// Client is a method's client after NewClient.
+type Client interface {
+	Init() []byte
+	Finish(serverReply []byte) ([]byte, error)
+}
+
+// Exchange is one way to run a method: through its public API or through
+// the shared engine with a fixed ML-KEM backend.
+type Exchange struct {
+	Label     string // for test names: "public", "circl", "std" (crypto/mlkem), "baseline"
+	Name      string // SSH name
+	Hash      crypto.Hash
+	Curve     mlkemhybrid.Curve
+	NewClient func(rand io.Reader) (Client, error)
+	Respond   func(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error)
+	// NewClientWithKeys and RespondWithKeys are the test-only constructors.
+	NewClientWithKeys func(seed, private []byte) (Client, error)
+	RespondWithKeys   func(clientInit, m, private []byte) (serverReply, k []byte, err error)
+}
+
+type engineClient struct {
+	m *mlkemhybrid.Method
+	c mlkemhybrid.Client
+}
+
+func (c *engineClient) Init() []byte                     { return c.m.Init(&c.c) }
+func (c *engineClient) Finish(sr []byte) ([]byte, error) { return c.m.Finish(&c.c, sr) }
+
+// FromMethod runs m (a copy of a method's engine, typically with KEM set
+// to one backend) as an Exchange.
+func FromMethod(label, name string, m *mlkemhybrid.Method) Exchange {
+	return Exchange{
+		Label: label, Name: name, Hash: m.Hash, Curve: m.Curve,
+		NewClient: func(rand io.Reader) (Client, error) {
+			c := &engineClient{m: m}
+			if err := m.NewClient(&c.c, rand); err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		Respond: m.Respond,
+		NewClientWithKeys: func(seed, private []byte) (Client, error) {
+			c := &engineClient{m: m}
+			if err := m.NewClientWithKeys(&c.c, seed, private); err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		RespondWithKeys: m.RespondWithKeys,
+	}
+}
+
+// Backends returns the method's engine once per ML-KEM implementation
+// (circl, crypto/mlkem), as Exchanges.
+func Backends(name string, m mlkemhybrid.Method) []Exchange {
+	var out []Exchange
+	for _, k := range []mlkemhybrid.KEM{mlkemhybrid.Circl(m.Params), mlkemhybrid.Std(m.Params)} {
+		mm := m
+		mm.KEM = k
+		out = append(out, FromMethod(k.Impl(), name, &mm))
+	}
+	return out
+}
+
+// Dir is where the NIST-curve hybrids' vector files are, relative to a
+// method package's directory (see its README.md).
+const Dir = "../vectors/testdata/_nist/"

@@ -1,0 +1,261 @@
+// Package mlkemhybrid is what the three ML-KEM hybrid SSH methods of RFC
+// 10042 (draft-ietf-sshm-mlkem-hybrid-kex-10) share: the exchange itself
+// (section 2.1: C_INIT = ek || C_PK, S_REPLY = ct || S_PK, KEM first),
+// the checks on peer input, the reading of randomness and
+// K = string(HASH(K_PQ || K_CL)) (section 2.4), over interchangeable
+// ML-KEM implementations (circl, crypto/mlkem) and classical curves
+// (X25519, P-256, P-384). The packages mlkem768x25519, mlkem768nistp256
+// and mlkem1024nistp384 are thin, documented wrappers around a Method.
+package mlkemhybrid
+
+import (
+	"crypto"
+	"fmt"
+	"io"
+
+	"github.com/pqkex/pqkex/internal/hybrid"
+)
+
+// Method is one hybrid method. Its fields are fixed at package init.
+type Method struct {
+	// Prefix starts every error: the Go package name of the method.
+	Prefix string
+	// Hash is the method's HASH (K, exchange hash, key derivation).
+	Hash crypto.Hash
+	// Params is the ML-KEM parameter set.
+	Params Params
+	// Curve is the classical half.
+	Curve Curve
+	// KEM, if set, fixes the ML-KEM implementation (tests and
+	// benchmarks); nil means Default(Params) at every call, so FIPS
+	// 140-3 mode always gets crypto/mlkem.
+	KEM KEM
+	// Expanded, if set, loads an expanded decapsulation key for the
+	// test-only constructor (mlkem768x25519test; circl only).
+	Expanded func(dk []byte) (DecapsulationKey, error)
+}
+
+func (m *Method) kem() KEM {
+	if m.KEM != nil {
+		return m.KEM
+	}
+	return Default(m.Params)
+}
+
+// ClientInitSize is the size of C_INIT.
+func (m *Method) ClientInitSize() int {
+	return m.kem().EncapsulationKeySize() + m.Curve.PublicKeySize()
+}
+
+// ServerReplySize is the size of S_REPLY.
+func (m *Method) ServerReplySize() int {
+	return m.kem().CiphertextSize() + m.Curve.PublicKeySize()
+}
+
+const kemSecretSize = 32 // K_PQ for every ML-KEM parameter set
+
+// Client holds a client's ephemeral secrets between C_INIT and S_REPLY.
+// Its zero value is "not created by NewClient".
+type Client struct {
+	dk       DecapsulationKey // nil once Finish was called
+	ec       ClassicalKey
+	init     []byte
+	finished bool
+}
+
+// NewClient generates the client's keys: it reads the 64-byte ML-KEM seed
+// d || z and then the classical private key (Curve.GenerateKey) from
+// rand, or crypto/rand if rand is nil.
+func (m *Method) NewClient(c *Client, rand io.Reader) error {
+	r := hybrid.NewRand(rand, m.Prefix)
+	var seed [64]byte
+	defer clear(seed[:])
+	var s []byte // nil: the KEM draws from crypto/rand itself
+	if !r.Default() {
+		if err := r.Fill(seed[:]); err != nil {
+			return err
+		}
+		s = seed[:]
+	}
+	dk, err := m.kem().NewDecapsulationKey(s)
+	if err != nil {
+		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.kem().Name(), err)
+	}
+	ec, err := m.Curve.GenerateKey(r)
+	if err != nil {
+		dk.Clear()
+		return err
+	}
+	m.setKeys(c, dk, ec)
+	return nil
+}
+
+// NewClientWithKeys is NewClient from explicit secrets (test-only
+// constructors): kemKey is the 64-byte seed d || z, or an expanded
+// decapsulation key if m.Expanded is set; ecPrivate is the classical
+// private key.
+func (m *Method) NewClientWithKeys(c *Client, kemKey, ecPrivate []byte) error {
+	ec, err := m.Curve.NewKey(ecPrivate)
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.Prefix, err)
+	}
+	var dk DecapsulationKey
+	switch {
+	case len(kemKey) == 64:
+		dk, err = m.kem().NewDecapsulationKey(kemKey)
+	case m.Expanded != nil && len(kemKey) == ExpandedSize768:
+		if dk, err = m.Expanded(kemKey); err != nil {
+			err = fmt.Errorf("invalid %s decapsulation key", m.kem().Name())
+		}
+	case m.Expanded != nil:
+		err = fmt.Errorf("%s key has %d bytes, want 64 or %d", m.kem().Name(), len(kemKey), ExpandedSize768)
+	default:
+		err = fmt.Errorf("%s seed has %d bytes, want 64", m.kem().Name(), len(kemKey))
+	}
+	if err != nil {
+		ec.Clear()
+		return fmt.Errorf("%s: %w", m.Prefix, err)
+	}
+	m.setKeys(c, dk, ec)
+	return nil
+}
+
+func (m *Method) setKeys(c *Client, dk DecapsulationKey, ec ClassicalKey) {
+	ekSize := m.kem().EncapsulationKeySize()
+	*c = Client{dk: dk, ec: ec, init: make([]byte, m.ClientInitSize())}
+	dk.EncapsulationKey(c.init[:ekSize])
+	ec.PublicKey(c.init[ekSize:])
+}
+
+// Init returns a copy of C_INIT. It panics if c was not made by NewClient.
+func (m *Method) Init(c *Client) []byte {
+	if c.init == nil {
+		panic(m.Prefix + ": Client not created by NewClient")
+	}
+	return append([]byte(nil), c.init...)
+}
+
+// Finish processes S_REPLY and returns K. It may be called once: it clears
+// the client's secrets whether or not it succeeds.
+func (m *Method) Finish(c *Client, serverReply []byte) ([]byte, error) {
+	if c.finished {
+		return nil, fmt.Errorf("%s: Finish called twice on the same Client", m.Prefix)
+	}
+	if c.dk == nil {
+		return nil, fmt.Errorf("%s: Client not created by NewClient", m.Prefix)
+	}
+	defer c.clear()
+	ctSize := m.kem().CiphertextSize()
+	if want := m.ServerReplySize(); len(serverReply) != want {
+		return nil, fmt.Errorf("%s: server's S_REPLY has %d bytes, want %d", m.Prefix, len(serverReply), want)
+	}
+	var kPQ [kemSecretSize]byte
+	var kCLBuf [48]byte
+	kCL := kCLBuf[:m.Curve.SecretSize()]
+	defer clear(kPQ[:])
+	defer clear(kCL)
+	// Constant time in the secrets: the point checks look only at public
+	// bytes, the scalar multiplications (circl X25519, crypto/ecdh) and the
+	// decapsulation below are constant time, and K is a fixed-length
+	// concatenation hashed whole. An early return reveals only that the
+	// public S_REPLY was malformed.
+	if err := c.ec.ECDH(kCL, serverReply[ctSize:]); err != nil {
+		return nil, fmt.Errorf("%s: server's %s public key %v", m.Prefix, m.Curve.Name(), err)
+	}
+	// The length is exact; a bad ciphertext yields the implicit-rejection
+	// key (FIPS 203 Algorithm 18), not an error.
+	c.dk.Decapsulate(kPQ[:], serverReply[:ctSize])
+	return hybrid.SharedSecret(m.Hash, kPQ[:], kCL), nil
+}
+
+func (c *Client) clear() {
+	if c.dk != nil {
+		c.dk.Clear()
+		c.dk = nil
+	}
+	if c.ec != nil {
+		c.ec.Clear()
+		c.ec = nil
+	}
+	c.finished = true
+}
+
+// Respond is the server side: it checks C_INIT, reads the 32-byte ML-KEM
+// encapsulation randomness m and then the classical private key from rand
+// (crypto/rand if nil), and returns S_REPLY and K.
+func (m *Method) Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
+	ek, err := m.parseInit(clientInit)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := hybrid.NewRand(rand, m.Prefix)
+	var mBuf [32]byte
+	defer clear(mBuf[:])
+	var mm []byte // nil: the KEM draws m itself
+	if !r.Default() {
+		if err := r.Fill(mBuf[:]); err != nil {
+			return nil, nil, err
+		}
+		mm = mBuf[:]
+	}
+	ec, err := m.Curve.GenerateKey(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.respond(clientInit, ek, mm, ec)
+}
+
+// RespondWithKeys is Respond with explicit m and classical private key
+// (test-only constructors).
+func (m *Method) RespondWithKeys(clientInit, mRand, ecPrivate []byte) (serverReply, k []byte, err error) {
+	if len(mRand) != 32 {
+		return nil, nil, fmt.Errorf("%s: m has %d bytes, want 32", m.Prefix, len(mRand))
+	}
+	ec, err := m.Curve.NewKey(ecPrivate)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", m.Prefix, err)
+	}
+	ek, err := m.parseInit(clientInit)
+	if err != nil {
+		ec.Clear()
+		return nil, nil, err
+	}
+	return m.respond(clientInit, ek, mRand, ec)
+}
+
+// parseInit checks C_INIT's length and the encapsulation key (FIPS 203
+// section 7.2).
+func (m *Method) parseInit(clientInit []byte) (EncapsulationKey, error) {
+	if want := m.ClientInitSize(); len(clientInit) != want {
+		return nil, fmt.Errorf("%s: client's C_INIT has %d bytes, want %d", m.Prefix, len(clientInit), want)
+	}
+	kem := m.kem()
+	ek, err := kem.ParseEncapsulationKey(clientInit[:kem.EncapsulationKeySize()])
+	if err != nil {
+		// The only possible failure at this length is the modulus check.
+		return nil, fmt.Errorf("%s: client's %s encapsulation key is invalid (a coefficient is not reduced modulo q, FIPS 203 section 7.2)", m.Prefix, kem.Name())
+	}
+	return ek, nil
+}
+
+func (m *Method) respond(clientInit []byte, ek EncapsulationKey, mRand []byte, ec ClassicalKey) (serverReply, k []byte, err error) {
+	defer ec.Clear()
+	kem := m.kem()
+	ekSize, ctSize := kem.EncapsulationKeySize(), kem.CiphertextSize()
+	var kPQ [kemSecretSize]byte
+	var kCLBuf [48]byte
+	kCL := kCLBuf[:m.Curve.SecretSize()]
+	defer clear(kPQ[:])
+	defer clear(kCL)
+	// As in Finish: only public bytes decide the errors; the secret
+	// operations are constant time.
+	if err := ec.ECDH(kCL, clientInit[ekSize:]); err != nil {
+		return nil, nil, fmt.Errorf("%s: client's %s public key %v", m.Prefix, m.Curve.Name(), err)
+	}
+	serverReply = make([]byte, m.ServerReplySize())
+	if err := ek.Encapsulate(serverReply[:ctSize], kPQ[:], mRand); err != nil {
+		return nil, nil, fmt.Errorf("%s: %s encapsulation: %w", m.Prefix, kem.Name(), err)
+	}
+	ec.PublicKey(serverReply[ctSize:])
+	return serverReply, hybrid.SharedSecret(m.Hash, kPQ[:], kCL), nil
+}

@@ -1,0 +1,31 @@
+package mlkem1024nistp384_test
+
+import (
+	"crypto/mlkem"
+	"testing"
+
+	"github.com/pqkex/pqkex/internal/hybridtest"
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+)
+
+// baseline does what a straightforward Go implementation would
+// (crypto/mlkem + crypto/ecdh + crypto/sha*, hybridtest.Baseline).
+func baseline() hybridtest.Exchange {
+	return hybridtest.Baseline(mlkem1024nistp384.Name, mlkem1024nistp384.Hash, mlkem1024nistp384.Engine.Curve.Name(), mlkem.EncapsulationKeySize1024)
+}
+
+// TestBaseline keeps the benchmark baseline honest: it must interoperate
+// with this package in both directions.
+func TestBaseline(t *testing.T) {
+	hybridtest.CheckInterop(t, public(), baseline())
+}
+
+// BenchmarkMethod compares this package (impl=public, with its chosen
+// ML-KEM backend), the engine on each backend (impl=circl,
+// impl=std, crypto/mlkem) and the baseline:
+//
+//	go test ./mlkem1024nistp384 -run '^$' -bench Method -count 6 > bench.txt
+//	benchstat -col /impl bench.txt
+func BenchmarkMethod(b *testing.B) {
+	hybridtest.Bench(b, append(exchanges(), baseline())...)
+}

@@ -1,0 +1,215 @@
+// Package mlkem768nistp256 implements the cryptography of the SSH key
+// exchange method mlkem768nistp256-sha256 (RFC 10042, published from
+// draft-ietf-sshm-mlkem-hybrid-kex-10; the section numbers below are the
+// draft's), which combines ML-KEM-768 (FIPS 203) with ECDH on NIST P-256
+// (FIPS 186-5, SP 800-56A; SEC1 encodings as in RFC 5656).
+// It reproduces OpenSSH 10.5's and PuTTY 0.85's key exchange code byte for
+// byte on their vectors (vectors/testdata/_nist). The method is offered by
+// OpenSSH 10.5 and later (not in its default lists), PuTTY 0.83 and later,
+// libssh 0.12 and PKIX-SSH.
+//
+// Every algorithm of this method is approved in FIPS 140-3, and in FIPS
+// 140-3 mode (GODEBUG=fips140=on, crypto/fips140.Enabled) this package uses
+// only the Go Cryptographic Module: crypto/mlkem, crypto/ecdh,
+// crypto/sha256 and crypto/rand. pqkex itself is not a validated module.
+//
+// The package does no I/O and knows nothing of SSH packets: it turns
+// secrets into the method's two messages and the shared secret K. Package
+// kexhash turns K into the exchange hash and session keys.
+//
+// # The exchange
+//
+//	client                                      server
+//	c, _ := NewClient(rand)
+//	C_INIT = c.Init()          ──── 1249 bytes ───▶
+//	                                             S_REPLY, K, err := Respond(rand, C_INIT)
+//	                           ◀─── 1153 bytes ────
+//	K, err := c.Finish(S_REPLY)
+//
+// C_INIT (Q_C) is the client's ML-KEM-768 encapsulation key (1184 bytes)
+// followed by its ephemeral P-256 public key as an uncompressed SEC1
+// point 04 || X || Y (65 bytes); S_REPLY (Q_S) is the ML-KEM-768
+// ciphertext (1088 bytes) followed by the server's ephemeral P-256 public
+// key, uncompressed (65 bytes): the KEM part always comes first (draft
+// sections 2.1 and 2.3). Both sides compute
+//
+//	K = string(SHA-256(K_PQ || K_CL))
+//
+// where K_PQ is the 32-byte ML-KEM shared key and K_CL the x-coordinate
+// of the ECDH result as a fixed-length 32-byte big-endian string
+// (draft section 2.4): leading zero bytes are kept, no sign byte is added.
+// K is returned in that SSH string encoding: the 4-byte length followed by
+// the digest, 36 bytes in all. This is the form that goes into the
+// exchange hash and key derivation unchanged; it is not an mpint. K must
+// be kept secret.
+//
+// # Validation
+//
+// Peer input is rejected in exactly these cases, each a key exchange
+// failure:
+//
+//   - C_INIT is not exactly 1249 bytes or S_REPLY not exactly 1153
+//     bytes (draft section 2.1 requires the exact length);
+//   - the client's ML-KEM-768 encapsulation key fails the modulus check of
+//     FIPS 203 section 7.2 (a 12-bit coefficient not below q = 3329);
+//   - the peer's P-256 public key is not an uncompressed point (first
+//     byte not 04: compressed 02/03, hybrid 06/07 and the infinity
+//     encoding 00 are refused, as OpenSSH refuses them), has a coordinate
+//     not below p, or is not on the curve (SEC1 section 3.2.2.1 full
+//     public key validation; the identity has no uncompressed encoding).
+//
+// Nothing else is checked. A ciphertext that was tampered with is not
+// detected here: ML-KEM decapsulation uses implicit rejection (FIPS 203
+// section 6.3), so the client derives a K that differs from the server's
+// and the handshake fails when the server's signature over the exchange
+// hash does not verify. PuTTY 0.85 is more lenient than this package: it
+// also accepts compressed points, coordinates padded to a longer length
+// and non-reduced coordinates; it always sends uncompressed points itself.
+//
+// Errors name whose value was bad and never contain key material.
+//
+// # Secrets and randomness
+//
+// Every secret is ephemeral: a Client is good for one key exchange and
+// Respond draws fresh values on every call (draft section 6 requires this).
+// Finish and Respond drop the secrets this package holds once they are no
+// longer needed. This is best effort: crypto/ecdh and crypto/mlkem keys
+// can only be released to the garbage collector, not overwritten.
+//
+// NewClient and Respond take an io.Reader; nil means crypto/rand, and then
+// the Go Cryptographic Module generates the ML-KEM and P-256 keys and
+// the encapsulation randomness itself (its approved key generation, with
+// its pairwise consistency tests). Given a reader, they read from it
+// what OpenSSH (with OpenSSL) reads from its random sources, in the same
+// order, so a given byte stream reproduces the published vectors: the
+// client reads the 64-byte ML-KEM seed d || z (FIPS 203
+// ML-KEM.KeyGen_internal) and then 32-byte big-endian P-256 private key
+// candidates until one lies in [1, n-1] (a candidate of 0 or not below the
+// group order n is discarded; 64 rejections in a row are an error); the
+// server reads the 32-byte ML-KEM encapsulation randomness m
+// (ML-KEM.Encaps_internal) and then its P-256 candidates the same way.
+// PuTTY draws in a different order and samples its scalars differently;
+// that makes no difference on the wire.
+//
+// With a reader, the server's encapsulation runs derandomized
+// (ML-KEM.Encaps_internal through crypto/mlkem/mlkemtest in FIPS mode),
+// which Go refuses under GODEBUG=fips140=only; pass nil there.
+//
+// # Implementation
+//
+// P-256 is crypto/ecdh (constant time). ML-KEM-768 is chosen by
+// measurement outside FIPS mode (see BenchmarkKEM in internal/mlkemhybrid
+// and this package's benchmarks) and is always crypto/mlkem in FIPS mode;
+// the two implementations are tested against each other on every vector
+// and on random inputs.
+package mlkem768nistp256
+
+import (
+	"crypto"
+	"crypto/mlkem"
+	"crypto/sha256"
+	"io"
+
+	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+	"github.com/pqkex/pqkex/mlkem768nistp256/internal/clienthook"
+)
+
+const (
+	// Name is the SSH name of the method (RFC 10042).
+	Name = "mlkem768nistp256-sha256"
+
+	// Hash is the hash function of the method: it hashes K_PQ || K_CL into
+	// K and is the HASH of the exchange hash and key derivation.
+	Hash = crypto.SHA256
+
+	// ClientInitSize is the size of C_INIT: a ML-KEM-768 encapsulation
+	// key (1184 bytes) and an uncompressed P-256 point (65 bytes).
+	ClientInitSize = mlkem.EncapsulationKeySize768 + pointSize
+
+	// ServerReplySize is the size of S_REPLY: a ML-KEM-768 ciphertext
+	// (1088 bytes) and an uncompressed P-256 point (65 bytes).
+	ServerReplySize = mlkem.CiphertextSize768 + pointSize
+
+	// SharedSecretSize is the size of K as returned by Finish and Respond:
+	// a 4-byte length and a SHA-256 digest.
+	SharedSecretSize = 4 + sha256.Size
+)
+
+const pointSize = 1 + 2*32 // 04 || X || Y
+
+var method = mlkemhybrid.Method{
+	Prefix: "mlkem768nistp256",
+	Hash:   Hash,
+	Params: mlkemhybrid.MLKEM768,
+	Curve:  mlkemhybrid.P256(),
+}
+
+// Client holds the client's ephemeral secrets between sending C_INIT and
+// receiving S_REPLY. Its secrets must be kept secret. A Client is good
+// for one key exchange and is not safe for concurrent use. The zero value
+// is not usable: create Clients with NewClient.
+type Client struct {
+	c mlkemhybrid.Client
+}
+
+// NewClient generates the client's ephemeral ML-KEM-768 and P-256 keys.
+// With a non-nil rand it reads 64 bytes, the ML-KEM seed d || z, and then
+// 32-byte P-256 private key candidates until one is valid (see the
+// package documentation); with a nil rand the keys come from the Go
+// Cryptographic Module's own generation. It returns an error only if
+// reading from rand fails (or yields 64 invalid candidates in a row).
+func NewClient(rand io.Reader) (*Client, error) {
+	c := new(Client)
+	if err := method.NewClient(&c.c, rand); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func init() {
+	clienthook.NewClient = func(seed, private []byte) (any, error) {
+		c := new(Client)
+		if err := method.NewClientWithKeys(&c.c, seed, private); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	clienthook.Respond = method.RespondWithKeys
+}
+
+// Init returns C_INIT, the client's message: its ML-KEM-768 encapsulation
+// key followed by its uncompressed P-256 public key, ClientInitSize
+// bytes in all. The result is a new slice; it is public. Init panics if c
+// was not created by NewClient.
+func (c *Client) Init() []byte { return method.Init(&c.c) }
+
+// Finish processes S_REPLY, the server's message, and returns K in its SSH
+// string encoding (SharedSecretSize bytes). It returns an error if
+// serverReply is not ServerReplySize bytes long or if the server's
+// P-256 public key is not a valid uncompressed point on the curve; a
+// modified ciphertext is not an error (see the package documentation). K
+// must be kept secret.
+//
+// Finish may be called only once: it drops the client's secrets whether
+// or not it succeeds, and later calls return an error.
+func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
+	return method.Finish(&c.c, serverReply)
+}
+
+// Respond is the server side: it processes C_INIT, the client's message,
+// and returns S_REPLY, the server's message (ServerReplySize bytes), and K
+// in its SSH string encoding (SharedSecretSize bytes).
+//
+// With a non-nil rand it reads 32 bytes, the ML-KEM encapsulation
+// randomness m, and then the server's ephemeral P-256 private key
+// candidates (32 bytes each); with a nil rand the Go Cryptographic
+// Module draws both itself.
+//
+// Respond returns an error if clientInit is not ClientInitSize bytes long,
+// if the client's ML-KEM-768 encapsulation key fails the FIPS 203 section
+// 7.2 check, if the client's P-256 public key is not a valid uncompressed
+// point on the curve, or if reading from rand fails. K must be kept
+// secret. Respond is safe for concurrent use if rand is.
+func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
+	return method.Respond(rand, clientInit)
+}
