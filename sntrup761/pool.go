@@ -25,12 +25,14 @@ var errPoolClosed = errors.New("sntrup761: Get on a closed KeyPool")
 // which generates a new batch whenever fewer than half a batch of keys
 // remain. While demand stays below the rate at which that goroutine
 // generates keys, Get takes a key without waiting for key generation. When
-// the pool runs empty, Get waits for the batch in progress; the pool's
-// lock is not held while keys are generated.
+// the pool runs empty, Gets wait for the batch in progress and are served
+// in the order they arrived; the pool's lock is not held while keys are
+// generated.
 //
 // Every unused key in the pool is secret. The pool holds fewer than one
 // and a half batches of them (about 40 KB each, so under 2 MB at the
-// default batch size), plus the scratch of the batch being generated.
+// default batch size); while a batch is generated, it takes about 80 KB
+// more per key of the batch.
 // Close stops the goroutine and overwrites the unused keys with zeros; Go
 // cannot guarantee that no other copy of a secret remains in memory (the
 // runtime may have copied it, and freed memory is not cleared), so this
@@ -44,16 +46,20 @@ type KeyPool struct {
 	rand io.Reader
 
 	mu      sync.Mutex
-	cond    sync.Cond           // broadcast when a refill ends or the pool closes; L is &mu
 	keys    []*DecapsulationKey // unused keys, taken from the end
-	refills uint64              // refills ended so far
-	err     error               // error of the last refill, nil if it succeeded
+	waiters []chan<- getResult  // Gets waiting for a key, oldest first; only while keys is empty
 	closed  bool
 
 	// Made, and the goroutine started, by the first Get; nil before.
 	wake   chan struct{} // capacity 1: a request for a batch
 	done   chan struct{} // closed by Close
 	exited chan struct{} // closed when the goroutine returns
+}
+
+// getResult is what a waiting Get receives.
+type getResult struct {
+	dk  *DecapsulationKey
+	err error
 }
 
 // NewKeyPool returns a pool that generates batchSize keys at a time
@@ -75,56 +81,49 @@ func (p *KeyPool) lowWater() int { return (p.BatchSize() + 1) / 2 }
 
 // Get returns a fresh decapsulation key, which the caller must keep secret
 // and use for one key exchange only. If the pool is empty, Get waits for
-// the batch being generated. If generating that batch fails, Get returns
-// the error and a later Get tries again. After Close, and when Close is
+// the batch being generated; waiting Gets are served in the order they
+// arrived. If generating a batch fails while Get waits, Get returns the
+// error, and a later Get tries again. After Close, and when Close is
 // called while Get waits, Get returns an error.
 func (p *KeyPool) Get() (*DecapsulationKey, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
+		p.mu.Unlock()
 		return nil, errPoolClosed
 	}
 	p.startLocked()
-	seen := p.refills
-	for len(p.keys) == 0 {
+	if len(p.keys) == 0 {
+		w := make(chan getResult, 1)
+		p.waiters = append(p.waiters, w)
 		p.requestLocked()
-		p.cond.Wait()
-		if p.closed {
-			return nil, errPoolClosed
-		}
-		if p.refills != seen {
-			seen = p.refills
-			if p.err != nil {
-				return nil, p.err
-			}
-			// Otherwise other Gets took the new batch: ask again.
-		}
+		p.mu.Unlock()
+		r := <-w
+		return r.dk, r.err
 	}
-	n := len(p.keys) - 1
-	dk := p.keys[n]
-	p.keys[n] = nil
-	p.keys = p.keys[:n]
-	if n < p.lowWater() {
+	dk := p.popLocked()
+	if len(p.keys) < p.lowWater() {
 		p.requestLocked()
 	}
+	p.mu.Unlock()
 	return dk, nil
 }
 
 // Close stops the pool's goroutine and overwrites the unused keys with
-// zeros (see KeyPool for what that guarantees). It waits for a batch being
-// generated to finish, then discards it too. Gets that are waiting, and
-// every later Get, return an error. Keys that Get has already returned are
-// not affected. Close always returns nil; calling it again has no effect.
+// zeros (see KeyPool for what that guarantees). Gets that are waiting, and
+// every later Get, return an error at once. Close waits for a batch being
+// generated to finish, then discards it too. Keys that Get has already
+// returned are not affected. Close always returns nil; calling it again
+// has no effect.
 func (p *KeyPool) Close() error {
 	p.mu.Lock()
 	if !p.closed {
 		p.closed = true
 		clearKeys(p.keys)
 		p.keys = nil
+		p.failWaitersLocked(errPoolClosed)
 		if p.done != nil {
 			close(p.done)
 		}
-		p.cond.Broadcast()
 	}
 	exited := p.exited
 	p.mu.Unlock()
@@ -139,7 +138,6 @@ func (p *KeyPool) startLocked() {
 	if p.wake != nil {
 		return
 	}
-	p.cond.L = &p.mu
 	p.wake = make(chan struct{}, 1)
 	p.done = make(chan struct{})
 	p.exited = make(chan struct{})
@@ -155,8 +153,8 @@ func (p *KeyPool) requestLocked() {
 	}
 }
 
-// refill is the pool's goroutine: on each request it generates a batch if
-// the pool is still below its low-water mark, without holding p.mu.
+// refill is the pool's goroutine: on each request it generates a batch,
+// without holding p.mu, if the pool is still below its low-water mark.
 func (p *KeyPool) refill() {
 	defer close(p.exited)
 	r := p.rand
@@ -170,7 +168,7 @@ func (p *KeyPool) refill() {
 		case <-p.wake:
 		}
 		p.mu.Lock()
-		need := len(p.keys) < p.lowWater() // a request made before a batch landed may be stale
+		need := len(p.keys) < p.lowWater() // a request made while a batch was generated may be stale
 		p.mu.Unlock()
 		if !need {
 			continue
@@ -182,12 +180,40 @@ func (p *KeyPool) refill() {
 			clearKeys(keys)
 			return
 		}
-		p.keys = append(p.keys, keys...)
-		p.err = err
-		p.refills++
-		p.cond.Broadcast()
+		if err != nil {
+			p.failWaitersLocked(err)
+		} else {
+			p.keys = append(p.keys, keys...)
+			for len(p.waiters) > 0 && len(p.keys) > 0 {
+				p.waiters[0] <- getResult{dk: p.popLocked()}
+				p.waiters[0] = nil
+				p.waiters = p.waiters[1:]
+			}
+			if len(p.keys) < p.lowWater() {
+				p.requestLocked() // more Gets waited than the batch held
+			}
+		}
 		p.mu.Unlock()
 	}
+}
+
+// popLocked removes and returns the last key; p.mu is held and the pool
+// is not empty.
+func (p *KeyPool) popLocked() *DecapsulationKey {
+	n := len(p.keys) - 1
+	dk := p.keys[n]
+	p.keys[n] = nil
+	p.keys = p.keys[:n]
+	return dk
+}
+
+// failWaitersLocked makes every waiting Get return err; p.mu is held.
+func (p *KeyPool) failWaitersLocked(err error) {
+	for _, w := range p.waiters {
+		w <- getResult{err: err} // buffered: never blocks
+	}
+	clear(p.waiters)
+	p.waiters = p.waiters[:0]
 }
 
 // clearKeys overwrites keys that were never handed out with zeros.

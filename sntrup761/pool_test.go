@@ -163,7 +163,13 @@ func TestKeyPoolConcurrent(t *testing.T) {
 					}
 				}()
 			}
-			wg.Wait()
+			finished := make(chan struct{})
+			go func() { wg.Wait(); close(finished) }()
+			select {
+			case <-finished:
+			case <-time.After(2 * time.Minute):
+				t.Fatal("Gets hang")
+			}
 			close(errs)
 			for err := range errs {
 				t.Fatal(err)
@@ -181,6 +187,24 @@ func TestKeyPoolConcurrent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKeyPoolRefillsAhead: the pool refills in the background once fewer
+// than half a batch is left, before it runs empty.
+func TestKeyPoolRefillsAhead(t *testing.T) {
+	p := NewKeyPool(4) // low-water mark 2
+	defer p.Close()
+	for range 3 {
+		if _, err := p.Get(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One key left: a batch of four is on its way, with no Get waiting.
+	waitFor(t, "the background refill", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.keys) == 5
+	})
 }
 
 // TestKeyPoolGetAfterClose: Close is idempotent, Get after it returns an
@@ -249,14 +273,19 @@ func TestKeyPoolCloseWhileWaiting(t *testing.T) {
 	}
 	<-r.entered // generation has started and is blocked
 	waitFor(t, "Gets to wait on the empty pool", func() bool {
-		return countStacks("(*Cond).Wait", "sntrup761.(*KeyPool).Get(") == n
+		return countStacks("[chan receive", "sntrup761.(*KeyPool).Get(") == n
 	})
 
 	closed := make(chan error)
 	go func() { closed <- p.Close() }()
 	for range n {
-		if err := <-errs; !errors.Is(err, errPoolClosed) {
-			t.Fatalf("waiting Get: %v, want %v", err, errPoolClosed)
+		select {
+		case err := <-errs:
+			if !errors.Is(err, errPoolClosed) {
+				t.Fatalf("waiting Get: %v, want %v", err, errPoolClosed)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("Close does not end waiting Gets")
 		}
 	}
 	select {
