@@ -33,6 +33,7 @@ var errPoolClosed = errors.New("sntrup761: Get on a closed KeyPool")
 // and a half batches of them (about 40 KB each, so under 2 MB at the
 // default batch size); while a batch is generated, it takes about 80 KB
 // more per key of the batch.
+//
 // Close stops the goroutine and overwrites the unused keys with zeros; Go
 // cannot guarantee that no other copy of a secret remains in memory (the
 // runtime may have copied it, and freed memory is not cleared), so this

@@ -58,6 +58,32 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// startGets starts n concurrent Gets from p and returns the channel on
+// which each sends its error.
+func startGets(p *KeyPool, n int) <-chan error {
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := p.Get()
+			errs <- err
+		}()
+	}
+	return errs
+}
+
+// receive returns the next error from errs, failing the test if none comes
+// within a generous deadline (a hang is a failure, not a slow run).
+func receive(t *testing.T, errs <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-errs:
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+		return nil
+	}
+}
+
 // checkKey checks that dk is a working key that was not seen before.
 func checkKey(t *testing.T, seen map[string]bool, dk *DecapsulationKey) {
 	t.Helper()
@@ -73,9 +99,10 @@ func checkKey(t *testing.T, seen map[string]bool, dk *DecapsulationKey) {
 }
 
 func TestKeyPool(t *testing.T) {
+	before := countStacks(refillFrame)
 	p := NewKeyPool(3)
 	defer p.Close()
-	if countStacks(refillFrame) != 0 {
+	if countStacks(refillFrame) != before {
 		t.Fatal("NewKeyPool started a goroutine")
 	}
 	seen := map[string]bool{}
@@ -264,13 +291,7 @@ func TestKeyPoolCloseWhileWaiting(t *testing.T) {
 	r := &gatedReader{open: make(chan struct{}), entered: make(chan struct{})}
 	p := &KeyPool{batch: 2, rand: r}
 	const n = 4
-	errs := make(chan error, n)
-	for range n {
-		go func() {
-			_, err := p.Get()
-			errs <- err
-		}()
-	}
+	errs := startGets(p, n)
 	<-r.entered // generation has started and is blocked
 	waitFor(t, "Gets to wait on the empty pool", func() bool {
 		return countStacks("[chan receive", "sntrup761.(*KeyPool).Get(") == n
@@ -279,13 +300,8 @@ func TestKeyPoolCloseWhileWaiting(t *testing.T) {
 	closed := make(chan error)
 	go func() { closed <- p.Close() }()
 	for range n {
-		select {
-		case err := <-errs:
-			if !errors.Is(err, errPoolClosed) {
-				t.Fatalf("waiting Get: %v, want %v", err, errPoolClosed)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("Close does not end waiting Gets")
+		if err := receive(t, errs, "Close to end waiting Gets"); !errors.Is(err, errPoolClosed) {
+			t.Fatalf("waiting Get: %v, want %v", err, errPoolClosed)
 		}
 	}
 	select {
@@ -328,20 +344,9 @@ func TestKeyPoolFailingRand(t *testing.T) {
 	p := &KeyPool{batch: 3, rand: r}
 	defer p.Close()
 	const n = 8
-	errs := make(chan error, n)
+	errs := startGets(p, n)
 	for range n {
-		go func() {
-			_, err := p.Get()
-			errs <- err
-		}()
-	}
-	for range n {
-		var err error
-		select {
-		case err = <-errs:
-		case <-time.After(30 * time.Second):
-			t.Fatal("Get hangs when key generation fails")
-		}
+		err := receive(t, errs, "Gets to fail")
 		if err == nil {
 			t.Fatal("Get succeeded with a failing random source")
 		}
