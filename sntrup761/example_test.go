@@ -36,9 +36,12 @@ func Example() {
 }
 
 // ExampleKeyPool shows batch key generation for a program that needs many
-// single-use keys, such as an SSH client opening many connections.
+// single-use keys, such as an SSH client opening many connections. The
+// pool generates keys in a goroutine ahead of demand; Close stops it and
+// overwrites the keys not handed out.
 func ExampleKeyPool() {
-	pool := sntrup761.NewKeyPool(32) // 32 keys per batch inversion
+	var pool sntrup761.KeyPool // ready to use: 32 keys per batch inversion
+	defer pool.Close()
 	for range 3 {
 		dk, err := pool.Get() // a fresh key, never handed out again
 		if err != nil {

@@ -205,21 +205,3 @@ func TestGenerateKeys(t *testing.T) {
 		t.Fatal("GenerateKeys(-1) succeeded")
 	}
 }
-
-func TestKeyPool(t *testing.T) {
-	p := sntrup761.NewKeyPool(3)
-	seen := map[string]bool{}
-	for range 7 { // crosses two refills
-		dk, err := p.Get()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if seen[string(dk.Bytes())] {
-			t.Fatal("pool returned a key twice")
-		}
-		seen[string(dk.Bytes())] = true
-	}
-	if sntrup761.NewKeyPool(0).BatchSize() != 32 {
-		t.Fatal("default batch size")
-	}
-}

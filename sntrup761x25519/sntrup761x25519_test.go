@@ -375,6 +375,7 @@ func TestNewClientWithKey(t *testing.T) {
 	}
 
 	pool := sntrup761.NewKeyPool(4)
+	defer pool.Close()
 	for range 5 {
 		pk, err := pool.Get()
 		if err != nil {

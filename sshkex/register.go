@@ -274,6 +274,8 @@ var keyPool atomic.Pointer[sntrup761.KeyPool]
 // of single keys (see sntrup761.KeyPool): worth it for programs that open
 // many connections. Each key is used for one key exchange only, as with
 // fresh keys. Keys from the pool do not come from x/crypto's Config.Rand.
+// While a closed pool is set, those key exchanges fail with an error:
+// call SetKeyPool(nil) before closing the pool.
 func SetKeyPool(pool *sntrup761.KeyPool) { keyPool.Store(pool) }
 
 var _ = ssh.KeyExchangeCurve25519

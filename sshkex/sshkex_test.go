@@ -341,17 +341,27 @@ func TestRekey(t *testing.T) {
 	}
 }
 
+// TestKeyPool runs key exchanges with keys from a small pool and from a
+// zero KeyPool, then with the pool closed, which must fail with an error.
 func TestKeyPool(t *testing.T) {
-	pool := sntrup761.NewKeyPool(4)
-	SetKeyPool(pool)
-	defer SetKeyPool(nil)
 	hk := hostKeys(t)[0]
 	srv := startServer(t, hk.signer, nil)
-	for range 6 { // crosses a refill
-		got, err := runKex(t, srv.Addr().String(), clientConfig(hk, []string{KeyExchangeSNTRUP761X25519}))
-		if err != nil || got != KeyExchangeSNTRUP761X25519 {
-			t.Fatal(got, err)
+	cfg := clientConfig(hk, []string{KeyExchangeSNTRUP761X25519})
+	defer SetKeyPool(nil)
+	for _, pool := range []*sntrup761.KeyPool{sntrup761.NewKeyPool(4), new(sntrup761.KeyPool)} {
+		SetKeyPool(pool)
+		for range 6 { // crosses a refill of the small pool
+			got, err := runKex(t, srv.Addr().String(), cfg)
+			if err != nil || got != KeyExchangeSNTRUP761X25519 {
+				t.Fatalf("batch %d: %s, %v", pool.BatchSize(), got, err)
+			}
 		}
+		pool.Close()
+		got, err := runKex(t, srv.Addr().String(), cfg)
+		if err == nil || !strings.Contains(err.Error(), "closed KeyPool") {
+			t.Fatalf("key exchange with a closed pool: %s, %v", got, err)
+		}
+		t.Log("closed pool:", err)
 	}
 }
 
