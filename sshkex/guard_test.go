@@ -131,7 +131,7 @@ func TestHostKeyVerificationStaysInXCrypto(t *testing.T) {
 	shown := mustSigner(t, shownKey)
 	other := mustSigner(t, otherKey).(ssh.AlgorithmSigner)
 	hk := hostKey{signer: shown, algos: []string{ssh.KeyAlgoED25519}, check: ssh.FixedHostKey(shown.PublicKey())}
-	for _, name := range postQuantum {
+	for _, name := range postQuantum() {
 		for _, liar := range []lyingSigner{
 			{shown: shown, signs: other},
 			{shown: shown, signs: shown.(ssh.AlgorithmSigner), corrupt: true},
@@ -194,7 +194,7 @@ func registerDuringHandshakes() (string, error) {
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				if _, err := runKex(nil, l.Addr().String(), clientConfig(hk, []string{ssh.KeyExchangeCurve25519})); err != nil {
+				if _, err := runKex(nil, l.Addr().String(), clientConfig(hk, []string{classicalKex()})); err != nil {
 					first.CompareAndSwap(nil, err)
 					return
 				}
@@ -217,7 +217,7 @@ func registerDuringHandshakes() (string, error) {
 	if regErr != nil {
 		return "", regErr
 	}
-	if _, err := runKex(nil, l.Addr().String(), clientConfig(hk, []string{KeyExchangeSNTRUP761X25519})); err != nil {
+	if _, err := runKex(nil, l.Addr().String(), clientConfig(hk, []string{postQuantum()[1]})); err != nil {
 		return "", err
 	}
 	return "handshakes ok", nil

@@ -4,6 +4,12 @@
 //	mlkem768x25519-sha256               (RFC 10042; replaces x/crypto's own, faster)
 //	sntrup761x25519-sha512              (RFC 9941; x/crypto has none)
 //	sntrup761x25519-sha512@openssh.com  (the same method under OpenSSH's older name)
+//	mlkem768nistp256-sha256             (RFC 10042; ML-KEM-768 with ECDH on P-256)
+//	mlkem1024nistp384-sha384            (RFC 10042; ML-KEM-1024 with ECDH on P-384)
+//
+// In FIPS 140-3 mode (GODEBUG=fips140=on) it registers only the last two,
+// whose every algorithm is approved and which then run entirely on the Go
+// Cryptographic Module.
 //
 // Call Register once, in main or an init function, before any goroutine
 // dials or serves SSH:
@@ -55,22 +61,37 @@
 //
 // After Register, a Config whose KeyExchanges is empty negotiates
 // mlkem768x25519-sha256, sntrup761x25519-sha512,
-// sntrup761x25519-sha512@openssh.com, then x/crypto's classical defaults:
-// the order of OpenSSH 10. Advertising both sntrup761 names keeps post-quantum
+// sntrup761x25519-sha512@openssh.com (OpenSSH 10's order), then
+// mlkem768nistp256-sha256 and mlkem1024nistp384-sha384, then x/crypto's
+// classical defaults. Advertising both sntrup761 names keeps post-quantum
 // protection with OpenSSH 9.0–9.8, which only know the @openssh.com name.
+// The NIST hybrids come after the X25519 hybrids, as in PuTTY 0.85's list
+// (OpenSSH 10.6 implements mlkem768nistp256-sha256 but does not offer it by
+// default), and before every classical method: a peer that offers only
+// them, such as a server in FIPS mode, still gets a post-quantum exchange.
+// Of the two, mlkem768nistp256-sha256 comes first (PuTTY puts
+// mlkem1024nistp384-sha384 first): it is the one OpenSSH implements, and
+// costs a fraction of P-384's ECDH in Go.
+//
+// In FIPS 140-3 mode the defaults are mlkem768nistp256-sha256,
+// mlkem1024nistp384-sha384, then x/crypto's defaults without the methods
+// built on X25519 (which x/crypto itself keeps in FIPS mode).
+//
 // RecommendedKeyExchanges returns that list for explicit configurations;
 // Options.KeepDefaults leaves x/crypto's default list alone.
 package sshkex
 
 import (
 	"crypto/fips140"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+	"github.com/pqkex/pqkex/mlkem768nistp256"
 	"github.com/pqkex/pqkex/mlkem768x25519"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761x25519"
@@ -82,10 +103,35 @@ const (
 	KeyExchangeMLKEM768X25519         = mlkem768x25519.Name       // "mlkem768x25519-sha256"
 	KeyExchangeSNTRUP761X25519        = sntrup761x25519.Name      // "sntrup761x25519-sha512"
 	KeyExchangeSNTRUP761X25519OpenSSH = sntrup761x25519.AliasName // "sntrup761x25519-sha512@openssh.com"
+	KeyExchangeMLKEM768NISTP256       = mlkem768nistp256.Name     // "mlkem768nistp256-sha256"
+	KeyExchangeMLKEM1024NISTP384      = mlkem1024nistp384.Name    // "mlkem1024nistp384-sha384"
 )
 
-// postQuantum is the PQ part of the recommended order (OpenSSH 10).
-var postQuantum = []string{KeyExchangeMLKEM768X25519, KeyExchangeSNTRUP761X25519, KeyExchangeSNTRUP761X25519OpenSSH}
+// The post-quantum part of the recommended order, outside and in FIPS
+// 140-3 mode (see the package documentation for why).
+var (
+	postQuantumAll = []string{
+		KeyExchangeMLKEM768X25519, KeyExchangeSNTRUP761X25519, KeyExchangeSNTRUP761X25519OpenSSH,
+		KeyExchangeMLKEM768NISTP256, KeyExchangeMLKEM1024NISTP384,
+	}
+	postQuantumFIPS = []string{KeyExchangeMLKEM768NISTP256, KeyExchangeMLKEM1024NISTP384}
+)
+
+// postQuantum returns the post-quantum names for the process's mode.
+func postQuantum() []string {
+	if fips140.Enabled() {
+		return postQuantumFIPS
+	}
+	return postQuantumAll
+}
+
+// fipsApproved reports whether a key exchange of x/crypto's default list may
+// stay in the FIPS-mode defaults: x/crypto keeps its X25519-based methods
+// in FIPS mode (mlkem768x25519-sha256 with fips140=on), but X25519 is not
+// an approved algorithm.
+func fipsApproved(name string) bool {
+	return !strings.Contains(name, "25519") && !strings.Contains(name, "448") && !strings.Contains(name, "sntrup")
+}
 
 // Options adjusts what Register changes in x/crypto/ssh.
 type Options struct {
@@ -93,8 +139,9 @@ type Options struct {
 	// place instead of pqkex's (which is byte-compatible and faster).
 	KeepBuiltinMLKEM bool
 	// KeepDefaults leaves x/crypto's default key exchange list (used when
-	// a Config's KeyExchanges is empty) unchanged; the sntrup761 methods
-	// are then negotiated only if listed explicitly.
+	// a Config's KeyExchanges is empty) unchanged; pqkex's methods other
+	// than mlkem768x25519-sha256 are then negotiated only if listed
+	// explicitly.
 	KeepDefaults bool
 	// AllowUnverifiedXCrypto lets Register proceed with an x/crypto that is
 	// not a release in the range this version of sshkex was verified
@@ -130,8 +177,9 @@ func Register() error { return RegisterWith(Options{}) }
 // options is a no-op; with different options it returns an error. It is
 // safe to call from several goroutines.
 //
-// In FIPS 140 mode it returns an error and changes nothing: sntrup761 and
-// X25519 are not FIPS 140 approved.
+// In FIPS 140-3 mode it registers only mlkem768nistp256-sha256 and
+// mlkem1024nistp384-sha384 (sntrup761 and X25519 are not approved), and
+// KeepBuiltinMLKEM has no effect.
 func RegisterWith(opts Options) error { return registerWith(opts, ourMirrors) }
 
 // registerWith is RegisterWith with the mirrors to verify as a parameter,
@@ -144,9 +192,6 @@ func registerWith(opts Options, mirrors mirrorTypes) error {
 			return fmt.Errorf("sshkex: already registered with options %+v", regOpts)
 		}
 		return nil
-	}
-	if fips140.Enabled() {
-		return errors.New("sshkex: FIPS 140 mode is enabled; sntrup761x25519 and X25519 are not approved, nothing registered")
 	}
 	if !opts.AllowUnverifiedXCrypto {
 		if err := checkVersion(xcryptoModule()); err != nil {
@@ -163,21 +208,25 @@ func registerWith(opts Options, mirrors mirrorTypes) error {
 	// the documentation forbids) then reads either the old map or the new
 	// one, never a map being written, which would be a fatal error.
 	old := kexAlgoMap
-	next := make(map[string]kexAlgorithm, len(old)+3)
+	next := make(map[string]kexAlgorithm, len(old)+5)
 	for name, v := range old {
 		next[name] = v
 	}
-	sntrup := &hybridKEX{sntrupMethod}
-	next[KeyExchangeSNTRUP761X25519] = sntrup
-	next[KeyExchangeSNTRUP761X25519OpenSSH] = sntrup
-	if !opts.KeepBuiltinMLKEM {
-		next[KeyExchangeMLKEM768X25519] = &hybridKEX{mlkemMethod}
+	next[KeyExchangeMLKEM768NISTP256] = &hybridKEX{nistp256Method}
+	next[KeyExchangeMLKEM1024NISTP384] = &hybridKEX{nistp384Method}
+	if !fips140.Enabled() {
+		sntrup := &hybridKEX{sntrupMethod}
+		next[KeyExchangeSNTRUP761X25519] = sntrup
+		next[KeyExchangeSNTRUP761X25519OpenSSH] = sntrup
+		if !opts.KeepBuiltinMLKEM {
+			next[KeyExchangeMLKEM768X25519] = &hybridKEX{mlkemMethod}
+		}
 	}
 	oldSupported, oldDefaults := supportedKexAlgos, defaultKexAlgos
 	kexAlgoMap = next
 	supportedKexAlgos = withPQFirst(supportedKexAlgos)
 	if !opts.KeepDefaults {
-		defaultKexAlgos = withPQFirst(defaultKexAlgos)
+		defaultKexAlgos = recommended(defaultKexAlgos)
 	}
 	// Confirm through x/crypto's exported, typed API that it now sees what
 	// was written; undo everything if not.
@@ -193,11 +242,11 @@ func registerWith(opts Options, mirrors mirrorTypes) error {
 // it knows and offers the registered names.
 func confirmRegistered(opts Options) error {
 	supported := ssh.SupportedAlgorithms().KeyExchanges
-	cfg := ssh.Config{KeyExchanges: postQuantum}
+	cfg := ssh.Config{KeyExchanges: postQuantum()}
 	cfg.SetDefaults() // keeps the names x/crypto's registry has
 	var defaults ssh.Config
 	defaults.SetDefaults()
-	for _, name := range postQuantum {
+	for _, name := range postQuantum() {
 		if !slices.Contains(supported, name) {
 			return fmt.Errorf("ssh.SupportedAlgorithms does not list %s", name)
 		}
@@ -214,7 +263,7 @@ func confirmRegistered(opts Options) error {
 // withPQFirst returns list with the post-quantum names first, in the
 // recommended order, followed by the list's other names in their order.
 func withPQFirst(list []string) []string {
-	out := slices.Clone(postQuantum)
+	out := slices.Clone(postQuantum())
 	for _, name := range list {
 		if !slices.Contains(out, name) {
 			out = append(out, name)
@@ -223,24 +272,45 @@ func withPQFirst(list []string) []string {
 	return out
 }
 
+// recommended returns the recommended default list built on x/crypto's
+// defaults: withPQFirst, and in FIPS 140-3 mode without unapproved names.
+func recommended(defaults []string) []string {
+	out := withPQFirst(defaults)
+	if fips140.Enabled() {
+		out = slices.DeleteFunc(out, func(name string) bool { return !fipsApproved(name) })
+	}
+	return out
+}
+
 // RecommendedKeyExchanges returns the key exchange list Register makes the
-// default: the three post-quantum names in OpenSSH 10's order, then
-// x/crypto/ssh's classical defaults. Use it for a Config that sets
-// KeyExchanges explicitly; names x/crypto does not know (for example
-// before Register) are ignored by x/crypto.
+// default: the post-quantum names in the order the package documentation
+// gives, then x/crypto/ssh's classical defaults (in FIPS 140-3 mode: the
+// two NIST hybrids, then x/crypto's approved defaults). Use it for a Config
+// that sets KeyExchanges explicitly; names x/crypto does not know (for
+// example before Register) are ignored by x/crypto.
 func RecommendedKeyExchanges() []string {
 	regMu.Lock()
 	defer regMu.Unlock()
-	var classical []string
-	for _, name := range defaultKexAlgos {
-		if !slices.Contains(postQuantum, name) {
-			classical = append(classical, name)
-		}
-	}
-	return append(slices.Clone(postQuantum), classical...)
+	return recommended(defaultKexAlgos)
 }
 
 var (
+	nistp256Method = &method{
+		name: KeyExchangeMLKEM768NISTP256,
+		hash: mlkem768nistp256.Hash,
+		newClient: func(rand io.Reader) (client, error) {
+			return mlkem768nistp256.NewClient(rand)
+		},
+		respond: mlkem768nistp256.Respond,
+	}
+	nistp384Method = &method{
+		name: KeyExchangeMLKEM1024NISTP384,
+		hash: mlkem1024nistp384.Hash,
+		newClient: func(rand io.Reader) (client, error) {
+			return mlkem1024nistp384.NewClient(rand)
+		},
+		respond: mlkem1024nistp384.Respond,
+	}
 	mlkemMethod = &method{
 		name: KeyExchangeMLKEM768X25519,
 		hash: mlkem768x25519.Hash,

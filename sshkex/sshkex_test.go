@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/fips140"
 	"crypto/rand"
 	"crypto/rsa"
 	"fmt"
@@ -175,32 +176,90 @@ func execOutput(c *ssh.Client, cmd string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// needNonFIPS skips a test of the methods that are not registered in FIPS
+// 140-3 mode; .ci/run runs the package once without and once with
+// GODEBUG=fips140=on, so the test runs in the first.
+func needNonFIPS(t *testing.T) {
+	if fips140.Enabled() {
+		t.Skip("sntrup761x25519 is not registered in FIPS 140-3 mode; this runs in the non-FIPS run")
+	}
+}
+
+// classicalKex is a classical key exchange x/crypto offers in the current
+// mode.
+func classicalKex() string {
+	if fips140.Enabled() {
+		return ssh.KeyExchangeECDHP256
+	}
+	return ssh.KeyExchangeCurve25519
+}
+
 // ---------------------------------------------------------------- tests
 
 func TestRegistered(t *testing.T) {
-	for _, name := range postQuantum {
+	for _, name := range postQuantum() {
 		if _, ok := kexAlgoMap[name].(*hybridKEX); !ok {
 			t.Errorf("%s is not pqkex's after Register", name)
 		}
 	}
 	supp := ssh.SupportedAlgorithms().KeyExchanges
-	for _, name := range postQuantum {
+	for _, name := range postQuantum() {
 		if !slices.Contains(supp, name) {
 			t.Errorf("SupportedAlgorithms().KeyExchanges lacks %s: %v", name, supp)
 		}
 	}
+	pq := postQuantum()
 	var cfg ssh.Config
 	cfg.SetDefaults()
-	if len(cfg.KeyExchanges) < 4 || !slices.Equal(cfg.KeyExchanges[:3], postQuantum) || cfg.KeyExchanges[3] != ssh.KeyExchangeCurve25519 {
-		t.Errorf("defaults are not PQ-first in OpenSSH 10 order: %v", cfg.KeyExchanges)
+	if len(cfg.KeyExchanges) <= len(pq) || !slices.Equal(cfg.KeyExchanges[:len(pq)], pq) {
+		t.Errorf("defaults are not PQ-first in the documented order: %v", cfg.KeyExchanges)
+	}
+	rest := cfg.KeyExchanges[len(pq):]
+	if fips140.Enabled() {
+		for _, name := range []string{KeyExchangeSNTRUP761X25519, KeyExchangeSNTRUP761X25519OpenSSH, KeyExchangeMLKEM768X25519} {
+			if _, ours := kexAlgoMap[name].(*hybridKEX); ours {
+				t.Errorf("%s registered by pqkex in FIPS 140-3 mode", name)
+			}
+		}
+		for _, name := range cfg.KeyExchanges {
+			if !fipsApproved(name) {
+				t.Errorf("FIPS-mode defaults contain %s: %v", name, cfg.KeyExchanges)
+			}
+		}
+		if !slices.Contains(rest, ssh.KeyExchangeECDHP256) {
+			t.Errorf("FIPS-mode defaults lost x/crypto's approved methods: %v", cfg.KeyExchanges)
+		}
+	} else if rest[0] != ssh.KeyExchangeCurve25519 {
+		t.Errorf("classical defaults do not follow the PQ names: %v", cfg.KeyExchanges)
 	}
 	rec := RecommendedKeyExchanges()
-	if !slices.Equal(rec[:3], postQuantum) || !slices.Contains(rec, ssh.KeyExchangeCurve25519) {
-		t.Errorf("RecommendedKeyExchanges() = %v", rec)
+	// SetDefaults adds x/crypto's alias curve25519-sha256@libssh.org.
+	want := slices.DeleteFunc(slices.Clone(cfg.KeyExchanges), func(n string) bool { return n == "curve25519-sha256@libssh.org" })
+	if !slices.Equal(rec, want) {
+		t.Errorf("RecommendedKeyExchanges() = %v, defaults %v", rec, cfg.KeyExchanges)
 	}
 	rec[0] = "changed"
-	if RecommendedKeyExchanges()[0] != KeyExchangeMLKEM768X25519 {
+	if RecommendedKeyExchanges()[0] != pq[0] {
 		t.Error("RecommendedKeyExchanges returns shared state")
+	}
+}
+
+// TestFIPSMode runs the registration and handshake tests again in a child
+// process in FIPS 140-3 mode (.ci/run also runs the whole package so).
+func TestFIPSMode(t *testing.T) {
+	if fips140.Enabled() {
+		t.Skip("already in FIPS 140-3 mode")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^(TestRegistered|TestHandshakes|TestDefaultsNegotiatePQ|TestHostKeyVerificationStaysInXCrypto)$", "-test.v")
+	cmd.Env = append(os.Environ(), "GODEBUG=fips140=on")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"--- PASS: TestRegistered", "--- PASS: TestHandshakes/ed25519/" + KeyExchangeMLKEM1024NISTP384, "--- PASS: TestDefaultsNegotiatePQ"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("FIPS-mode run lacks %q:\n%s", want, out)
+		}
 	}
 }
 
@@ -227,7 +286,7 @@ func TestRegisterIdempotentConcurrent(t *testing.T) {
 	}
 	var cfg ssh.Config
 	cfg.SetDefaults()
-	if n := strings.Count(strings.Join(cfg.KeyExchanges, ","), "sntrup761x25519-sha512,"); n != 1 {
+	if n := strings.Count(strings.Join(cfg.KeyExchanges, ",")+",", postQuantum()[1]+","); n != 1 {
 		t.Fatalf("repeated Register duplicated names: %v", cfg.KeyExchanges)
 	}
 	if err := RegisterWith(Options{KeepDefaults: true}); err == nil {
@@ -240,7 +299,7 @@ func TestRegisterIdempotentConcurrent(t *testing.T) {
 func TestHandshakes(t *testing.T) {
 	for _, hk := range hostKeys(t) {
 		srv := startServer(t, hk.signer, nil) // server: the PQ-first defaults
-		for _, name := range postQuantum {
+		for _, name := range postQuantum() {
 			t.Run(hk.name+"/"+name, func(t *testing.T) {
 				got, err := runKex(t, srv.Addr().String(), clientConfig(hk, []string{name}))
 				if err != nil {
@@ -261,12 +320,13 @@ func TestDefaultsNegotiatePQ(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != KeyExchangeMLKEM768X25519 {
+	if got != postQuantum()[0] {
 		t.Fatalf("empty KeyExchanges negotiated %s", got)
 	}
 }
 
 func TestClientOrderWins(t *testing.T) {
+	needNonFIPS(t)
 	hk := hostKeys(t)[0]
 	srv := startServer(t, hk.signer, []string{KeyExchangeMLKEM768X25519, KeyExchangeSNTRUP761X25519OpenSSH, KeyExchangeSNTRUP761X25519})
 	for _, order := range [][]string{
@@ -286,7 +346,7 @@ func TestClientOrderWins(t *testing.T) {
 
 func TestMismatch(t *testing.T) {
 	hk := hostKeys(t)[0]
-	srv := startServer(t, hk.signer, []string{ssh.KeyExchangeCurve25519})
+	srv := startServer(t, hk.signer, []string{classicalKex()})
 	_, err := runKex(t, srv.Addr().String(), clientConfig(hk, []string{KeyExchangeSNTRUP761X25519}))
 	if err == nil || !strings.Contains(err.Error(), "no common algorithm for key exchange") {
 		t.Fatalf("mismatch gave %v", err)
@@ -297,7 +357,7 @@ func TestMismatch(t *testing.T) {
 // that the connection keeps working with an unchanged session ID.
 func TestRekey(t *testing.T) {
 	hk := hostKeys(t)[0]
-	for _, name := range postQuantum {
+	for _, name := range postQuantum() {
 		t.Run(name, func(t *testing.T) {
 			m := kexAlgoMap[name].(*hybridKEX).m
 			var n atomic.Int32
@@ -344,6 +404,7 @@ func TestRekey(t *testing.T) {
 // TestKeyPool runs key exchanges with keys from a small pool and from a
 // zero KeyPool, then with the pool closed, which must fail with an error.
 func TestKeyPool(t *testing.T) {
+	needNonFIPS(t)
 	hk := hostKeys(t)[0]
 	srv := startServer(t, hk.signer, nil)
 	cfg := clientConfig(hk, []string{KeyExchangeSNTRUP761X25519})
@@ -380,7 +441,7 @@ func TestConcurrentHandshakes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			name := postQuantum[i%len(postQuantum)]
+			name := postQuantum()[i%len(postQuantum())]
 			got, err := runKex(t, srv.Addr().String(), clientConfig(hk, []string{name}))
 			if err == nil && got != name {
 				err = fmt.Errorf("negotiated %s, want %s", got, name)
@@ -611,7 +672,7 @@ func runPeer(mode string, args []string) int {
 		s := kexserver.New(l, kexserver.Config([]ssh.Signer{signer}, nil))
 		go s.Serve()
 		defer s.Close()
-		for _, name := range []string{ssh.KeyExchangeMLKEM768X25519, ssh.KeyExchangeCurve25519} {
+		for _, name := range []string{ssh.KeyExchangeMLKEM768X25519, classicalKex()} {
 			cfg := clientConfig(hostKey{check: ssh.FixedHostKey(signer.PublicKey()), algos: []string{ssh.KeyAlgoED25519}}, []string{name})
 			got, err := runKex(nil, l.Addr().String(), cfg)
 			if err != nil || got != name {
