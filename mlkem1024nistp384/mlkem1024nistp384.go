@@ -4,7 +4,7 @@
 // draft's), which combines ML-KEM-1024 (FIPS 203) with ECDH on NIST P-384
 // (FIPS 186-5, SP 800-56A; SEC1 encodings as in RFC 5656).
 // It reproduces PuTTY 0.85's key exchange code byte for byte on its vectors
-// (vectors/testdata/_nist). The method is offered by PuTTY 0.83 and later,
+// (vectors/testdata). The method is offered by PuTTY 0.83 and later,
 // libssh 0.12 and PKIX-SSH (OpenSSH does not implement it); it is the CNSA
 // 2.0 choice.
 //

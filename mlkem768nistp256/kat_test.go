@@ -54,11 +54,3 @@ func TestPuTTYVectors(t *testing.T) {
 		t.Errorf("ran %d cases", n)
 	}
 }
-
-// TestProvenance checks the SHA-256 of every vector file of the NIST-curve
-// hybrids against its README (both methods' files live together).
-func TestProvenance(t *testing.T) {
-	if n := hybridtest.CheckProvenance(t, hybridtest.Dir); n != 17 {
-		t.Errorf("checked %d files, want 17", n)
-	}
-}

@@ -12,7 +12,7 @@ import (
 // here too, on both implementations behind this method: crypto/mlkem is
 // its FIPS-mode backend, which no other package's vector tests reach
 // through the engine.
-const td768 = "../vectors/testdata/"
+const td768 = hybridtest.Dir
 
 func kems768() []mlkemhybrid.KEM {
 	return []mlkemhybrid.KEM{mlkemhybrid.Circl(mlkemhybrid.MLKEM768), mlkemhybrid.Std(mlkemhybrid.MLKEM768)}

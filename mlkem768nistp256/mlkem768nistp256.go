@@ -4,7 +4,7 @@
 // draft's), which combines ML-KEM-768 (FIPS 203) with ECDH on NIST P-256
 // (FIPS 186-5, SP 800-56A; SEC1 encodings as in RFC 5656).
 // It reproduces OpenSSH 10.5's and PuTTY 0.85's key exchange code byte for
-// byte on their vectors (vectors/testdata/_nist). The method is offered by
+// byte on their vectors (vectors/testdata). The method is offered by
 // OpenSSH 10.5 and later (not in its default lists), PuTTY 0.83 and later,
 // libssh 0.12 and PKIX-SSH.
 //

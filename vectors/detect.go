@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+	"github.com/pqkex/pqkex/mlkem768nistp256"
 	"github.com/pqkex/pqkex/mlkem768x25519"
 	"github.com/pqkex/pqkex/sntrup761x25519"
 )
@@ -28,7 +31,7 @@ const sniffSize = 64 << 10
 // file may still fail to parse. It returns an error saying why the file
 // is not run if it is in none of the formats, or in one of them but for an
 // algorithm or parameter set that pqkex does not implement (for example
-// the shared set's mlkem768nistp256-sha256 SSH vectors).
+// ML-KEM-512, or Wycheproof ECDH on P-521).
 func Detect(data []byte) (Format, error) {
 	if isGzip(data) {
 		z, err := gzip.NewReader(bytes.NewReader(data))
@@ -106,6 +109,23 @@ func detectKeyValues(text []byte) (Format, error) {
 	if len(values) == 0 || len(values[0]) < 16 || !isHex(values[0][:16]) || len(strings.Join(values, "")) < 64 {
 		return "", errUnknown
 	}
+	// The parameter set by the length of a key or ciphertext (in hex):
+	// ek and c have 1184 / 1088 bytes for ML-KEM-768, 1568 / 1568 for
+	// ML-KEM-1024; dk 2400 / 3168. d, z, m and K are 32 bytes in both.
+	for i, v := range values {
+		switch len(v) / 2 {
+		case 1184, 1088, 2400:
+			return FormatCCTVMLKEMCase, nil
+		case 1568, 3168:
+			return FormatCCTVMLKEM1024Case, nil
+		case 32:
+		default:
+			if i == len(values)-1 {
+				break // the last value may be cut short
+			}
+			return "", fmt.Errorf("CCTV ML-KEM case with a %d-byte value (ML-KEM-512?), which pqkex does not implement", len(v)/2)
+		}
+	}
 	return FormatCCTVMLKEMCase, nil
 }
 
@@ -123,8 +143,10 @@ func detectHexLines(text []byte) (Format, error) {
 	switch len(lines[0]) {
 	case 2 * 1184:
 		return FormatCCTVMLKEMModulus, nil
-	case 2 * 800, 2 * 1568:
-		return "", fmt.Errorf("CCTV modulus keys of %d bytes (ML-KEM-512 or ML-KEM-1024), which pqkex does not implement", len(lines[0])/2)
+	case 2 * 1568:
+		return FormatCCTVMLKEM1024Modulus, nil
+	case 2 * 800:
+		return "", fmt.Errorf("CCTV modulus keys of %d bytes (ML-KEM-512), which pqkex does not implement", len(lines[0])/2)
 	}
 	return "", errUnknown
 }
@@ -177,32 +199,85 @@ func detectJSON(data []byte) (Format, error) {
 			return FormatSSHMLKEM768X25519, nil
 		case sntrup761x25519.Name, sntrup761x25519.AliasName:
 			return FormatSSHSNTRUP761X25519, nil
+		case mlkem768nistp256.Name:
+			return FormatSSHMLKEM768NISTP256, nil
+		case mlkem1024nistp384.Name:
+			return FormatSSHMLKEM1024NISTP384, nil
 		}
 		return "", fmt.Errorf("SSH vectors for %s, which pqkex does not implement", alg)
 	case names["schema"] && alg != "": // Wycheproof
 		schema := strs["schema"]
 		switch {
 		case alg == "ML-KEM" && wycheproofMLKEMSchemas[schema]:
-			return FormatWycheproofMLKEM, nil
+			// The parameter set is a field of each test group.
+			switch ps := groupField(data, "parameterSet"); ps {
+			case "ML-KEM-768":
+				return FormatWycheproofMLKEM, nil
+			case "ML-KEM-1024":
+				return FormatWycheproofMLKEM1024, nil
+			default:
+				return "", fmt.Errorf("Wycheproof ML-KEM vectors for %q, which pqkex does not implement", ps)
+			}
 		case alg == "XDH" && schema == "xdh_comp_schema_v1.json":
 			return FormatWycheproofXDH, nil
+		case alg == "ECDH" && (schema == "ecdh_ecpoint_test_schema_v1.json" || schema == "ecdh_test_schema_v1.json"):
+			if c := groupField(data, "curve"); c != "secp256r1" && c != "secp384r1" {
+				return "", fmt.Errorf("Wycheproof ECDH vectors for %q, a curve pqkex does not use", c)
+			}
+			if schema == "ecdh_ecpoint_test_schema_v1.json" {
+				return FormatWycheproofECDHPoint, nil
+			}
+			return FormatWycheproofECDH, nil
 		}
 		return "", fmt.Errorf("a Wycheproof file of %s vectors (%s), not a bundled format", alg, schema)
 	case alg == "ML-KEM" && names["mode"]: // ACVP, prompt and results joined
-		if ps := strs["parameterSet"]; ps != "" && ps != "ML-KEM-768" {
+		ps := strs["parameterSet"]
+		if ps != "" && ps != "ML-KEM-768" && ps != "ML-KEM-1024" {
 			return "", fmt.Errorf("ACVP vectors for %s, which pqkex does not implement", ps)
 		}
 		switch strs["mode"] {
 		case "keyGen":
+			if ps == "ML-KEM-1024" {
+				return FormatACVPMLKEM1024KeyGen, nil
+			}
 			return FormatACVPMLKEMKeyGen, nil
 		case "encapDecap":
+			if ps == "ML-KEM-1024" {
+				return FormatACVPMLKEM1024EncDec, nil
+			}
 			return FormatACVPMLKEMEncDec, nil
 		}
 		return "", fmt.Errorf("ACVP ML-KEM mode %q, not a bundled format", strs["mode"])
 	case names["per_test_draws"]:
+		// The recipes draw a random ciphertext of the parameter set's size.
+		if bytes.Contains(data, []byte(`"1568 bytes: random ciphertext`)) {
+			return FormatMLKEM1024Accumulated, nil
+		}
 		return FormatMLKEMAccumulated, nil
 	case names["section_5_2"] || names["section_5_2_iterated"] || names["section_6_1"]:
 		return FormatRFC7748X25519, nil
 	}
 	return "", errUnknown
+}
+
+// groupFieldRE matches a string field of a JSON object.
+var groupFieldRE = map[string]*regexp.Regexp{
+	"parameterSet": regexp.MustCompile(`"parameterSet"\s*:\s*"([^"]*)"`),
+	"curve":        regexp.MustCompile(`"curve"\s*:\s*"([^"]*)"`),
+}
+
+// groupField returns the value of the first string field name in the
+// first sniffSize bytes of a Wycheproof file: that of its first test
+// group (the header and notes before it have no such field). Read as text
+// so that a file cut short is still recognised.
+func groupField(data []byte, name string) string {
+	i := bytes.Index(data, []byte(`"testGroups"`))
+	if i < 0 {
+		return ""
+	}
+	m := groupFieldRE[name].FindSubmatch(data[i:min(len(data), i+sniffSize)])
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
 }

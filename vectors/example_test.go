@@ -26,11 +26,11 @@ func ExampleRun() {
 func ExampleDetect() {
 	f, err := vectors.Detect([]byte("# sntrup761\n\ncount = 0\nseed = 061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1\n"))
 	fmt.Println(f, err)
-	_, err = vectors.Detect([]byte(`{"algorithm": "mlkem768nistp256-sha256", "transcript": {}}`))
+	_, err = vectors.Detect([]byte(`{"algorithm": "ML-KEM", "mode": "keyGen", "parameterSet": "ML-KEM-512"}`))
 	fmt.Println(err)
 	// Output:
 	// sntrup761-nist-kat <nil>
-	// SSH vectors for mlkem768nistp256-sha256, which pqkex does not implement
+	// ACVP vectors for ML-KEM-512, which pqkex does not implement
 }
 
 // Run every bundled file, as "pqkex kat" does. For a directory of files,

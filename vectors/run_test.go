@@ -30,6 +30,24 @@ func TestDetectBundled(t *testing.T) {
 		"mlkem768_accumulated.json":                           FormatMLKEMAccumulated,
 		"rfc7748_x25519.json":                                 FormatRFC7748X25519,
 		"wycheproof_x25519_test.json":                         FormatWycheproofXDH,
+
+		"mlkem768nistp256-sha256_openssh.json":                 FormatSSHMLKEM768NISTP256,
+		"mlkem768nistp256-sha256_putty.json":                   FormatSSHMLKEM768NISTP256,
+		"mlkem1024nistp384-sha384_putty.json":                  FormatSSHMLKEM1024NISTP384,
+		"mlkem1024_acvp_keygen.json":                           FormatACVPMLKEM1024KeyGen,
+		"mlkem1024_acvp_encapdecap.json":                       FormatACVPMLKEM1024EncDec,
+		"wycheproof_mlkem_1024_test.json":                      FormatWycheproofMLKEM1024,
+		"wycheproof_mlkem_1024_encaps_test.json":               FormatWycheproofMLKEM1024,
+		"wycheproof_mlkem_1024_keygen_seed_test.json":          FormatWycheproofMLKEM1024,
+		"wycheproof_mlkem_1024_semi_expanded_decaps_test.json": FormatWycheproofMLKEM1024,
+		"cctv_mlkem1024_modulus.txt.gz":                        FormatCCTVMLKEM1024Modulus,
+		"cctv_mlkem1024_strcmp.txt":                            FormatCCTVMLKEM1024Case,
+		"cctv_mlkem1024_unlucky_fips203final_pr13.txt":         FormatCCTVMLKEM1024Case,
+		"mlkem1024_accumulated.json":                           FormatMLKEM1024Accumulated,
+		"wycheproof_ecdh_secp256r1_ecpoint_test.json":          FormatWycheproofECDHPoint,
+		"wycheproof_ecdh_secp384r1_ecpoint_test.json":          FormatWycheproofECDHPoint,
+		"wycheproof_ecdh_secp256r1_test.json":                  FormatWycheproofECDH,
+		"wycheproof_ecdh_secp384r1_test.json":                  FormatWycheproofECDH,
 	}
 	entries, err := fs.ReadDir(Bundled(), ".")
 	if err != nil {
@@ -80,14 +98,15 @@ func TestRunSkips(t *testing.T) {
 	for _, tc := range []struct {
 		name, data, skip string
 	}{
-		{"ssh", `{"algorithm": "mlkem768nistp256-sha256", "transcript": {}, "tests": [{"tcId": 1}]}`, "mlkem768nistp256-sha256"},
+		{"ssh", `{"algorithm": "curve25519-sha256", "transcript": {}, "tests": [{"tcId": 1}]}`, "curve25519-sha256"},
 		{"rsp", "# kyber768\n\ncount = 0\nseed = 00\n", "kyber768"},
 		{"acvp", `{"algorithm": "ML-KEM", "mode": "keyGen", "parameterSet": "ML-KEM-512", "tests": []}`, "ML-KEM-512"},
-		{"wycheproof mlkem", `{"algorithm": "ML-KEM", "schema": "mlkem_test_schema.json", "testGroups": [{"type": "MLKEMTest", "parameterSet": "ML-KEM-1024", "tests": [{"tcId": 1}]}]}`, "ML-KEM-1024"},
+		{"wycheproof mlkem", `{"algorithm": "ML-KEM", "schema": "mlkem_test_schema.json", "testGroups": [{"type": "MLKEMTest", "parameterSet": "ML-KEM-512", "tests": [{"tcId": 1}]}]}`, "ML-KEM-512"},
+		{"wycheproof ecdh p521", `{"algorithm": "ECDH", "schema": "ecdh_ecpoint_test_schema_v1.json", "testGroups": [{"type": "EcdhEcpointTest", "curve": "secp521r1", "tests": [{"tcId": 1}]}]}`, "secp521r1"},
 		{"wycheproof x448", `{"algorithm": "XDH", "schema": "xdh_comp_schema_v1.json", "testGroups": [{"curve": "curve448", "tests": [{"tcId": 1}]}]}`, "curve448"},
 		{"wycheproof ecdsa", `{"algorithm": "ECDSA", "schema": "ecdsa_verify_schema_v1.json", "testGroups": []}`, "ECDSA"},
 		{"cctv modulus 512", string(gzipped([]byte(hex(800) + "\n"))), "ML-KEM-512"},
-		{"cctv case 1024", "dk = " + hex(3168) + "\nc = " + hex(1568) + "\nK = " + hex(32) + "\n", "ML-KEM-1024"},
+		{"cctv case 512", "dk = " + hex(1632) + "\nc = " + hex(768) + "\nK = " + hex(32) + "\n", "ML-KEM-512"},
 		{"text", "hello\n", "not a known vector format"},
 		{"json", `{"hello": "world"}`, "not a known vector format"},
 	} {

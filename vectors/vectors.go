@@ -1,7 +1,11 @@
 // Package vectors runs known-answer vector files against pqkex: NIST's
 // sntrup761 KAT, OpenSSH-generated SSH exchanges for
-// mlkem768x25519-sha256 and sntrup761x25519-sha512, and ML-KEM-768 and
-// X25519 files from ACVP, Wycheproof, CCTV and RFC 7748. Use it to check
+// mlkem768x25519-sha256, sntrup761x25519-sha512 and
+// mlkem768nistp256-sha256, PuTTY-generated ones for
+// mlkem768nistp256-sha256 and mlkem1024nistp384-sha384 (edge cases
+// judged by their strict verdict), ML-KEM-768 and ML-KEM-1024 files from
+// ACVP, Wycheproof and CCTV, X25519 files from Wycheproof and RFC 7748,
+// and Wycheproof's P-256 and P-384 ECDH files. Use it to check
 // the vector files of another implementation against pqkex (a
 // disagreement points at one of the two), or to rerun pqkex's own set.
 //
@@ -43,6 +47,18 @@ const (
 	FormatMLKEMAccumulated   Format = "mlkem-accumulated"          // accumulated pseudo-random test recipes
 	FormatRFC7748X25519      Format = "rfc7748-x25519"             // RFC 7748 sections 5.2 and 6.1
 	FormatWycheproofXDH      Format = "wycheproof-xdh"             // Wycheproof XDH (xdh_comp_schema_v1)
+
+	// The NIST-curve hybrids and their parts.
+	FormatSSHMLKEM768NISTP256  Format = "ssh-mlkem768nistp256-sha256"  // OpenSSH- or PuTTY-generated exchanges
+	FormatSSHMLKEM1024NISTP384 Format = "ssh-mlkem1024nistp384-sha384" // PuTTY-generated exchanges
+	FormatACVPMLKEM1024KeyGen  Format = "acvp-mlkem1024-keygen"        // ACVP keyGen, ML-KEM-1024
+	FormatACVPMLKEM1024EncDec  Format = "acvp-mlkem1024-encapdecap"    // ACVP encapDecap, ML-KEM-1024
+	FormatWycheproofMLKEM1024  Format = "wycheproof-mlkem1024"         // the four Wycheproof ML-KEM schemas, ML-KEM-1024
+	FormatCCTVMLKEM1024Modulus Format = "cctv-mlkem1024-modulus"       // 1568-byte hex keys, gzipped
+	FormatCCTVMLKEM1024Case    Format = "cctv-mlkem1024-case"          // "name = hex" lines with ML-KEM-1024 sizes
+	FormatMLKEM1024Accumulated Format = "mlkem1024-accumulated"        // accumulated recipes, 1568-byte ciphertexts
+	FormatWycheproofECDHPoint  Format = "wycheproof-ecdh-ecpoint"      // Wycheproof ECDH, raw SEC1 points, P-256 / P-384
+	FormatWycheproofECDH       Format = "wycheproof-ecdh"              // Wycheproof ECDH, DER public keys, P-256 / P-384
 )
 
 // Result is the outcome of running one vector file. Passed and Failed
@@ -136,6 +152,22 @@ func run(f Format, data []byte) kat.Result {
 		return runJSON(rd, func(v *kat.RFC7748X25519) kat.Result { return kat.RunRFC7748X25519(v, false) })
 	case FormatWycheproofXDH:
 		return runJSON(rd, kat.RunWycheproofXDH)
+	case FormatSSHMLKEM768NISTP256, FormatSSHMLKEM1024NISTP384:
+		return kat.RunSSHHybrid(data)
+	case FormatACVPMLKEM1024KeyGen:
+		return kat.RunMLKEM1024ACVPKeyGen(data)
+	case FormatACVPMLKEM1024EncDec:
+		return kat.RunMLKEM1024ACVPEncapDecap(data)
+	case FormatWycheproofMLKEM1024:
+		return kat.RunMLKEM1024Wycheproof(data)
+	case FormatCCTVMLKEM1024Modulus:
+		return kat.RunMLKEM1024CCTVModulus(data)
+	case FormatCCTVMLKEM1024Case:
+		return kat.RunMLKEM1024CCTVCase(data)
+	case FormatMLKEM1024Accumulated:
+		return kat.RunMLKEM1024Accumulated(data, kat.AccumulatedTests)
+	case FormatWycheproofECDHPoint, FormatWycheproofECDH:
+		return kat.RunWycheproofECDHFile(data)
 	}
 	return kat.Result{Err: fmt.Errorf("vectors: no runner for format %q", f)}
 }

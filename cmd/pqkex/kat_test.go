@@ -117,11 +117,11 @@ func TestKATDir(t *testing.T) {
 	rsp := bundledFile(t, "sntrup761_nist_kat.rsp")
 	ssh := bundledFile(t, "mlkem768x25519-sha256_openssh.json")
 	dir := katWriteDir(t, map[string][]byte{
-		"README.md":             bundledFile(t, "README.md"),
-		"a/kat.data":            rsp, // recognised by content, not by name
-		"b/c/ssh.txt":           ssh,
-		"b/notes.txt":           []byte("count = 1\nnothing to see\n"),
-		"nistp256/vectors.json": []byte(`{"algorithm": "mlkem768nistp256-sha256", "transcript": {}, "tests": []}`),
+		"README.md":               bundledFile(t, "README.md"),
+		"a/kat.data":              rsp, // recognised by content, not by name
+		"b/c/ssh.txt":             ssh,
+		"b/notes.txt":             []byte("count = 1\nnothing to see\n"),
+		"curve25519/vectors.json": []byte(`{"algorithm": "curve25519-sha256", "transcript": {}, "tests": []}`),
 	})
 	code, lines, passed, failed := runKATTest(t, "-dir", dir)
 	if code != 0 || failed != 0 || passed != 100+32 {
@@ -134,7 +134,7 @@ func TestKATDir(t *testing.T) {
 		"ok    " + p("a/kat.data") + "  sntrup761-nist-kat  100 vectors",
 		"ok    " + p("b/c/ssh.txt") + "  ssh-mlkem768x25519-sha256  32 vectors",
 		"skip  " + p("b/notes.txt") + "  not a known vector format",
-		"skip  " + p("nistp256/vectors.json") + "  SSH vectors for mlkem768nistp256-sha256, which pqkex does not implement",
+		"skip  " + p("curve25519/vectors.json") + "  SSH vectors for curve25519-sha256, which pqkex does not implement",
 		"132 passed, 0 failed",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
@@ -176,28 +176,43 @@ func TestKATCorrupted(t *testing.T) {
 	for _, tc := range []struct {
 		file, marker string
 		vectors      int
+		fails        int // vectors the change breaks, if not 1 (both ML-KEM-1024 implementations)
 	}{
-		{"sntrup761_nist_kat.rsp", "pk = ", 100},                             // count 0's public key
-		{"mlkem768x25519-sha256_openssh.json", `"K_ssh_string": "`, 32},      // the first exchange's K
-		{"sntrup761x25519-sha512_openssh.json", `"exchange_hash_H": "`, 32},  // the first exchange's H
-		{"mlkem768_acvp_keygen.json", `"dk":"`, 25},                          // an expanded key
-		{"mlkem768_acvp_encapdecap.json", `"k":"`, 35},                       // an encapsulated key
-		{"wycheproof_mlkem_768_test.json", `"K": "`, 193},                    // a decapsulated key
-		{"wycheproof_mlkem_768_encaps_test.json", `"c": "`, 265},             // a ciphertext
-		{"wycheproof_mlkem_768_keygen_seed_test.json", `"ek": "`, 100},       // an encapsulation key
-		{"wycheproof_mlkem_768_semi_expanded_decaps_test.json", `"K": "`, 9}, // a decapsulated key
-		{"cctv_mlkem768_strcmp.txt", "K = ", 1},                              // the decapsulated key
-		{"cctv_mlkem768_unlucky_fips203final_pr13.txt", "c = ", 1},           // the ciphertext
-		{"rfc7748_x25519.json", `"output": "`, 7},                            // section 5.2 #1
-		{"wycheproof_x25519_test.json", `"shared": "`, 518},                  // tcId 1
+		{"sntrup761_nist_kat.rsp", "pk = ", 100, 0},                             // count 0's public key
+		{"mlkem768x25519-sha256_openssh.json", `"K_ssh_string": "`, 32, 0},      // the first exchange's K
+		{"sntrup761x25519-sha512_openssh.json", `"exchange_hash_H": "`, 32, 0},  // the first exchange's H
+		{"mlkem768_acvp_keygen.json", `"dk":"`, 25, 0},                          // an expanded key
+		{"mlkem768_acvp_encapdecap.json", `"k":"`, 35, 0},                       // an encapsulated key
+		{"wycheproof_mlkem_768_test.json", `"K": "`, 193, 0},                    // a decapsulated key
+		{"wycheproof_mlkem_768_encaps_test.json", `"c": "`, 265, 0},             // a ciphertext
+		{"wycheproof_mlkem_768_keygen_seed_test.json", `"ek": "`, 100, 0},       // an encapsulation key
+		{"wycheproof_mlkem_768_semi_expanded_decaps_test.json", `"K": "`, 9, 0}, // a decapsulated key
+		{"cctv_mlkem768_strcmp.txt", "K = ", 1, 0},                              // the decapsulated key
+		{"cctv_mlkem768_unlucky_fips203final_pr13.txt", "c = ", 1, 0},           // the ciphertext
+		{"rfc7748_x25519.json", `"output": "`, 7, 0},                            // section 5.2 #1
+		{"wycheproof_x25519_test.json", `"shared": "`, 518, 0},                  // tcId 1
+		// The NIST-curve hybrids: SSH files through the public API; the
+		// ML-KEM-1024 files on circl and crypto/mlkem (expanded keys on
+		// circl only); ECDH on crypto/ecdh and through Finish.
+		{"mlkem768nistp256-sha256_openssh.json", `"K_ssh_string": "`, 42, 0},
+		{"mlkem768nistp256-sha256_putty.json", `"exchange_hash_H": "`, 45, 0},
+		{"mlkem1024nistp384-sha384_putty.json", `"K_ssh_string": "`, 45, 0},
+		{"mlkem1024_acvp_keygen.json", `"dk":"`, 50, 0},              // circl only
+		{"mlkem1024_acvp_encapdecap.json", `"k":"`, 60, 2},           // an encapsulated key
+		{"wycheproof_mlkem_1024_encaps_test.json", `"c": "`, 538, 2}, // a ciphertext
+		{"wycheproof_mlkem_1024_semi_expanded_decaps_test.json", `"K": "`, 9, 0},
+		{"cctv_mlkem1024_strcmp.txt", "K = ", 1, 0},
+		{"wycheproof_ecdh_secp256r1_ecpoint_test.json", `"shared": "`, 355, 0},
+		{"wycheproof_ecdh_secp384r1_test.json", `"shared": "`, 870, 0},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			dir := katWriteDir(t, map[string][]byte{tc.file: katFlipHex(t, bundledFile(t, tc.file), tc.marker)})
+			fails := max(tc.fails, 1)
 			code, lines, passed, failed := runKATTest(t, "-dir", dir)
-			if code != 1 || failed != 1 || passed != tc.vectors-1 {
-				t.Fatalf("exit %d, %d passed, %d failed, want 1, %d and 1:\n%s", code, passed, failed, tc.vectors-1, strings.Join(lines, "\n"))
+			if code != 1 || failed != fails || passed != tc.vectors-fails {
+				t.Fatalf("exit %d, %d passed, %d failed, want 1, %d and %d:\n%s", code, passed, failed, tc.vectors-fails, fails, strings.Join(lines, "\n"))
 			}
-			if !katHasLine(lines, "FAIL  "+filepath.Join(dir, tc.file)+"  ", "1 of "+strconv.Itoa(tc.vectors)+" failed: first failure ") {
+			if !katHasLine(lines, "FAIL  "+filepath.Join(dir, tc.file)+"  ", strconv.Itoa(fails)+" of "+strconv.Itoa(tc.vectors)+" failed: first failure ") {
 				t.Errorf("no FAIL line:\n%s", strings.Join(lines, "\n"))
 			}
 			t.Log(lines[0])

@@ -209,7 +209,10 @@ func FuzzSeeds(ex Exchange, ekSize, ctSize int, vectorFiles ...string) (inits, r
 		if err != nil {
 			panic(err)
 		}
-		var f sshFile
+		var f struct {
+			Tests []map[string]json.RawMessage `json:"tests"`
+			Edge  []map[string]json.RawMessage `json:"invalid_and_edge_tests"`
+		}
 		if err := json.Unmarshal(data, &f); err != nil {
 			panic(err)
 		}

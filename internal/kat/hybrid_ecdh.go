@@ -1,4 +1,4 @@
-package hybridtest
+package kat
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"encoding/asn1"
 	"fmt"
 	"strings"
-	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 )
@@ -20,13 +19,16 @@ type wycheproofECDH struct {
 			TcID    int      `json:"tcId"`
 			Comment string   `json:"comment"`
 			Flags   []string `json:"flags"`
-			Public  hexBytes `json:"public"`
-			Private hexBytes `json:"private"`
-			Shared  hexBytes `json:"shared"`
+			Public  Hex      `json:"public"`
+			Private Hex      `json:"private"`
+			Shared  Hex      `json:"shared"`
 			Result  string   `json:"result"`
 		} `json:"tests"`
 	} `json:"testGroups"`
 }
+
+// curveNames maps Wycheproof's curve names to mlkemhybrid.Curve names.
+var curveNames = map[string]string{"secp256r1": "P-256", "secp384r1": "P-384"}
 
 // ECDHCounts says how the cases of a Wycheproof ECDH file were used.
 type ECDHCounts struct {
@@ -45,10 +47,13 @@ type ECDHCounts struct {
 // SSH's strict decoding refuses) must be rejected. DER keys with explicit
 // curve parameters, whose ASN.1 does not parse or whose BIT STRING was
 // tampered with have no SSH form and are only counted.
-func RunWycheproofECDH(t *testing.T, path string, ex Exchange) ECDHCounts {
+//
+// Under a recorder each checked case is one vector; the cases without an
+// SSH form are not vectors.
+func RunWycheproofECDH(t TB, name string, data []byte, ex Exchange) ECDHCounts {
 	t.Helper()
 	var v wycheproofECDH
-	mustJSON(t, path, &v)
+	mustJSON(t, name, data, &v)
 	cu := ex.Curve
 	var cnt ECDHCounts
 	// A fixed ML-KEM key and ciphertext for the Finish checks; K_PQ from
@@ -57,8 +62,11 @@ func RunWycheproofECDH(t *testing.T, path string, ex Exchange) ECDHCounts {
 	ctSize := -1
 	var kPQ []byte
 	for _, g := range v.TestGroups {
+		if curveNames[g.Curve] != cu.Name() {
+			t.Fatalf("%s: a group for %s, not %s", name, g.Curve, cu.Name())
+		}
 		for _, tc := range g.Tests {
-			id := fmt.Sprintf("%s tcId %d (%s)", path, tc.TcID, tc.Comment)
+			id := fmt.Sprintf("%s tcId %d (%s)", name, tc.TcID, tc.Comment)
 			point := []byte(tc.Public)
 			if g.Encoding == "asn" {
 				p, ok := spkiPoint(tc.Public)
@@ -71,51 +79,57 @@ func RunWycheproofECDH(t *testing.T, path string, ex Exchange) ECDHCounts {
 				}
 				point = p
 			}
-			// The point's verdict: valid cases, and DER cases that are
-			// "acceptable" only for their ASN.1 (SSH carries no ASN.1), must
-			// give the shared secret; everything else must be rejected:
-			// invalid points, points of other curves, and compressed points.
-			wantValid := tc.Result == "valid" || (hasFlag(tc.Flags, "InvalidAsn") && len(tc.Shared) > 0)
-			priv := bytes.TrimLeft(tc.Private, "\x00")
-			priv = append(make([]byte, cu.PrivateKeySize()-len(priv)), priv...)
-			key, err := cu.NewKey(priv)
-			if err != nil {
-				t.Errorf("%s: private key: %v", id, err)
-				continue
-			}
-			shared := make([]byte, cu.SecretSize())
-			var ecdhErr error
-			if len(point) != cu.PublicKeySize() {
-				ecdhErr = fmt.Errorf("%d-byte point", len(point))
-			} else {
-				ecdhErr = key.ECDH(shared, point)
-			}
+			each(t, func() {
+				// The point's verdict: valid cases, and DER cases that are
+				// "acceptable" only for their ASN.1 (SSH carries no ASN.1), must
+				// give the shared secret; everything else must be rejected:
+				// invalid points, points of other curves, and compressed points.
+				wantValid := tc.Result == "valid" || (hasFlag(tc.Flags, "InvalidAsn") && len(tc.Shared) > 0)
+				priv := bytes.TrimLeft(tc.Private, "\x00")
+				if len(priv) > cu.PrivateKeySize() {
+					t.Errorf("%s: %d-byte private key", id, len(priv))
+					return
+				}
+				priv = append(make([]byte, cu.PrivateKeySize()-len(priv)), priv...)
+				key, err := cu.NewKey(priv)
+				if err != nil {
+					t.Errorf("%s: private key: %v", id, err)
+					return
+				}
+				shared := make([]byte, cu.SecretSize())
+				var ecdhErr error
+				if len(point) != cu.PublicKeySize() {
+					ecdhErr = fmt.Errorf("%d-byte point", len(point))
+				} else {
+					ecdhErr = key.ECDH(shared, point)
+				}
 
-			// The same through the method: the point as the server's.
-			c, err := ex.NewClientWithKeys(seed, priv)
-			if err != nil {
-				t.Fatalf("%s: NewClientWithKeys: %v", id, err)
-			}
-			if kPQ == nil {
-				kPQ, ctSize = oracleKPQ(t, seed, len(c.Init())-cu.PublicKeySize())
-			}
-			ct := Stream("wycheproof-ecdh-ct", ctSize)
-			k, finErr := c.Finish(append(ct, point...))
+				// The same through the method: the point as the server's.
+				c, err := ex.NewClientWithKeys(seed, priv)
+				if err != nil {
+					t.Fatalf("%s: NewClientWithKeys: %v", id, err)
+				}
+				if kPQ == nil {
+					kPQ, ctSize = oracleKPQ(t, seed, len(c.Init())-cu.PublicKeySize())
+				}
+				ct := Stream("wycheproof-ecdh-ct", ctSize)
+				k, finErr := c.Finish(append(ct, point...))
 
-			switch {
-			case wantValid && ecdhErr != nil:
-				t.Errorf("%s: rejected: %v", id, ecdhErr)
-			case wantValid && !bytes.Equal(shared, tc.Shared):
-				t.Errorf("%s: shared secret differs", id)
-			case wantValid && (finErr != nil || !bytes.Equal(k, hybrid.SharedSecret(ex.Hash, kPQ, tc.Shared))):
-				t.Errorf("%s: Finish: %v, or K differs", id, finErr)
-			case wantValid:
-				cnt.Valid++
-			case ecdhErr == nil || finErr == nil:
-				t.Errorf("%s: %s point accepted (curve: %v, Finish: %v)", id, tc.Result, ecdhErr, finErr)
-			default:
-				cnt.Rejected++
-			}
+				switch {
+				case wantValid && ecdhErr != nil:
+					t.Errorf("%s: rejected: %v", id, ecdhErr)
+				case wantValid && !bytes.Equal(shared, tc.Shared):
+					t.Errorf("%s: shared secret differs", id)
+				case wantValid && (finErr != nil || !bytes.Equal(k, hybrid.SharedSecret(ex.Hash, kPQ, tc.Shared))):
+					t.Errorf("%s: Finish: %v, or K differs", id, finErr)
+				case wantValid:
+					cnt.Valid++
+				case ecdhErr == nil || finErr == nil:
+					t.Errorf("%s: %s point accepted (curve: %v, Finish: %v)", id, tc.Result, ecdhErr, finErr)
+				default:
+					cnt.Rejected++
+				}
+			})
 		}
 	}
 	return cnt
@@ -149,21 +163,21 @@ func hasFlag(flags []string, f string) bool {
 
 // oracleKPQ returns crypto/mlkem's decapsulation of the fixed ciphertext
 // for the seed's key, and the ciphertext size, given the ek size.
-func oracleKPQ(t *testing.T, seed []byte, ekSize int) ([]byte, int) {
+func oracleKPQ(t TB, seed []byte, ekSize int) ([]byte, int) {
 	t.Helper()
 	switch ekSize {
 	case mlkem.EncapsulationKeySize768:
 		dk, _ := mlkem.NewDecapsulationKey768(seed)
 		k, err := dk.Decapsulate(Stream("wycheproof-ecdh-ct", mlkem.CiphertextSize768))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("crypto/mlkem: %v", err)
 		}
 		return k, mlkem.CiphertextSize768
 	case mlkem.EncapsulationKeySize1024:
 		dk, _ := mlkem.NewDecapsulationKey1024(seed)
 		k, err := dk.Decapsulate(Stream("wycheproof-ecdh-ct", mlkem.CiphertextSize1024))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("crypto/mlkem: %v", err)
 		}
 		return k, mlkem.CiphertextSize1024
 	}

@@ -1,11 +1,13 @@
-// Package hybridtest holds the test helpers shared by the ML-KEM hybrid
-// methods' tests: runners for the known-answer files of
-// vectors/testdata/_nist (SSH exchanges from OpenSSH and PuTTY, ML-KEM-1024,
-// Wycheproof ECDH), a cross-check of two ML-KEM implementations on random
-// inputs, and the oracles of the fuzz targets. It is imported only by
-// _test files. Every runner takes a testing.TB and fails it on the first
-// mismatch of a case; nothing is skipped.
-package hybridtest
+package kat
+
+// The NIST-curve hybrids (mlkem768nistp256-sha256, mlkem1024nistp384-sha384)
+// and their parts: an Exchange is one way to run a method, the runners in
+// hybrid_ssh.go, hybrid_mlkem.go and hybrid_ecdh.go check the vector files
+// of these methods on Exchanges and ML-KEM implementations
+// (mlkemhybrid.KEM). They take a TB: the methods' tests pass their
+// *testing.T (through internal/hybridtest, with their own files and
+// implementations), vectors.Run a recorder (RunSSHHybrid and the other
+// Run functions in hybrid_run.go).
 
 import (
 	"crypto"
@@ -77,7 +79,3 @@ func Backends(name string, m mlkemhybrid.Method) []Exchange {
 	}
 	return out
 }
-
-// Dir is where the NIST-curve hybrids' vector files are, relative to a
-// method package's directory (see its README.md).
-const Dir = "../vectors/testdata/_nist/"

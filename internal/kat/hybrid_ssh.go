@@ -1,25 +1,21 @@
-package hybridtest
+package kat
 
 import (
 	"bytes"
 	"crypto/ed25519"
-	"crypto/sha3"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"os"
 	"strings"
-	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/kexhash"
 )
 
-// sshFile is an SSH vector file of the NIST-curve hybrids
+// hybridSSHFile is an SSH vector file of the NIST-curve hybrids
 // (mlkem768nistp256-sha256_openssh.json, *_putty.json): see
-// vectors/testdata/_nist/README.md. Field values are read by name because the
+// vectors/testdata/README.md. Field values are read by name because the
 // curve's fields are named after it (client_p256_private, ...).
-type sshFile struct {
+type hybridSSHFile struct {
 	Algorithm  string                       `json:"algorithm"`
 	Transcript map[string]string            `json:"transcript"`
 	Tests      []map[string]json.RawMessage `json:"tests"`
@@ -27,7 +23,7 @@ type sshFile struct {
 }
 
 type fields struct {
-	tb testing.TB
+	tb TB
 	m  map[string]json.RawMessage
 	id string
 }
@@ -52,15 +48,15 @@ func (f fields) hex(k string) []byte {
 	return b
 }
 
-type randomCall struct {
+type hybridCall struct {
 	Purpose string `json:"purpose"`
 	Len     int    `json:"len"`
 	Hex     string `json:"hex"`
 }
 
-func (f fields) calls(k string) ([]randomCall, []byte) {
+func (f fields) calls(k string) ([]hybridCall, []byte) {
 	f.tb.Helper()
-	var cs []randomCall
+	var cs []hybridCall
 	if err := json.Unmarshal(f.m[k], &cs); err != nil {
 		f.tb.Fatalf("%s: field %s: %v", f.id, k, err)
 	}
@@ -76,60 +72,45 @@ func (f fields) calls(k string) ([]randomCall, []byte) {
 }
 
 // Stream returns the first n bytes of a side's stream SHAKE256(label),
-// the vector files' randomness convention.
+// the vector files' randomness convention (shakeStream).
 func Stream(label string, n int) []byte {
 	out := make([]byte, n)
-	h := sha3.NewSHAKE256()
-	h.Write([]byte(label))
-	h.Read(out)
+	shakeStream(label).Read(out)
 	return out
 }
 
-// stream is an endless reader of SHAKE256(label).
-func stream(label string) io.Reader {
-	h := sha3.NewSHAKE256()
-	h.Write([]byte(label))
-	return h
-}
-
-func sshString(b []byte) []byte {
-	return append([]byte{byte(len(b) >> 24), byte(len(b) >> 16), byte(len(b) >> 8), byte(len(b))}, b...)
-}
-
-// RunSSHFile checks every test of an SSH vector file (path) against each
-// Exchange: positive tests byte for byte (C_INIT from the recorded client
-// random calls, which must be consumed exactly; S_REPLY and K from the
-// server's; the client's K; K = string(HASH(K_PQ || K_CL)) from the
-// file's intermediate values; the exchange hash, the six derived keys,
-// the Ed25519 signature and both payloads; the test-only constructors
-// from the recorded secrets), and every edge case against its strict
-// `result` (`putty_result` is ignored): rejects must fail with an error
-// naming the peer's side, accepts must give the listed K. The curve's
-// field prefix is cf ("p256", "p384"). It returns the number of cases run.
-func RunSSHFile(t *testing.T, path, cf string, exs ...Exchange) int {
+// RunSSHFile checks every test of an SSH vector file (name, its bytes
+// data) against each Exchange: positive tests byte for byte (C_INIT from
+// the recorded client random calls, which must be consumed exactly;
+// S_REPLY and K from the server's; the client's K; K =
+// string(HASH(K_PQ || K_CL)) from the file's intermediate values; the
+// exchange hash, the six derived keys, the Ed25519 signature and both
+// payloads; the test-only constructors from the recorded secrets), and
+// every edge case against its strict `result` (`putty_result` is
+// ignored): rejects must fail with an error naming the peer's side,
+// accepts must give the listed K. The curve's field prefix is cf
+// ("p256", "p384"). It returns the number of cases run (one per test and
+// Exchange).
+func RunSSHFile(t TB, name string, data []byte, cf string, exs ...Exchange) int {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f sshFile
+	var f hybridSSHFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	if len(f.Tests) == 0 || len(f.Edge) == 0 {
-		t.Fatalf("%s: no tests", path)
+		t.Fatalf("%s: no tests", name)
 	}
 	n := 0
 	for _, ex := range exs {
 		if f.Algorithm != ex.Name {
-			t.Fatalf("%s is for %q, not %q", path, f.Algorithm, ex.Name)
+			t.Fatalf("%s is for %q, not %q", name, f.Algorithm, ex.Name)
 		}
 		for _, raw := range f.Tests {
-			runPositive(t, ex, cf, f.Transcript, fields{t, raw, ""})
+			each(t, func() { runPositive(t, ex, cf, f.Transcript, fields{t, raw, ""}) })
 			n++
 		}
 		for _, raw := range f.Edge {
-			runEdge(t, ex, cf, fields{t, raw, ""})
+			each(t, func() { runEdge(t, ex, cf, fields{t, raw, ""}) })
 			n++
 		}
 	}
@@ -140,7 +121,7 @@ func tcID(m map[string]json.RawMessage) string {
 	return "tcId " + string(m["tcId"])
 }
 
-func runPositive(t *testing.T, ex Exchange, cf string, tr map[string]string, f fields) {
+func runPositive(t TB, ex Exchange, cf string, tr map[string]string, f fields) {
 	t.Helper()
 	f.id = ex.Label + " " + tcID(f.m)
 	fail := func(format string, args ...any) { t.Helper(); t.Errorf(f.id+": "+format, args...) }
@@ -163,7 +144,7 @@ func runPositive(t *testing.T, ex Exchange, cf string, tr map[string]string, f f
 	if !bytes.Equal(qc, append(f.hex("client_kem_public_key"), f.hex("client_"+cf+"_public")...)) {
 		fail("file: Q_C is not ek || client point")
 	}
-	if !bytes.Equal(f.hex("kex_ecdh_init_payload"), append([]byte{30}, sshString(qc)...)) {
+	if !bytes.Equal(f.hex("kex_ecdh_init_payload"), append([]byte{30}, sshString(nil, qc)...)) {
 		fail("INIT payload is not 30 || string(Q_C)")
 	}
 
@@ -241,17 +222,17 @@ func runPositive(t *testing.T, ex Exchange, cf string, tr map[string]string, f f
 		}
 	}
 	sig := ed25519.Sign(ed25519.NewKeyFromSeed(tx("host_key_ed25519_seed")), H)
-	blob := append(sshString([]byte("ssh-ed25519")), sshString(sig)...)
+	blob := append(sshString(nil, []byte("ssh-ed25519")), sshString(nil, sig)...)
 	if !bytes.Equal(blob, f.hex("host_key_signature_blob")) {
 		fail("signature blob differs")
 	}
-	payload := append(append(append([]byte{31}, sshString(ks)...), sshString(qs)...), sshString(blob)...)
+	payload := append(append(append([]byte{31}, sshString(nil, ks)...), sshString(nil, qs)...), sshString(nil, blob)...)
 	if !bytes.Equal(payload, f.hex("kex_ecdh_reply_payload")) {
 		fail("REPLY payload differs")
 	}
 }
 
-func runEdge(t *testing.T, ex Exchange, cf string, f fields) {
+func runEdge(t TB, ex Exchange, cf string, f fields) {
 	t.Helper()
 	f.id = ex.Label + " " + tcID(f.m) + " (" + f.str("comment") + ")"
 	fail := func(format string, args ...any) { t.Helper(); t.Errorf(f.id+": "+format, args...) }
@@ -266,13 +247,13 @@ func runEdge(t *testing.T, ex Exchange, cf string, f fields) {
 	case "server":
 		who = "client's"
 		var reply []byte
-		reply, k, err = ex.Respond(stream(f.str("server_stream")), f.hex("Q_C"))
+		reply, k, err = ex.Respond(shakeStream(f.str("server_stream")), f.hex("Q_C"))
 		if err == nil && f.has("Q_S") && !bytes.Equal(reply, f.hex("Q_S")) {
 			fail("S_REPLY differs")
 		}
 	case "client":
 		who = "server's"
-		c, err2 := ex.NewClient(stream(f.str("client_stream")))
+		c, err2 := ex.NewClient(shakeStream(f.str("client_stream")))
 		if err2 != nil {
 			t.Fatalf("%s: NewClient: %v", f.id, err2)
 		}

@@ -1,0 +1,155 @@
+package kat
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+	"github.com/pqkex/pqkex/mlkem1024nistp384/mlkem1024nistp384test"
+	"github.com/pqkex/pqkex/mlkem768nistp256"
+	"github.com/pqkex/pqkex/mlkem768nistp256/mlkem768nistp256test"
+)
+
+// The Run functions of the NIST-curve hybrids' files for vectors.Run:
+// the shared runners (hybrid_ssh.go, hybrid_mlkem.go, hybrid_ecdh.go)
+// with a recorder, on the methods' public APIs and on both ML-KEM-1024
+// implementations (circl, crypto/mlkem; expanded-key vectors on circl
+// only). The methods' own tests run the same runners on more
+// implementations (each method's engine with each backend).
+
+// HybridPublic returns the public API of the NIST-curve hybrid named
+// name (mlkem768nistp256-sha256 or mlkem1024nistp384-sha384) as an
+// Exchange, with its test-only constructors, and the vector files' field
+// prefix of its curve ("p256", "p384").
+func HybridPublic(name string) (ex Exchange, cf string, ok bool) {
+	switch name {
+	case mlkem768nistp256.Name:
+		return Exchange{
+			Label: "public", Name: name, Hash: mlkem768nistp256.Hash, Curve: mlkemhybrid.P256(),
+			NewClient: func(r io.Reader) (Client, error) {
+				c, err := mlkem768nistp256.NewClient(r)
+				if err != nil {
+					return nil, err
+				}
+				return c, nil
+			},
+			Respond: mlkem768nistp256.Respond,
+			NewClientWithKeys: func(seed, private []byte) (Client, error) {
+				c, err := mlkem768nistp256test.NewClient(seed, private)
+				if err != nil {
+					return nil, err
+				}
+				return c, nil
+			},
+			RespondWithKeys: mlkem768nistp256test.Respond,
+		}, "p256", true
+	case mlkem1024nistp384.Name:
+		return Exchange{
+			Label: "public", Name: name, Hash: mlkem1024nistp384.Hash, Curve: mlkemhybrid.P384(),
+			NewClient: func(r io.Reader) (Client, error) {
+				c, err := mlkem1024nistp384.NewClient(r)
+				if err != nil {
+					return nil, err
+				}
+				return c, nil
+			},
+			Respond: mlkem1024nistp384.Respond,
+			NewClientWithKeys: func(seed, private []byte) (Client, error) {
+				c, err := mlkem1024nistp384test.NewClient(seed, private)
+				if err != nil {
+					return nil, err
+				}
+				return c, nil
+			},
+			RespondWithKeys: mlkem1024nistp384test.Respond,
+		}, "p384", true
+	}
+	return Exchange{}, "", false
+}
+
+// RunSSHHybrid runs an SSH vector file of a NIST-curve hybrid (OpenSSH's
+// or PuTTY's; edge cases by their strict `result`) through the method's
+// public API: one vector per test.
+func RunSSHHybrid(data []byte) Result {
+	var head struct {
+		Algorithm string `json:"algorithm"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return Result{Err: err}
+	}
+	ex, cf, ok := HybridPublic(head.Algorithm)
+	if !ok {
+		return Result{Err: fmt.Errorf("vectors: %q is not a NIST-curve hybrid", head.Algorithm)}
+	}
+	return record(func(t TB) { RunSSHFile(t, head.Algorithm, data, cf, ex) })
+}
+
+// kems1024 are both ML-KEM-1024 implementations.
+func kems1024() []mlkemhybrid.KEM {
+	return []mlkemhybrid.KEM{mlkemhybrid.Circl(mlkemhybrid.MLKEM1024), mlkemhybrid.Std(mlkemhybrid.MLKEM1024)}
+}
+
+// RunMLKEM1024ACVPKeyGen runs an ACVP ML-KEM-1024 keyGen file on both
+// implementations.
+func RunMLKEM1024ACVPKeyGen(data []byte) Result {
+	return record(func(t TB) { RunKEMACVPKeyGen(t, "keyGen", data, kems1024()...) })
+}
+
+// RunMLKEM1024ACVPEncapDecap runs an ACVP ML-KEM-1024 encapDecap file.
+func RunMLKEM1024ACVPEncapDecap(data []byte) Result {
+	return record(func(t TB) { RunKEMACVPEncapDecap(t, "encapDecap", data, kems1024()...) })
+}
+
+// RunMLKEM1024Wycheproof runs a Wycheproof ML-KEM-1024 file.
+func RunMLKEM1024Wycheproof(data []byte) Result {
+	return record(func(t TB) { RunKEMWycheproof(t, "wycheproof", data, kems1024()...) })
+}
+
+// RunMLKEM1024CCTVModulus runs CCTV's gzipped ML-KEM-1024 modulus keys on
+// both implementations and through mlkem1024nistp384.Respond.
+func RunMLKEM1024CCTVModulus(data []byte) Result {
+	ex, _, _ := HybridPublic(mlkem1024nistp384.Name)
+	return record(func(t TB) { RunKEMCCTVModulus(t, "modulus", data, kems1024(), ex) })
+}
+
+// RunMLKEM1024CCTVCase runs one CCTV ML-KEM-1024 "name = hex" case.
+func RunMLKEM1024CCTVCase(data []byte) Result {
+	return record(func(t TB) { RunKEMCCTVCase(t, "case", data, kems1024()...) })
+}
+
+// RunMLKEM1024Accumulated runs n accumulated ML-KEM-1024 tests on both
+// implementations: one vector per implementation, every published hash
+// for n compared.
+func RunMLKEM1024Accumulated(data []byte, n int) Result {
+	return record(func(t TB) {
+		if RunKEMAccumulated(t, "accumulated", data, n, kems1024()...) == 0 {
+			t.Errorf("accumulated: no published hash for %d tests", n)
+		}
+	})
+}
+
+// RunWycheproofECDHFile runs a Wycheproof ECDH file (raw points or DER)
+// for P-256 or P-384 on crypto/ecdh and through the matching method's
+// Finish: one vector per case with an SSH form.
+func RunWycheproofECDHFile(data []byte) Result {
+	var v wycheproofECDH
+	if err := json.Unmarshal(data, &v); err != nil {
+		return Result{Err: err}
+	}
+	if len(v.TestGroups) == 0 {
+		return Result{Err: fmt.Errorf("vectors: no test groups")}
+	}
+	var method string
+	switch curveNames[v.TestGroups[0].Curve] {
+	case "P-256":
+		method = mlkem768nistp256.Name
+	case "P-384":
+		method = mlkem1024nistp384.Name
+	default:
+		return Result{Skipped: fmt.Sprintf("ECDH vectors for %s, which pqkex does not use", v.TestGroups[0].Curve)}
+	}
+	ex, _, _ := HybridPublic(method)
+	return record(func(t TB) { RunWycheproofECDH(t, "ecdh", data, ex) })
+}

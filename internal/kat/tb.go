@@ -1,0 +1,94 @@
+package kat
+
+import (
+	"errors"
+	"fmt"
+)
+
+// TB is the part of testing.TB that the runners shared with the method
+// packages' tests use (the NIST-curve hybrids' files: hybrid_*.go). A
+// *testing.T satisfies it: the tests run the runners as they are; Run*
+// functions below run them with a recorder that turns every vector into
+// a count of the Result instead. Helper, Errorf and Fatalf keep their
+// testing meanings: Errorf marks the current vector failed, Fatalf also
+// ends it.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// recorder is a TB that counts vectors into a Result.
+type recorder struct {
+	res    Result
+	inCase bool
+	err    error // the first failure of the vector in progress
+}
+
+// fatal is the panic value of recorder.Fatalf.
+type fatal struct{}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	err := fmt.Errorf(format, args...)
+	if !r.inCase { // a check about the whole file
+		r.res.Failed++
+		r.res.Failures = append(r.res.Failures, err.Error())
+		return
+	}
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	panic(fatal{})
+}
+
+// each runs the checks of one vector with t. Under a recorder the vector
+// is one count of the Result (failed if the checks called Errorf or
+// Fatalf; a Fatalf ends only this vector); under a testing.TB it just
+// runs them. The failure messages name the vector themselves.
+func each(t TB, f func()) {
+	r, ok := t.(*recorder)
+	if !ok {
+		f()
+		return
+	}
+	r.inCase, r.err = true, nil
+	defer func() {
+		p := recover()
+		if _, isFatal := p.(fatal); p != nil && !isFatal {
+			panic(p)
+		}
+		r.inCase = false
+		if r.err == nil {
+			r.res.Passed++
+			return
+		}
+		r.res.Failed++
+		r.res.Failures = append(r.res.Failures, r.err.Error())
+	}()
+	f()
+}
+
+// record runs a file's runner with a recorder: a Fatalf outside any
+// vector (the file does not parse, is for another parameter set) is the
+// Result's Err.
+func record(run func(t TB)) (res Result) {
+	r := new(recorder)
+	defer func() {
+		p := recover()
+		if _, isFatal := p.(fatal); p != nil && !isFatal {
+			panic(p)
+		}
+		res = r.res
+		if p != nil {
+			res = Result{Err: errors.New(r.res.Failures[len(r.res.Failures)-1])}
+		}
+	}()
+	run(r)
+	return r.res
+}
