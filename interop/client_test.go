@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 )
 
 // clientPeer is a real SSH client that logs in to a Go kexserver (pqkex's
@@ -82,6 +84,43 @@ func dbclient(ctx context.Context, t *testing.T, bin string, port int, hostKey, 
 	return cmd
 }
 
+// plink runs PuTTY's plink (in the forky chroot, through its wrapper) with
+// -v, -batch (never prompt) and the host key pinned by its SHA-256
+// fingerprint; the client key is converted to PuTTY's .ppk by puttygen.
+// plink has no command-line option for its kex list (its default offers
+// all five post-quantum names first): the Go server's single kex decides.
+func plink(ctx context.Context, t *testing.T, bin string, port int, hostKey, clientKey key, kex string) *exec.Cmd {
+	dir := t.TempDir()
+	env := append(os.Environ(), "PQKEX_FORKY_BIND="+dir+":"+os.Getenv("PQKEX_FORKY_BIND"))
+	id := writeFile(t, filepath.Join(dir, "id_ed25519"), clientKey.openSSH(t))
+	ppk := filepath.Join(dir, "id_ed25519.ppk")
+	gen := exec.Command(needPeer(t, "PQKEX_PUTTYGEN"), id, "-O", "private", "-o", ppk)
+	gen.Env = env
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("puttygen: %v\n%s", err, out)
+	}
+	cmd := exec.CommandContext(ctx, bin, "-ssh", "-batch", "-v", "-P", strconv.Itoa(port), "-l", "root",
+		"-i", ppk, "-hostkey", ssh.FingerprintSHA256(hostKey.pub()), "127.0.0.1", "kex")
+	cmd.Env = env
+	return cmd
+}
+
+// plinkKex is how plink -v names each kex: "Doing DESC key exchange, using
+// hash HASH" (followed by " (SHA-NI accelerated)" or " (unaccelerated)").
+// Both sntrup761 names print the same line; the Go server's answer tells
+// them apart.
+var plinkKex = map[string]string{
+	nistp256:    "ML-KEM-768 / NIST P256 hybrid key exchange, using hash SHA-256",
+	nistp384:    "ML-KEM-1024 / NIST P384 hybrid key exchange, using hash SHA-384",
+	mlkem:       "ML-KEM-768 / Curve25519 hybrid key exchange, using hash SHA-256",
+	sntrup:      "NTRU Prime / Curve25519 hybrid key exchange, using hash SHA-512",
+	sntrupAlias: "NTRU Prime / Curve25519 hybrid key exchange, using hash SHA-512",
+}
+
+func plinkProof(kex string) func(string) bool {
+	return func(l string) bool { return strings.HasPrefix(l, "Doing "+plinkKex[kex]+" (") }
+}
+
 var clientPeers = []clientPeer{
 	{
 		name:    "openssh10",
@@ -90,6 +129,28 @@ var clientPeers = []clientPeer{
 		kexs:    allKex,
 		run:     opensshClient,
 		proof:   opensshProof,
+	},
+	{
+		// OpenSSH 10.6 (Debian forky chroot): mlkem768nistp256-sha256 is
+		// not in its default list, so every case forces the kex; it has
+		// no mlkem1024nistp384-sha384.
+		name:    "openssh106",
+		bin:     "PQKEX_OPENSSH106_SSH",
+		version: "SSH-2.0-OpenSSH_10.6",
+		kexs:    []string{nistp256, mlkem, sntrup, sntrupAlias},
+		refuses: []string{nistp384},
+		run:     opensshClient,
+		proof:   opensshProof,
+	},
+	{
+		// PuTTY 0.85 plink (client only), all five names.
+		name:    "plink",
+		bin:     "PQKEX_PLINK",
+		vars:    []string{"PQKEX_PUTTYGEN"},
+		version: "SSH-2.0-PuTTY_Release_0.85",
+		kexs:    allFive,
+		run:     plink,
+		proof:   plinkProof,
 	},
 	{
 		name:    "openssh92",

@@ -41,11 +41,20 @@ const (
 	mlkem        = sshkex.KeyExchangeMLKEM768X25519         // "mlkem768x25519-sha256"
 	sntrup       = sshkex.KeyExchangeSNTRUP761X25519        // "sntrup761x25519-sha512"
 	sntrupAlias  = sshkex.KeyExchangeSNTRUP761X25519OpenSSH // "sntrup761x25519-sha512@openssh.com"
+	nistp256     = sshkex.KeyExchangeMLKEM768NISTP256       // "mlkem768nistp256-sha256"
+	nistp384     = sshkex.KeyExchangeMLKEM1024NISTP384      // "mlkem1024nistp384-sha384"
 	noCommonKex  = "no common algorithm for key exchange"   // x/crypto's negotiation error
 	opensshNoKex = "no matching key exchange method found"  // OpenSSH's
 )
 
-var allKex = []string{mlkem, sntrup, sntrupAlias}
+// allKex are the X25519-based names, which every OpenSSH >= 10.0 has;
+// allFive adds the NIST-curve hybrids (PuTTY >= 0.83 has all five,
+// OpenSSH 10.5 and later mlkem768nistp256-sha256 but not
+// mlkem1024nistp384-sha384).
+var (
+	allKex  = []string{mlkem, sntrup, sntrupAlias}
+	allFive = []string{nistp256, nistp384, mlkem, sntrup, sntrupAlias}
+)
 
 func TestMain(m *testing.M) {
 	if err := sshkex.Register(); err != nil {
@@ -221,9 +230,10 @@ type peerServer struct {
 }
 
 // startPeerServer starts the server peer kind (openssh10, openssh92,
-// dropbear, tinysshd) on 127.0.0.1 with hostKey and the single authorized
-// client key, waits until it listens, and kills it when the test ends.
-func startPeerServer(t *testing.T, kind string, hostKey key, client ssh.PublicKey) *peerServer {
+// openssh106, dropbear, tinysshd) on 127.0.0.1 with hostKey and the single
+// authorized client key and further peer-server.sh options args, waits
+// until it listens, and kills it when the test ends.
+func startPeerServer(t *testing.T, kind string, hostKey key, client ssh.PublicKey, args ...string) *peerServer {
 	t.Helper()
 	script := needPeer(t, "PQKEX_PEER_SERVER")
 	dir := t.TempDir() // registered before any process: removed after they are killed
@@ -233,7 +243,7 @@ func startPeerServer(t *testing.T, kind string, hostKey key, client ssh.PublicKe
 	// peer-server.sh picks a random free port; in the unlikely case that
 	// another process takes it first the server exits, and we retry.
 	for attempt := 1; attempt <= 3; attempt++ {
-		s, err := tryStartPeerServer(t, script, kind, hk, ak, filepath.Join(dir, fmt.Sprintf("state%d", attempt)))
+		s, err := tryStartPeerServer(t, script, kind, hk, ak, filepath.Join(dir, fmt.Sprintf("state%d", attempt)), args...)
 		if err == nil {
 			return s
 		}
@@ -243,9 +253,9 @@ func startPeerServer(t *testing.T, kind string, hostKey key, client ssh.PublicKe
 	return nil
 }
 
-func tryStartPeerServer(t *testing.T, script, kind, hostKey, authKeys, stateDir string) (*peerServer, error) {
-	cmd := exec.Command("bash", script, "start", kind, "--foreground",
-		"--hostkey", hostKey, "--authorized-keys", authKeys, "--dir", stateDir)
+func tryStartPeerServer(t *testing.T, script, kind, hostKey, authKeys, stateDir string, args ...string) (*peerServer, error) {
+	cmd := exec.Command("bash", append([]string{script, "start", kind, "--foreground",
+		"--hostkey", hostKey, "--authorized-keys", authKeys, "--dir", stateDir}, args...)...)
 	// The script's own errors come before it execs the server; after that
 	// the server's stdout and stderr go to PEER_LOG.
 	var stderr bytes.Buffer

@@ -15,6 +15,7 @@ type serverPeer struct {
 	version string   // prefix of the server's version string
 	kexs    []string // must negotiate each of these
 	refuses []string // must refuse each of these
+	args    []string // further peer-server.sh start options
 	// proof returns the matcher for the peer's own log line that names the
 	// negotiated kex, or nil if the peer logs no kex (dropbear).
 	proof func(kex string) func(string) bool
@@ -62,6 +63,19 @@ var serverPeers = []serverPeer{
 		version: "SSH-2.0-OpenSSH_10.0",
 		kexs:    allKex,
 		proof:   sshdProof,
+	},
+	{
+		// OpenSSH 10.6 (Debian forky) has mlkem768nistp256-sha256 but not in
+		// its default KexAlgorithms, so the server is configured with it and
+		// the three X25519 names; it has no mlkem1024nistp384-sha384.
+		kind:    "openssh106",
+		vars:    []string{"PQKEX_OPENSSH106_SSHD"},
+		version: "SSH-2.0-OpenSSH_10.6",
+		kexs:    []string{nistp256, mlkem, sntrup, sntrupAlias},
+		refuses: []string{nistp384},
+		args:    []string{"--kex", strings.Join([]string{nistp256, mlkem, sntrup, sntrupAlias}, ",")},
+		proof:   sshdProof,
+		refusal: sshdRefusal,
 	},
 	{
 		// Debian's 9.2 also knows the plain sntrup name (deb12u4 and later);
@@ -127,7 +141,7 @@ func TestPeerServer(t *testing.T) {
 
 func testServerKex(t *testing.T, p serverPeer, kex string) {
 	hostKey, clientKey := newKey(t), newKey(t)
-	srv := startPeerServer(t, p.kind, hostKey, clientKey.pub())
+	srv := startPeerServer(t, p.kind, hostKey, clientKey.pub(), p.args...)
 
 	c, err := dialPeer(srv.addr, kex, hostKey.pub(), clientKey.signer)
 	if err != nil {
@@ -180,7 +194,7 @@ func testServerKex(t *testing.T, p serverPeer, kex string) {
 
 func testServerRefuses(t *testing.T, p serverPeer, kex string) {
 	hostKey, clientKey := newKey(t), newKey(t)
-	srv := startPeerServer(t, p.kind, hostKey, clientKey.pub())
+	srv := startPeerServer(t, p.kind, hostKey, clientKey.pub(), p.args...)
 
 	c, err := dialPeer(srv.addr, kex, hostKey.pub(), clientKey.signer)
 	if err == nil {

@@ -7,6 +7,7 @@
 #                                          KEXINIT (comma-separated), via ssh -vv
 #
 # KIND: openssh10 (/usr/sbin/sshd), openssh92 (unpacked 9.2 sshd),
+#       openssh106 (forky sshd 10.6, in its chroot through forky-exec),
 #       dropbear (trixie dropbear 2025.89), tinysshd (trixie tinysshd 20250501
 #       behind tcpserver).  Run install-peers.sh first.  Root only.
 #
@@ -18,8 +19,9 @@
 #   --authorized-keys F   public key(s) allowed to log in as root; absent = a fresh
 #                         ed25519 client key is generated (PEER_CLIENT_KEY)
 #   --dir DIR             state dir (config, keys, log); absent = mktemp -d under
-#                         ${TMPDIR:-/tmp}.  For dropbear/tinysshd it is bind-mounted
-#                         at the same path inside the chroot (see trixie-exec).
+#                         ${TMPDIR:-/tmp}.  For dropbear/tinysshd/openssh106 it is
+#                         bind-mounted at the same path inside the chroot (see
+#                         trixie-exec, forky-exec).
 #   --kex LIST            OpenSSH only: sshd KexAlgorithms (default: sshd's default)
 #   --loglevel L          OpenSSH only: sshd LogLevel (default DEBUG = DEBUG1)
 #   --foreground          print the PEER_* lines, close stdout, then exec the server
@@ -54,7 +56,7 @@ cleanup_failed_start() { if [ "$OWN_DIR" = 1 ] && [ "$STARTED" = 0 ] && [ -n "$D
 
 parse_start() {
 	KIND="${1:-}"; shift || true
-	case "$KIND" in openssh10 | openssh92 | dropbear | tinysshd) ;; *) usage ;; esac
+	case "$KIND" in openssh10 | openssh92 | openssh106 | dropbear | tinysshd) ;; *) usage ;; esac
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--port) PORT="$2"; shift 2 ;;
@@ -143,6 +145,7 @@ sshd_bin() {
 	case "$KIND" in
 	openssh10) echo /usr/sbin/sshd ;;
 	openssh92) echo "$OSSH92_DIR/usr/sbin/sshd" ;;
+	openssh106) echo "$PEERS_BIN/forky-sshd" ;; # exec's /usr/sbin/sshd in the chroot: same PID
 	esac
 }
 
@@ -173,7 +176,7 @@ write_sshd_config() { # $1 port
 		echo "Subsystem sftp internal-sftp"
 		[ -n "$KEX" ] && echo "KexAlgorithms $KEX"
 		# >= 9.8: do not penalise 127.0.0.1 for many failed/aborted test connections
-		[ "$KIND" = openssh10 ] && echo "PerSourcePenalties no"
+		case "$KIND" in openssh10 | openssh106) echo "PerSourcePenalties no" ;; esac
 		true
 	} >"$DIR/sshd_config"
 	"$(sshd_bin)" -t -f "$DIR/sshd_config" || die "sshd -t rejected $DIR/sshd_config"
@@ -183,7 +186,7 @@ write_sshd_config() { # $1 port
 server_cmd() {
 	local port="$1"
 	case "$KIND" in
-	openssh10 | openssh92)
+	openssh10 | openssh92 | openssh106)
 		write_sshd_config "$port"
 		# -D: no daemon fork (the PID is the listener); -E: log to file (with -e the
 		# session child's debug lines would leak into the client's stderr)
@@ -210,11 +213,17 @@ prep_kind() {
 	case "$KIND" in
 	openssh10) [ -x /usr/sbin/sshd ] || die "no /usr/sbin/sshd: run install-peers.sh openssh10" ;;
 	openssh92) [ -x "$OSSH92_DIR/usr/sbin/sshd" ] || die "no OpenSSH 9.2: run install-peers.sh openssh92" ;;
+	openssh106) [ -x "$PEERS_BIN/forky-sshd" ] || die "no forky chroot: run install-peers.sh forky" ;;
 	dropbear | tinysshd) [ -x "$PEERS_BIN/trixie-exec" ] || die "no trixie chroot: run install-peers.sh trixie" ;;
 	esac
 	case "$KIND" in
 	openssh10 | openssh92)
 		mkdir -p /run/sshd && chown root:root /run/sshd && chmod 755 /run/sshd
+		;;
+	openssh106)
+		# sshd runs in the chroot: the state dir (config, keys, log) is
+		# bind-mounted at the same path; the chroot's /run/sshd exists
+		export PQKEX_FORKY_BIND="$DIR${PQKEX_FORKY_BIND:+:$PQKEX_FORKY_BIND}"
 		;;
 	dropbear)
 		# the state dir is bind-mounted at the same path inside the chroot, and

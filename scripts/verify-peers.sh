@@ -8,8 +8,13 @@
 #   it should offer; the client's "debug1: kex: algorithm: K" and, where the
 #   server logs it, the server's own line prove the negotiation.  A kex the
 #   server must NOT offer is checked to fail.
+#   OpenSSH 10.6's sshd (forky chroot) is logged in to by OpenSSH 10.6's own
+#   ssh (10.0 lacks mlkem768nistp256-sha256), with the server configured for
+#   that name and the three X25519 ones (it is not in 10.6's default list).
 # Client role: OpenSSH 9.2's ssh and dropbear's dbclient log in to OpenSSH
-#   10.0's sshd (restricted to one kex with --kex K); sshd's log proves K.
+#   10.0's sshd, PuTTY 0.85's plink to OpenSSH 10.6's sshd (restricted to one
+#   kex with --kex K); sshd's log proves K, and plink's own -v line
+#   ("Doing ... key exchange") where it is the client.
 # Prints one PASS/FAIL line per check, then "verify-peers: N passed, M failed";
 # exits 1 if anything failed.  Leaves no process running.
 # shellcheck disable=SC2016 # single quotes inside messages are literal
@@ -62,9 +67,13 @@ ssh_login() {
 
 # ---------------------------------------------------------------- server role
 server_role() { # KIND SERVER_LOG_PATTERN_PREFIX KEX... ; "!KEX" = must fail
-	local kind="$1" spat="$2" k neg t0
+	# SR_SSH: the client (default OpenSSH 10.0's ssh); SR_ARGS: peer-server options
+	local kind="$1" spat="$2" k neg t0 cssh="${SR_SSH:-$PQKEX_OPENSSH10_SSH}"
+	local cname
+	cname="$("$cssh" -V 2>&1 | sed 's/,.*//')"
 	shift 2
-	start_server "$kind"
+	# shellcheck disable=SC2086 # SR_ARGS is a word list
+	start_server "$kind" ${SR_ARGS:-}
 	printf -- '-- %s on 127.0.0.1:%s (pid %s, exe %s)\n' "$kind" "$PEER_PORT" "$PEER_PID" \
 		"$(readlink "/proc/$PEER_PID/exe")"
 	for k in "$@"; do
@@ -72,7 +81,7 @@ server_role() { # KIND SERVER_LOG_PATTERN_PREFIX KEX... ; "!KEX" = must fail
 		t0=$(date +%s%N)
 		if [ "${k#!}" != "$k" ]; then
 			k="${k#!}"
-			if ssh_login "$PQKEX_OPENSSH10_SSH" "$k" "$f"; then
+			if ssh_login "$cssh" "$k" "$f"; then
 				fail "$kind server must not offer $k"
 			elif grep -q 'no matching key exchange method found' "$f.err"; then
 				pass "$kind server does not offer $k ($(grep -o 'no matching key exchange method found.*' "$f.err" | head -1))"
@@ -81,8 +90,8 @@ server_role() { # KIND SERVER_LOG_PATTERN_PREFIX KEX... ; "!KEX" = must fail
 			fi
 			continue
 		fi
-		if ! ssh_login "$PQKEX_OPENSSH10_SSH" "$k" "$f"; then
-			fail "$kind server + OpenSSH 10 client, $k: login failed: $(tail -2 "$f.err" | tr '\n' ' ')"
+		if ! ssh_login "$cssh" "$k" "$f"; then
+			fail "$kind server + $cname, $k: login failed: $(tail -2 "$f.err" | tr '\n' ' ')"
 			continue
 		fi
 		neg="$(sed -n 's/^debug1: kex: algorithm: //p' "$f.err" | head -1)"
@@ -95,7 +104,7 @@ server_role() { # KIND SERVER_LOG_PATTERN_PREFIX KEX... ; "!KEX" = must fail
 			sline="$(tr -d '\r' <"$PEER_LOG" | grep -F "$spat$k" | tail -1 | sed 's/^tinysshd: [^:]*: //' || true)"
 			[ -n "$sline" ] || { fail "$kind server, $k: no '$spat$k' in server log"; continue; }
 		fi
-		pass "$kind server + OpenSSH 10 ssh, $k: 'echo ok' ok in $((($(date +%s%N) - t0) / 1000000)) ms; client: 'debug1: kex: algorithm: $neg'${sline:+; server: '$sline'}"
+		pass "$kind server + $cname, $k: 'echo ok' ok in $((($(date +%s%N) - t0) / 1000000)) ms; client: 'debug1: kex: algorithm: $neg'${sline:+; server: '$sline'}"
 	done
 	echo "   server KEXINIT kex list: $(awk '/peer server KEXINIT proposal/{p=1} p&&/KEX algorithms:/{sub(/.*KEX algorithms: /,"");print;exit}' "$f.err")"
 	stop_server
@@ -110,6 +119,10 @@ server_role dropbear '' \
 	mlkem768x25519-sha256 sntrup761x25519-sha512 sntrup761x25519-sha512@openssh.com
 server_role tinysshd 'kex: kex selected: ' \
 	sntrup761x25519-sha512@openssh.com '!mlkem768x25519-sha256' '!sntrup761x25519-sha512'
+OSSH106_KEX=mlkem768nistp256-sha256,mlkem768x25519-sha256,sntrup761x25519-sha512,sntrup761x25519-sha512@openssh.com
+SR_SSH="$PQKEX_OPENSSH106_SSH" SR_ARGS="--kex $OSSH106_KEX" server_role openssh106 'kex: algorithm: ' \
+	mlkem768nistp256-sha256 mlkem768x25519-sha256 sntrup761x25519-sha512 \
+	sntrup761x25519-sha512@openssh.com
 
 # ---------------------------------------------------------------- client role
 ossh92_client() { # KEX ("" = default)
@@ -123,27 +136,35 @@ dbclient_client() { # (dbclient cannot choose a kex: the server is restricted in
 	"$PQKEX_DBCLIENT" -y -y -i "$WORK/id_ed25519.dropbear" -l root "127.0.0.1/$PEER_PORT" echo ok
 }
 
+plink_client() { # (plink cannot choose a kex either; -hostkey pins the host key)
+	local fp
+	fp="$("$PQKEX_OPENSSH10_KEYGEN" -l -E sha256 -f "$PEER_HOSTKEY_PUB" | awk '{print $2}')"
+	"$PQKEX_PLINK" -ssh -batch -v -P "$PEER_PORT" -l root -i "$WORK/id_ed25519.ppk" -hostkey "$fp" 127.0.0.1 echo ok
+}
+
 client_check() { # NAME FUNC KEX: sshd restricted to KEX ("" = default); FUNC KEX logs in
-	local name="$1" func="$2" kex="$3" f neg offered
+	# CC_KIND: the sshd (default openssh10)
+	local name="$1" func="$2" kex="$3" f neg offered kind="${CC_KIND:-openssh10}" sname
 	f="$WORK/client-${func}-${kex//[^a-z0-9]/_}"
-	start_server openssh10 --loglevel DEBUG2 ${kex:+--kex "$kex"}
+	sname="$kind sshd"
+	start_server "$kind" --loglevel DEBUG2 ${kex:+--kex "$kex"}
 	local rc=0
 	"$func" "$kex" </dev/null >"$f.out" 2>"$f.err" || rc=$?
 	crlf "$f.out" "$f.err"
 	tr -d '\r' <"$PEER_LOG" >"$f.slog" # (never sed -i a log a server still writes)
 	if [ "$rc" != 0 ] || [ "$(cat "$f.out")" != ok ]; then
-		fail "$name -> OpenSSH 10 sshd (${kex:-default}): $(tail -2 "$f.err" | tr '\n' ' ')"
+		fail "$name -> $sname (${kex:-default}): $(tail -2 "$f.err" | tr '\n' ' ')"
 		stop_server
 		return
 	fi
 	neg="$(sed -n 's/^debug1: kex: algorithm: \(.*\) \[preauth\]$/\1/p' "$f.slog" | head -1)"
 	offered="$(awk '/peer client KEXINIT proposal/{p=1} p&&/KEX algorithms:/{sub(/.*KEX algorithms: /,"");sub(/ \[preauth\]$/,"");print;exit}' "$f.slog")"
 	if [ -n "$kex" ] && [ "$neg" != "$kex" ]; then
-		fail "$name -> OpenSSH 10 sshd: wanted $kex, sshd negotiated '$neg'"
+		fail "$name -> $sname: wanted $kex, sshd negotiated '$neg'"
 	else
 		local cl
-		cl="$(sed -n 's/^debug1: kex: algorithm: //p' "$f.err" | head -1)"
-		pass "$name -> OpenSSH 10 sshd (KexAlgorithms ${kex:-default}): 'echo ok' ok; sshd: 'debug1: kex: algorithm: $neg [preauth]'${cl:+; client: 'debug1: kex: algorithm: $cl'}"
+		cl="$(grep -E -m1 '^(debug1: kex: algorithm: |Doing .* key exchange)' "$f.err" || true)"
+		pass "$name -> $sname (KexAlgorithms ${kex:-default}): 'echo ok' ok; sshd: 'debug1: kex: algorithm: $neg [preauth]'${cl:+; client: '$cl'}"
 	fi
 	[ -n "$kex" ] || echo "   $name KEXINIT kex list (sshd DEBUG2 'peer client KEXINIT proposal'): $offered"
 	stop_server
@@ -155,6 +176,11 @@ for k in "" sntrup761x25519-sha512@openssh.com sntrup761x25519-sha512; do
 done
 for k in "" mlkem768x25519-sha256 sntrup761x25519-sha512 sntrup761x25519-sha512@openssh.com; do
 	client_check "dropbear dbclient" dbclient_client "$k"
+done
+echo "== client role (server: OpenSSH 10.6 sshd, forky chroot, LogLevel DEBUG2)"
+"$PQKEX_PUTTYGEN" "$WORK/id_ed25519" -O private -o "$WORK/id_ed25519.ppk"
+for k in "" mlkem768nistp256-sha256 mlkem768x25519-sha256 sntrup761x25519-sha512 sntrup761x25519-sha512@openssh.com; do
+	CC_KIND=openssh106 client_check "PuTTY 0.85 plink" plink_client "$k"
 done
 
 echo "verify-peers: $PASS passed, $FAIL failed"
