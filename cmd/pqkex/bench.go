@@ -17,9 +17,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"crypto/ecdh"
+	"crypto/mlkem"
+
 	"github.com/cloudflare/circl/dh/x25519"
+	"github.com/cloudflare/circl/kem/mlkem/mlkem1024"
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
 	"github.com/pqkex/pqkex/internal/hybrid"
+	"github.com/pqkex/pqkex/internal/kat"
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+	"github.com/pqkex/pqkex/mlkem768nistp256"
 	"github.com/pqkex/pqkex/mlkem768x25519"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761x25519"
@@ -32,15 +39,15 @@ import (
 // (float64, one decimal) except Samples (an integer).
 type benchRow struct {
 	Method         string  `json:"method"`
-	Impl           string  `json:"impl"`    // "pqkex" or "x/crypto"
+	Impl           string  `json:"impl"`    // "pqkex", "x/crypto" or "baseline"
 	Variant        string  `json:"variant"` // "" or "batch"
 	ClientUS       float64 `json:"client_us"`
 	ServerUS       float64 `json:"server_us"`
 	KexUS          float64 `json:"kex_us"`
 	KexPerS        float64 `json:"kex_per_s"`
-	HandshakesPerS float64 `json:"handshakes_per_s"`
-	Samples        int     `json:"samples"`    // timed rounds per figure; each figure is their median
-	SpreadPct      float64 `json:"spread_pct"` // largest (slowest - fastest round) / median of the row's three figures, in %
+	HandshakesPerS float64 `json:"handshakes_per_s"` // 0 for "baseline" rows: no SSH adapter
+	Samples        int     `json:"samples"`          // timed rounds per figure; each figure is their median
+	SpreadPct      float64 `json:"spread_pct"`       // largest (slowest - fastest round) / median of the row's three figures, in %
 }
 
 type benchPrimitive struct {
@@ -141,8 +148,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		if !want(c.method) {
 			continue
 		}
-		progress("pqkex " + c.method + " " + c.variant)
+		progress(c.impl + " " + c.method + " " + c.variant)
 		row := measureKex(c, *d)
+		if c.impl == "baseline" {
+			rep.Rows = append(rep.Rows, row) // crypto only: it has no SSH adapter
+			continue
+		}
 		minN := 1
 		if c.variant == "batch" {
 			sshkex.SetKeyPool(pool)
@@ -187,6 +198,8 @@ type benchMethod struct {
 
 var benchMethods = []benchMethod{
 	{sshkex.KeyExchangeMLKEM768X25519, nil},
+	{sshkex.KeyExchangeMLKEM768NISTP256, nil},
+	{sshkex.KeyExchangeMLKEM1024NISTP384, nil},
 	{sshkex.KeyExchangeSNTRUP761X25519, []string{sshkex.KeyExchangeSNTRUP761X25519OpenSSH}},
 	{ssh.KeyExchangeCurve25519, []string{"curve25519-sha256@libssh.org"}},
 	{ssh.KeyExchangeECDHP256, nil},
@@ -227,7 +240,11 @@ func printBench(w io.Writer, r *benchReport) {
 			if row.Variant != "" {
 				impl += " (" + row.Variant + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%s\t\n", row.Method, impl, row.ClientUS, row.ServerUS, row.KexUS, row.KexPerS, row.HandshakesPerS, spread(row.SpreadPct))
+			hs := fmt.Sprintf("%.0f", row.HandshakesPerS)
+			if row.Impl == "baseline" {
+				hs = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.0f\t%s\t%s\t\n", row.Method, impl, row.ClientUS, row.ServerUS, row.KexUS, row.KexPerS, hs, spread(row.SpreadPct))
 		}
 		tw.Flush()
 		fmt.Fprintln(w)
@@ -271,7 +288,13 @@ func printBenchFooter(w io.Writer, r *benchReport) {
 			impls[row.Impl+"/"+row.Variant] = true
 		}
 		if impls["pqkex/"] {
-			fmt.Fprintln(w, "pqkex = pqkex's method packages (circl ML-KEM-768 and X25519, pqkex's own sntrup761), as sshkex.Register installs them.")
+			fmt.Fprintln(w, "pqkex = pqkex's method packages, as sshkex.Register installs them: circl ML-KEM-768 and X25519 and pqkex's own")
+			fmt.Fprintln(w, "  sntrup761 in the X25519 hybrids; circl ML-KEM-768/1024 and crypto/ecdh P-256/P-384 in the NIST-curve hybrids")
+			fmt.Fprintln(w, "  (in FIPS 140-3 mode these use crypto/mlkem instead, which costs what the baseline row costs).")
+		}
+		if impls["baseline/"] {
+			fmt.Fprintln(w, "baseline = what a straightforward Go implementation of a NIST-curve hybrid does: crypto/mlkem, crypto/ecdh and")
+			fmt.Fprintln(w, "  crypto/sha256 or sha512, nothing else; crypto only (no SSH adapter, so no handshakes/s).")
 		}
 		if impls["pqkex/batch"] {
 			fmt.Fprintf(w, "pqkex (batch) = the same, with the client's sntrup761 keys from a sntrup761.KeyPool (sshkex.SetKeyPool): keys\n")
@@ -291,6 +314,13 @@ func printBenchFooter(w io.Writer, r *benchReport) {
 		"mlkem768.Decapsulate":       "circl ML-KEM-768 decapsulation (client)",
 		"x25519.GenerateKey":         "circl X25519 key pair (the classical half of both hybrids)",
 		"x25519.ECDH":                "circl X25519 shared secret",
+		"mlkem1024.GenerateKey":      "circl ML-KEM-1024 key pair (client in mlkem1024nistp384)",
+		"mlkem1024.Encapsulate":      "circl ML-KEM-1024 encapsulation (server)",
+		"mlkem1024.Decapsulate":      "circl ML-KEM-1024 decapsulation (client)",
+		"p256.GenerateKey":           "crypto/ecdh P-256 key pair (the classical half of mlkem768nistp256)",
+		"p256.ECDH":                  "crypto/ecdh P-256 shared secret, with the peer point's checks",
+		"p384.GenerateKey":           "crypto/ecdh P-384 key pair (the classical half of mlkem1024nistp384)",
+		"p384.ECDH":                  "crypto/ecdh P-384 shared secret, with the peer point's checks",
 	}
 	if len(r.Primitives) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -406,6 +436,41 @@ func (k *keyBatches) get() (*sntrup761.DecapsulationKey, error) {
 	return dk, nil
 }
 
+// exchangeCase measures a NIST-curve hybrid through kat.Exchange: the
+// method package's API, or the standard-library baseline.
+func exchangeCase(ex kat.Exchange, impl string) kexCase {
+	mustOK := func(err error) {
+		if err != nil {
+			panic(err) // crypto/rand never fails; the inputs are our own
+		}
+	}
+	return kexCase{
+		method: ex.Name, impl: impl,
+		client: func() (func([]byte), []byte) {
+			c, err := ex.NewClient(nil)
+			mustOK(err)
+			return func(r []byte) { _, err := c.Finish(r); mustOK(err) }, c.Init()
+		},
+		server: func(ci []byte) []byte { r, _, err := ex.Respond(nil, ci); mustOK(err); return r },
+	}
+}
+
+// nistCases are both NIST-curve hybrids, pqkex's and the baseline's.
+func nistCases() []kexCase {
+	var out []kexCase
+	for _, m := range []struct {
+		name, curve string
+		ekSize      int
+	}{
+		{mlkem768nistp256.Name, "P-256", mlkem.EncapsulationKeySize768},
+		{mlkem1024nistp384.Name, "P-384", mlkem.EncapsulationKeySize1024},
+	} {
+		pub, _, _ := kat.HybridPublic(m.name)
+		out = append(out, exchangeCase(pub, "pqkex"), exchangeCase(kat.Baseline(m.name, pub.Hash, m.curve, m.ekSize), "baseline"))
+	}
+	return out
+}
+
 func pqkexCases() []kexCase {
 	batches := new(keyBatches)
 	mustOK := func(err error) {
@@ -413,7 +478,7 @@ func pqkexCases() []kexCase {
 			panic(err) // crypto/rand never fails; the inputs are our own
 		}
 	}
-	return []kexCase{
+	return append([]kexCase{
 		{
 			method: sshkex.KeyExchangeMLKEM768X25519, impl: "pqkex",
 			client: func() (func([]byte), []byte) {
@@ -443,7 +508,7 @@ func pqkexCases() []kexCase {
 			},
 			server: func(ci []byte) []byte { r, _, err := sntrup761x25519.Respond(nil, ci); mustOK(err); return r },
 		},
-	}
+	}, nistCases()...)
 }
 
 type primitive struct {
@@ -461,7 +526,14 @@ func primitives() []primitive {
 	mct := make([]byte, mlkem768.CiphertextSize)
 	mss := make([]byte, mlkem768.SharedKeySize)
 	mpk.EncapsulateTo(mct, mss, nil)
+	bpk, bsk, _ := mlkem1024.GenerateKeyPair(rand.Reader)
+	bct := make([]byte, mlkem1024.CiphertextSize)
+	bpk.EncapsulateTo(bct, mss, nil)
 	hybrid.ResetUpperState()
+	p256a, _ := ecdh.P256().GenerateKey(rand.Reader)
+	p256b, _ := ecdh.P256().GenerateKey(rand.Reader)
+	p384a, _ := ecdh.P384().GenerateKey(rand.Reader)
+	p384b, _ := ecdh.P384().GenerateKey(rand.Reader)
 	var priv, pub, peer, shared x25519.Key
 	rand.Read(priv[:])
 	rand.Read(peer[:])
@@ -469,6 +541,8 @@ func primitives() []primitive {
 	sntrup := []string{sshkex.KeyExchangeSNTRUP761X25519}
 	mlkem := []string{sshkex.KeyExchangeMLKEM768X25519}
 	x := []string{sshkex.KeyExchangeMLKEM768X25519, sshkex.KeyExchangeSNTRUP761X25519} // x/crypto's curve25519-sha256 uses x/crypto/curve25519
+	p256 := []string{sshkex.KeyExchangeMLKEM768NISTP256}
+	p384 := []string{sshkex.KeyExchangeMLKEM1024NISTP384}
 	return []primitive{
 		{"sntrup761.GenerateKey", sntrup, 1, func() { sntrup761.GenerateKey() }},
 		{"sntrup761.Encapsulate", sntrup, 1, func() { ek.Encapsulate() }},
@@ -480,6 +554,13 @@ func primitives() []primitive {
 		{"mlkem768.Decapsulate", mlkem, 1, func() { msk.DecapsulateTo(mss, mct); hybrid.ResetUpperState() }},
 		{"x25519.GenerateKey", x, 1, func() { rand.Read(priv[:]); x25519.KeyGen(&pub, &priv) }},
 		{"x25519.ECDH", x, 1, func() { x25519.Shared(&shared, &priv, &peer) }},
+		{"mlkem1024.GenerateKey", p384, 1, func() { mlkem1024.GenerateKeyPair(rand.Reader); hybrid.ResetUpperState() }},
+		{"mlkem1024.Encapsulate", p384, 1, func() { bpk.EncapsulateTo(bct, mss, nil); hybrid.ResetUpperState() }},
+		{"mlkem1024.Decapsulate", p384, 1, func() { bsk.DecapsulateTo(mss, bct); hybrid.ResetUpperState() }},
+		{"p256.GenerateKey", p256, 1, func() { ecdh.P256().GenerateKey(rand.Reader) }},
+		{"p256.ECDH", p256, 1, func() { p256a.ECDH(p256b.PublicKey()) }},
+		{"p384.GenerateKey", p384, 1, func() { ecdh.P384().GenerateKey(rand.Reader) }},
+		{"p384.ECDH", p384, 1, func() { p384a.ECDH(p384b.PublicKey()) }},
 	}
 }
 

@@ -36,7 +36,8 @@ func startTestServer(t *testing.T, kexs []string) (addr string, hostKey ssh.Publ
 // time (plus curve25519): scan must pick and complete it and report the
 // server's host key.
 func TestScanEveryMethod(t *testing.T) {
-	for _, name := range []string{sshkex.KeyExchangeMLKEM768X25519, sshkex.KeyExchangeSNTRUP761X25519, sshkex.KeyExchangeSNTRUP761X25519OpenSSH} {
+	for _, name := range []string{sshkex.KeyExchangeMLKEM768X25519, sshkex.KeyExchangeSNTRUP761X25519, sshkex.KeyExchangeSNTRUP761X25519OpenSSH,
+		sshkex.KeyExchangeMLKEM768NISTP256, sshkex.KeyExchangeMLKEM1024NISTP384} {
 		t.Run(name, func(t *testing.T) {
 			addr, pub := startTestServer(t, []string{ssh.KeyExchangeCurve25519, name})
 			var out, errOut bytes.Buffer
@@ -217,6 +218,10 @@ func TestBenchJSON(t *testing.T) {
 		{"mlkem768x25519-sha256", "x/crypto", ""},
 		{"curve25519-sha256", "x/crypto", ""},
 		{"ecdh-sha2-nistp256", "x/crypto", ""},
+		{"mlkem768nistp256-sha256", "pqkex", ""},
+		{"mlkem768nistp256-sha256", "baseline", ""},
+		{"mlkem1024nistp384-sha384", "pqkex", ""},
+		{"mlkem1024nistp384-sha384", "baseline", ""},
 	}
 	if len(rep.Rows) != len(wantRows) {
 		t.Fatalf("%d rows, want %d", len(rep.Rows), len(wantRows))
@@ -228,8 +233,12 @@ func TestBenchJSON(t *testing.T) {
 				continue
 			}
 			found = true
-			if r.ClientUS <= 0 || r.ServerUS <= 0 || r.HandshakesPerS <= 0 || r.Samples != benchRounds || r.SpreadPct < 0 {
+			if r.ClientUS <= 0 || r.ServerUS <= 0 || r.Samples != benchRounds || r.SpreadPct < 0 {
 				t.Errorf("%v: non-positive figures %+v", w, r)
+			}
+			// The baseline is crypto only: no SSH adapter, no handshakes.
+			if (r.HandshakesPerS > 0) != (r.Impl != "baseline") {
+				t.Errorf("%v: handshakes/s %v", w, r.HandshakesPerS)
 			}
 			if math.Abs(r.KexUS-(r.ClientUS+r.ServerUS)) > 0.2 || math.Abs(r.KexPerS-1e6/r.KexUS) > 0.01*r.KexPerS+1 {
 				t.Errorf("%v: inconsistent kex figures %+v", w, r)
@@ -240,7 +249,9 @@ func TestBenchJSON(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"sntrup761.GenerateKey", "sntrup761.Encapsulate", "sntrup761.Decapsulate", "sntrup761.GenerateKeyBatch",
-		"mlkem768.GenerateKey", "mlkem768.Encapsulate", "mlkem768.Decapsulate", "x25519.GenerateKey", "x25519.ECDH"} {
+		"mlkem768.GenerateKey", "mlkem768.Encapsulate", "mlkem768.Decapsulate", "x25519.GenerateKey", "x25519.ECDH",
+		"mlkem1024.GenerateKey", "mlkem1024.Encapsulate", "mlkem1024.Decapsulate",
+		"p256.GenerateKey", "p256.ECDH", "p384.GenerateKey", "p384.ECDH"} {
 		found := false
 		for _, p := range rep.Primitives {
 			if p.Name == name {
@@ -302,6 +313,10 @@ func TestBenchMethods(t *testing.T) {
 		{"mlkem768x25519-sha256", []string{"mlkem768x25519-sha256 x/crypto ", "mlkem768x25519-sha256 pqkex "},
 			[]string{"mlkem768.GenerateKey", "mlkem768.Encapsulate", "mlkem768.Decapsulate", "x25519.GenerateKey", "x25519.ECDH"}},
 		{"curve25519-sha256@libssh.org,ecdh-sha2-nistp256", []string{"curve25519-sha256 x/crypto ", "ecdh-sha2-nistp256 x/crypto "}, nil},
+		{"mlkem768nistp256-sha256", []string{"mlkem768nistp256-sha256 pqkex ", "mlkem768nistp256-sha256 baseline "},
+			[]string{"p256.GenerateKey", "p256.ECDH"}},
+		{"mlkem1024nistp384-sha384", []string{"mlkem1024nistp384-sha384 pqkex ", "mlkem1024nistp384-sha384 baseline "},
+			[]string{"mlkem1024.GenerateKey", "mlkem1024.Encapsulate", "mlkem1024.Decapsulate", "p384.GenerateKey", "p384.ECDH"}},
 	} {
 		t.Run(tc.methods, func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -330,8 +345,11 @@ func TestBenchMethods(t *testing.T) {
 // primitive it prints, and warns when a spread is large.
 func TestBenchFooter(t *testing.T) {
 	rep := &benchReport{Go: "go", GOOS: "os", GOARCH: "arch", CPU: "cpu"}
-	for _, r := range []benchRow{{Impl: "pqkex"}, {Impl: "pqkex", Variant: "batch"}, {Impl: "x/crypto"}} {
+	for _, r := range []benchRow{{Impl: "pqkex"}, {Impl: "pqkex", Variant: "batch"}, {Impl: "x/crypto"}, {Impl: "baseline"}} {
 		r.Method, r.Samples, r.SpreadPct, r.ClientUS, r.ServerUS = "m", benchRounds, 3, 1, 1
+		if r.Impl != "baseline" {
+			r.HandshakesPerS = 1234
+		}
 		rep.Rows = append(rep.Rows, r)
 	}
 	for _, p := range primitives() {
@@ -340,7 +358,7 @@ func TestBenchFooter(t *testing.T) {
 	var out bytes.Buffer
 	printBench(&out, rep)
 	text := out.String()
-	for _, want := range []string{"median of 5 timed rounds", "spread = ", "pqkex = ", "pqkex (batch) = ", "x/crypto = ", "kex = client + server"} {
+	for _, want := range []string{"median of 5 timed rounds", "spread = ", "pqkex = ", "pqkex (batch) = ", "x/crypto = ", "baseline = ", "kex = client + server"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("footer lacks %q:\n%s", want, text)
 		}
@@ -358,6 +376,20 @@ func TestBenchFooter(t *testing.T) {
 	}
 	if strings.Contains(text, "NOTE:") {
 		t.Errorf("noise note with small spreads:\n%s", text)
+	}
+	// handshakes/s: a figure for the SSH rows, "-" for the baseline.
+	for _, l := range strings.Split(text, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 8 || f[0] != "m" {
+			continue
+		}
+		want := "1234"
+		if f[1] == "baseline" {
+			want = "-"
+		}
+		if f[len(f)-2] != want {
+			t.Errorf("row %q: handshakes/s %q, want %q", l, f[len(f)-2], want)
+		}
 	}
 	rep.Primitives[0].SpreadPct = 40
 	out.Reset()

@@ -50,7 +50,8 @@ func isExtensionMarker(name string) bool {
 // knownKex returns every key exchange name scan and serve accept in -kex:
 // pqkex's and those x/crypto/ssh implements, insecure ones included.
 func knownKex() []string {
-	names := []string{sshkex.KeyExchangeMLKEM768X25519, sshkex.KeyExchangeSNTRUP761X25519, sshkex.KeyExchangeSNTRUP761X25519OpenSSH}
+	names := []string{sshkex.KeyExchangeMLKEM768X25519, sshkex.KeyExchangeSNTRUP761X25519, sshkex.KeyExchangeSNTRUP761X25519OpenSSH,
+		sshkex.KeyExchangeMLKEM768NISTP256, sshkex.KeyExchangeMLKEM1024NISTP384}
 	names = append(names, ssh.SupportedAlgorithms().KeyExchanges...)
 	names = append(names, ssh.InsecureAlgorithms().KeyExchanges...)
 	slices.Sort(names)
