@@ -216,13 +216,13 @@ func detectJSON(data []byte) (Format, error) {
 			case "ML-KEM-1024":
 				return FormatWycheproofMLKEM1024, nil
 			default:
-				return "", fmt.Errorf("Wycheproof ML-KEM vectors for %q, which pqkex does not implement", ps)
+				return "", fmt.Errorf("a Wycheproof file of ML-KEM vectors for %q, which pqkex does not implement", ps)
 			}
 		case alg == "XDH" && schema == "xdh_comp_schema_v1.json":
 			return FormatWycheproofXDH, nil
 		case alg == "ECDH" && (schema == "ecdh_ecpoint_test_schema_v1.json" || schema == "ecdh_test_schema_v1.json"):
 			if c := groupField(data, "curve"); c != "secp256r1" && c != "secp384r1" {
-				return "", fmt.Errorf("Wycheproof ECDH vectors for %q, a curve pqkex does not use", c)
+				return "", fmt.Errorf("a Wycheproof file of ECDH vectors for %q, a curve pqkex does not use", c)
 			}
 			if schema == "ecdh_ecpoint_test_schema_v1.json" {
 				return FormatWycheproofECDHPoint, nil
