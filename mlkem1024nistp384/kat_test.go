@@ -1,36 +1,15 @@
 package mlkem1024nistp384_test
 
 import (
-	"io"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybridtest"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
-	"github.com/pqkex/pqkex/mlkem1024nistp384/mlkem1024nistp384test"
 )
 
-// public runs the package's exported API as a hybridtest.Exchange.
-func public() hybridtest.Exchange {
-	return hybridtest.Exchange{
-		Label: "public", Name: mlkem1024nistp384.Name, Hash: mlkem1024nistp384.Hash, Curve: mlkem1024nistp384.Engine.Curve,
-		NewClient: func(r io.Reader) (hybridtest.Client, error) {
-			c, err := mlkem1024nistp384.NewClient(r)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
-		Respond: mlkem1024nistp384.Respond,
-		NewClientWithKeys: func(seed, private []byte) (hybridtest.Client, error) {
-			c, err := mlkem1024nistp384test.NewClient(seed, private)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
-		RespondWithKeys: mlkem1024nistp384test.Respond,
-	}
-}
+// public runs the package's exported API (with its test-only
+// constructors) as a hybridtest.Exchange; "pqkex kat" runs the same.
+func public() hybridtest.Exchange { return hybridtest.Public(mlkem1024nistp384.Name) }
 
 // exchanges is the public API and the engine with each ML-KEM backend.
 func exchanges() []hybridtest.Exchange {

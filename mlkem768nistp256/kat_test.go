@@ -1,36 +1,15 @@
 package mlkem768nistp256_test
 
 import (
-	"io"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybridtest"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
-	"github.com/pqkex/pqkex/mlkem768nistp256/mlkem768nistp256test"
 )
 
-// public runs the package's exported API as a hybridtest.Exchange.
-func public() hybridtest.Exchange {
-	return hybridtest.Exchange{
-		Label: "public", Name: mlkem768nistp256.Name, Hash: mlkem768nistp256.Hash, Curve: mlkem768nistp256.Engine.Curve,
-		NewClient: func(r io.Reader) (hybridtest.Client, error) {
-			c, err := mlkem768nistp256.NewClient(r)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
-		Respond: mlkem768nistp256.Respond,
-		NewClientWithKeys: func(seed, private []byte) (hybridtest.Client, error) {
-			c, err := mlkem768nistp256test.NewClient(seed, private)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
-		RespondWithKeys: mlkem768nistp256test.Respond,
-	}
-}
+// public runs the package's exported API (with its test-only
+// constructors) as a hybridtest.Exchange; "pqkex kat" runs the same.
+func public() hybridtest.Exchange { return hybridtest.Public(mlkem768nistp256.Name) }
 
 // exchanges is the public API and the engine with each ML-KEM backend.
 func exchanges() []hybridtest.Exchange {

@@ -38,6 +38,17 @@ func FromMethod(label, name string, m *mlkemhybrid.Method) Exchange {
 // (circl, crypto/mlkem), as Exchanges.
 func Backends(name string, m mlkemhybrid.Method) []Exchange { return kat.Backends(name, m) }
 
+// Public returns the public API of the NIST-curve hybrid named name, with
+// its test-only constructors, as an Exchange labelled "public"
+// (kat.HybridPublic). It panics for any other name.
+func Public(name string) Exchange {
+	ex, _, ok := kat.HybridPublic(name)
+	if !ok {
+		panic("hybridtest: no NIST-curve hybrid " + name)
+	}
+	return ex
+}
+
 // Stream returns the first n bytes of SHAKE256(label), the vector files'
 // randomness convention.
 func Stream(label string, n int) []byte { return kat.Stream(label, n) }

@@ -12,18 +12,10 @@ import (
 
 type wycheproofECDH struct {
 	TestGroups []struct {
-		Type     string `json:"type"`
-		Curve    string `json:"curve"`
-		Encoding string `json:"encoding"`
-		Tests    []struct {
-			TcID    int      `json:"tcId"`
-			Comment string   `json:"comment"`
-			Flags   []string `json:"flags"`
-			Public  Hex      `json:"public"`
-			Private Hex      `json:"private"`
-			Shared  Hex      `json:"shared"`
-			Result  string   `json:"result"`
-		} `json:"tests"`
+		Type     string             `json:"type"`
+		Curve    string             `json:"curve"`
+		Encoding string             `json:"encoding"`
+		Tests    []WycheproofDHTest `json:"tests"`
 	} `json:"testGroups"`
 }
 

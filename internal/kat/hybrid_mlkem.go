@@ -150,13 +150,7 @@ func reportKEM(t TB, k mlkemhybrid.KEM, what string, err error) {
 // implementation has it. One case per test and implementation.
 func RunKEMACVPKeyGen(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int {
 	t.Helper()
-	var kg struct {
-		ParameterSet string `json:"parameterSet"`
-		Tests        []struct {
-			TcID         int `json:"tcId"`
-			D, Z, EK, DK Hex
-		} `json:"tests"`
-	}
+	var kg ACVPMLKEMKeyGen
 	mustJSON(t, name, data, &kg)
 	n := 0
 	for _, k := range kems {
@@ -178,22 +172,7 @@ func RunKEMACVPKeyGen(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) i
 // only an expanded dk) on those that load expanded keys.
 func RunKEMACVPEncapDecap(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int {
 	t.Helper()
-	var ed struct {
-		ParameterSet  string `json:"parameterSet"`
-		Encapsulation struct {
-			Tests []struct {
-				TcID        int `json:"tcId"`
-				EK, M, C, K Hex
-			} `json:"tests"`
-		} `json:"encapsulation"`
-		Decapsulation struct {
-			DK    Hex `json:"dk"`
-			Tests []struct {
-				TcID int `json:"tcId"`
-				C, K Hex
-			} `json:"tests"`
-		} `json:"decapsulation"`
-	}
+	var ed ACVPMLKEMEncapDecap
 	mustJSON(t, name, data, &ed)
 	n := 0
 	for _, k := range kems {
@@ -223,17 +202,7 @@ func RunKEMACVPEncapDecap(t TB, name string, data []byte, kems ...mlkemhybrid.KE
 // schemas: valid cases give the listed values, invalid ones are rejected.
 func RunKEMWycheproof(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int {
 	t.Helper()
-	var v struct {
-		TestGroups []struct {
-			Type         string `json:"type"`
-			ParameterSet string `json:"parameterSet"`
-			Tests        []struct {
-				TcID                  int    `json:"tcId"`
-				Result                string `json:"result"`
-				Seed, EK, DK, M, C, K Hex
-			} `json:"tests"`
-		} `json:"testGroups"`
-	}
+	var v WycheproofMLKEM
 	mustJSON(t, name, data, &v)
 	n := 0
 	for _, k := range kems {
@@ -396,11 +365,7 @@ func RunKEMCCTVCase(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int
 // number. One case per implementation.
 func RunKEMAccumulated(t TB, name string, data []byte, n int, kems ...mlkemhybrid.KEM) int {
 	t.Helper()
-	var v struct {
-		Recipes map[string]struct {
-			Expected map[string]string `json:"expected"`
-		} `json:"recipes"`
-	}
+	var v MLKEMAccumulated
 	mustJSON(t, name, data, &v)
 	key := fmt.Sprint(n)
 	runs := 0

@@ -1,6 +1,7 @@
 package kat
 
 import (
+	"crypto"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,47 +27,38 @@ import (
 func HybridPublic(name string) (ex Exchange, cf string, ok bool) {
 	switch name {
 	case mlkem768nistp256.Name:
-		return Exchange{
-			Label: "public", Name: name, Hash: mlkem768nistp256.Hash, Curve: mlkemhybrid.P256(),
-			NewClient: func(r io.Reader) (Client, error) {
-				c, err := mlkem768nistp256.NewClient(r)
-				if err != nil {
-					return nil, err
-				}
-				return c, nil
-			},
-			Respond: mlkem768nistp256.Respond,
-			NewClientWithKeys: func(seed, private []byte) (Client, error) {
-				c, err := mlkem768nistp256test.NewClient(seed, private)
-				if err != nil {
-					return nil, err
-				}
-				return c, nil
-			},
-			RespondWithKeys: mlkem768nistp256test.Respond,
-		}, "p256", true
+		return publicExchange(name, mlkem768nistp256.Hash, mlkemhybrid.P256(), mlkem768nistp256.NewClient,
+			mlkem768nistp256.Respond, mlkem768nistp256test.NewClient, mlkem768nistp256test.Respond), "p256", true
 	case mlkem1024nistp384.Name:
-		return Exchange{
-			Label: "public", Name: name, Hash: mlkem1024nistp384.Hash, Curve: mlkemhybrid.P384(),
-			NewClient: func(r io.Reader) (Client, error) {
-				c, err := mlkem1024nistp384.NewClient(r)
-				if err != nil {
-					return nil, err
-				}
-				return c, nil
-			},
-			Respond: mlkem1024nistp384.Respond,
-			NewClientWithKeys: func(seed, private []byte) (Client, error) {
-				c, err := mlkem1024nistp384test.NewClient(seed, private)
-				if err != nil {
-					return nil, err
-				}
-				return c, nil
-			},
-			RespondWithKeys: mlkem1024nistp384test.Respond,
-		}, "p384", true
+		return publicExchange(name, mlkem1024nistp384.Hash, mlkemhybrid.P384(), mlkem1024nistp384.NewClient,
+			mlkem1024nistp384.Respond, mlkem1024nistp384test.NewClient, mlkem1024nistp384test.Respond), "p384", true
 	}
 	return Exchange{}, "", false
+}
+
+// publicExchange is a method package's API as an Exchange.
+func publicExchange[C Client](name string, h crypto.Hash, cu mlkemhybrid.Curve,
+	newClient func(io.Reader) (C, error), respond func(io.Reader, []byte) ([]byte, []byte, error),
+	newClientKeys func(seed, private []byte) (C, error), respondKeys func(clientInit, m, private []byte) ([]byte, []byte, error)) Exchange {
+	return Exchange{
+		Label: "public", Name: name, Hash: h, Curve: cu,
+		NewClient: func(r io.Reader) (Client, error) {
+			c, err := newClient(r)
+			if err != nil {
+				return nil, err // not a non-nil interface holding a nil *Client
+			}
+			return c, nil
+		},
+		Respond: respond,
+		NewClientWithKeys: func(seed, private []byte) (Client, error) {
+			c, err := newClientKeys(seed, private)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		RespondWithKeys: respondKeys,
+	}
 }
 
 // RunSSHHybrid runs an SSH vector file of a NIST-curve hybrid (OpenSSH's

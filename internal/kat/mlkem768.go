@@ -12,7 +12,7 @@ import (
 
 // ACVPMLKEMKeyGen is an ACVP ML-KEM keyGen test group joined with its
 // expected results: ML-KEM.KeyGen_internal(d, z) = (ek, dk), dk in its
-// expanded 2400-byte form.
+// expanded form (2400 bytes for ML-KEM-768, 3168 for ML-KEM-1024).
 type ACVPMLKEMKeyGen struct {
 	ParameterSet string `json:"parameterSet"`
 	Tests        []struct {

@@ -30,15 +30,21 @@ type WycheproofXDH struct {
 	Algorithm     string `json:"algorithm"`
 	NumberOfTests int    `json:"numberOfTests"`
 	TestGroups    []struct {
-		Curve string `json:"curve"`
-		Tests []struct {
-			TcID    int      `json:"tcId"`
-			Comment string   `json:"comment"`
-			Flags   []string `json:"flags"`
-			Public  Hex      `json:"public"`
-			Private Hex      `json:"private"`
-			Shared  Hex      `json:"shared"`
-			Result  string   `json:"result"`
-		} `json:"tests"`
+		Curve string             `json:"curve"`
+		Tests []WycheproofDHTest `json:"tests"`
 	} `json:"testGroups"`
+}
+
+// WycheproofDHTest is one Wycheproof Diffie-Hellman test case (XDH and
+// ECDH files): a private key, the peer's public key (raw, SEC1 or DER by
+// the file's encoding) and the shared secret, valid / invalid /
+// acceptable.
+type WycheproofDHTest struct {
+	TcID    int      `json:"tcId"`
+	Comment string   `json:"comment"`
+	Flags   []string `json:"flags"`
+	Public  Hex      `json:"public"`
+	Private Hex      `json:"private"`
+	Shared  Hex      `json:"shared"`
+	Result  string   `json:"result"`
 }
