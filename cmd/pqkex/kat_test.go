@@ -226,16 +226,20 @@ func TestKATBroken(t *testing.T) {
 	rsp := bundledFile(t, "sntrup761_nist_kat.rsp")
 	ssh := bundledFile(t, "sntrup761x25519-sha512_openssh.json")
 	modulus := bundledFile(t, "cctv_mlkem768_modulus.txt.gz")
+	nist := bundledFile(t, "mlkem1024nistp384-sha384_putty.json")
+	ecdhFile := bundledFile(t, "wycheproof_ecdh_secp384r1_test.json")
 	garbled := bytes.Clone(rsp)
 	garbled[bytes.Index(garbled, []byte("sk = "))+20] = 'x'
 	strcmp := bytes.Clone(bundledFile(t, "cctv_mlkem768_strcmp.txt"))
 	strcmp[1000] = 'x'
 	for name, data := range map[string][]byte{
-		"truncated.rsp":  rsp[:len(rsp)/2+1000], // in the middle of a line
-		"garbled.rsp":    garbled,
-		"garbled.txt":    strcmp,
-		"truncated.json": ssh[:len(ssh)/2],
-		"truncated.gz":   modulus[:len(modulus)/2],
+		"truncated.rsp":       rsp[:len(rsp)/2+1000], // in the middle of a line
+		"garbled.rsp":         garbled,
+		"garbled.txt":         strcmp,
+		"truncated.json":      ssh[:len(ssh)/2],
+		"truncated.gz":        modulus[:len(modulus)/2],
+		"truncated-nist.json": nist[:len(nist)/2],
+		"truncated-ecdh.json": ecdhFile[:len(ecdhFile)/3],
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := katWriteDir(t, map[string][]byte{name: data})

@@ -128,6 +128,11 @@ func runPositive(t TB, ex Exchange, cf string, tr map[string]string, f fields) {
 	_, cStream := f.calls("client_random_calls")
 	sCalls, sStream := f.calls("server_random_calls")
 	qc, qs, kWant := f.hex("Q_C"), f.hex("Q_S"), f.hex("K_ssh_string")
+	// The file is checked before it is sliced: a damaged file fails its
+	// case, never panics.
+	if len(cStream) < 64 || len(sStream) < 32 || len(sCalls) == 0 || len(kWant) < 4 {
+		t.Fatalf("%s: random calls shorter than the seed and m, or K shorter than its length prefix", f.id)
+	}
 
 	// Client from the recorded stream, consumed exactly.
 	cr := bytes.NewReader(cStream)
