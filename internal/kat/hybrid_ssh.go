@@ -48,25 +48,18 @@ func (f fields) hex(k string) []byte {
 	return b
 }
 
-type hybridCall struct {
-	Purpose string `json:"purpose"`
-	Len     int    `json:"len"`
-	Hex     string `json:"hex"`
-}
-
-func (f fields) calls(k string) ([]hybridCall, []byte) {
+func (f fields) calls(k string) ([]RandomCall, []byte) {
 	f.tb.Helper()
-	var cs []hybridCall
+	var cs []RandomCall
 	if err := json.Unmarshal(f.m[k], &cs); err != nil {
 		f.tb.Fatalf("%s: field %s: %v", f.id, k, err)
 	}
 	var all []byte
 	for _, c := range cs {
-		b, err := hex.DecodeString(c.Hex)
-		if err != nil || len(b) != c.Len {
-			f.tb.Fatalf("%s: %s call %s: bad hex or length", f.id, k, c.Purpose)
+		if len(c.Hex) != c.Len {
+			f.tb.Fatalf("%s: %s call %s: %d bytes, listed as %d", f.id, k, c.Purpose, len(c.Hex), c.Len)
 		}
-		all = append(all, b...)
+		all = append(all, c.Hex...)
 	}
 	return cs, all
 }
