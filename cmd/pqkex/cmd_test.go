@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"crypto/fips140"
 	"encoding/json"
 	"io"
 	"math"
 	"net"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -338,6 +341,50 @@ func TestBenchMethods(t *testing.T) {
 				t.Errorf("rows %q, primitives %q; want %q, %q", rows, prims, tc.rows, tc.primitives)
 			}
 		})
+	}
+}
+
+// TestBenchFIPS runs bench in a child process in FIPS 140-3 mode: it
+// measures only the key exchanges built on approved algorithms (the
+// NIST-curve hybrids, their baseline and x/crypto's ecdh-sha2-nistp256),
+// says so on stderr, and exits 0.
+func TestBenchFIPS(t *testing.T) {
+	if os.Getenv("PQKEX_BENCH_FIPS_CHILD") != "" {
+		if !fips140.Enabled() {
+			t.Fatal("child not in FIPS 140-3 mode")
+		}
+		var out, errOut bytes.Buffer
+		if code := runBench([]string{"-json", "-time", "5ms"}, &out, &errOut); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		var rep benchReport
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		var rows, prims []string
+		for _, r := range rep.Rows {
+			rows = append(rows, r.Method+" "+r.Impl)
+		}
+		for _, p := range rep.Primitives {
+			prims = append(prims, p.Name)
+		}
+		wantRows := []string{"ecdh-sha2-nistp256 x/crypto", "mlkem768nistp256-sha256 pqkex", "mlkem768nistp256-sha256 baseline",
+			"mlkem1024nistp384-sha384 pqkex", "mlkem1024nistp384-sha384 baseline"}
+		wantPrims := []string{"mlkem1024.GenerateKey", "mlkem1024.Encapsulate", "mlkem1024.Decapsulate", "p256.GenerateKey", "p256.ECDH", "p384.GenerateKey", "p384.ECDH"}
+		if !slices.Equal(rows, wantRows) || !slices.Equal(prims, wantPrims) || !strings.Contains(errOut.String(), "FIPS 140-3 mode") {
+			t.Fatalf("rows %q, primitives %q, stderr %q", rows, prims, errOut.String())
+		}
+		t.Log("FIPS bench checked")
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs a FIPS-mode child process with every approved benchmark")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchFIPS$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GODEBUG=fips140=on", "PQKEX_BENCH_FIPS_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "FIPS bench checked") {
+		t.Fatalf("FIPS child: %v\n%s", err, out)
 	}
 }
 
