@@ -36,6 +36,9 @@ import (
 type fftPlan struct {
 	m      int
 	stages []fftStage
+	// tail16 is set when the last two stages (radix 4, spans 16 and 4)
+	// are left out of stages and run as dif16 / dit16.
+	tail16 bool
 	// twist[j] = psi^j and untwist[j] = psi^-j / m, psi = exp(i*pi/(2m)).
 	twist, untwist []complex128
 }
@@ -81,6 +84,11 @@ func newFFTPlan(m int) *fftPlan {
 	}
 	if span != 1 {
 		panic("core: unsupported FFT length")
+	}
+	if n := len(pl.stages); n >= 2 && pl.stages[n-1].span == 4 && pl.stages[n-2].span == 16 &&
+		pl.stages[n-2].radix == 4 && n > 2 {
+		pl.stages = pl.stages[:n-2]
+		pl.tail16 = true
 	}
 	pl.twist = make([]complex128, m)
 	pl.untwist = make([]complex128, m)
@@ -212,11 +220,17 @@ func (pl *fftPlan) difFrom(x []complex128, first int) {
 			}
 		}
 	}
+	if pl.tail16 {
+		dif16(x)
+	}
 }
 
 // dit is the inverse of dif up to the factor m (folded into untwist).
 func (pl *fftPlan) dit(x []complex128) {
 	n := len(x)
+	if pl.tail16 {
+		dit16(x)
+	}
 	for si := len(pl.stages) - 1; si >= 0; si-- {
 		st := &pl.stages[si]
 		span := st.span

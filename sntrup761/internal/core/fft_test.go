@@ -1,6 +1,8 @@
 package core
 
 import (
+	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"testing"
 )
@@ -95,5 +97,52 @@ func BenchmarkFFT768(b *testing.B) {
 	for b.Loop() {
 		forwardInt(pl, x, a)
 		pl.inverse(c, x)
+	}
+}
+
+// generic16 is a plan of length 16 made of the two generic radix-4 stages
+// (spans 16 and 4) that dif16 and dit16 replace.
+func generic16() *fftPlan {
+	pl := &fftPlan{m: 16}
+	for _, span := range []int{16, 4} {
+		st := fftStage{radix: 4, span: span}
+		for t := 1; t < 4; t++ {
+			w := make([]complex128, span/4)
+			for j := range w {
+				w[j] = expi(-2 * math.Pi * float64(j*t) / float64(span))
+			}
+			st.tw = append(st.tw, w)
+		}
+		pl.stages = append(pl.stages, st)
+	}
+	return pl
+}
+
+// TestFFT16 checks dif16 and dit16 against the generic stages they
+// replace, on random blocks (equal up to rounding).
+func TestFFT16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	pl := generic16()
+	for range 200 {
+		x := make([]complex128, 32)
+		for i := range x {
+			x[i] = complex(rng.NormFloat64()*1e6, rng.NormFloat64()*1e6)
+		}
+		for _, dir := range []string{"dif", "dit"} {
+			want := append([]complex128(nil), x...)
+			got := append([]complex128(nil), x...)
+			if dir == "dif" {
+				pl.dif(want)
+				dif16(got)
+			} else {
+				pl.dit(want)
+				dit16(got)
+			}
+			for i := range want {
+				if d := cmplx.Abs(got[i] - want[i]); d > 1e-9*cmplx.Abs(want[i])+1e-6 {
+					t.Fatalf("%s16: element %d = %v, want %v", dir, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }
