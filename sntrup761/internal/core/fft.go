@@ -114,25 +114,42 @@ func roundInt(v float64) int64 {
 }
 
 // inverse transforms x back (destroying it) and writes the 2m exact integer
-// coefficients of the product modulo x^(2m)+1 into c[:2m] (c may be shorter:
-// only len(c) coefficients are written).
+// coefficients of the product modulo x^(2m)+1 into c[:2m] (len(c) >= 2m).
+//
+// The last stage of dit (radix 3), the untwist and the rounding are one
+// pass: coefficients j and j+m come from the same value.
 func (pl *fftPlan) inverse(c []int64, x []complex128) {
 	m := pl.m
 	x = x[:m]
-	pl.dit(x)
-	ut := pl.untwist[:m]
-	// Coefficients j and j+m come from x[j]; the split points depend only
-	// on the public lengths.
-	both := min(max(len(c)-m, 0), m)
-	lo, hi := c[:both], c[m:m+both]
-	hi, xs, us := hi[:len(lo)], x[:len(lo)], ut[:len(lo)]
-	for j := range lo {
-		v := xs[j] * us[j]
-		lo[j] = roundInt(real(v))
-		hi[j] = roundInt(imag(v))
+	c = c[:2*m]
+	pl.ditTo(x, 1)
+	st := &pl.stages[0]
+	if st.radix != 3 || st.span != m {
+		panic("core: plan does not start with a radix-3 stage")
 	}
-	for j := both; j < min(len(c), m); j++ {
-		c[j] = roundInt(real(x[j] * ut[j]))
+	q := m / 3
+	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
+	w1, w2 := st.tw[0][:q], st.tw[1][:q]
+	u0, u1, u2 := pl.untwist[:q], pl.untwist[q:2*q], pl.untwist[2*q:3*q]
+	c0, c1, c2 := c[:q], c[q:2*q], c[2*q:3*q]
+	h0, h1, h2 := c[m:m+q], c[m+q:m+2*q], c[m+2*q:m+3*q]
+	x1, x2 = x1[:len(x0)], x2[:len(x0)]
+	w1, w2 = w1[:len(x0)], w2[:len(x0)]
+	u0, u1, u2 = u0[:len(x0)], u1[:len(x0)], u2[:len(x0)]
+	c0, c1, c2 = c0[:len(x0)], c1[:len(x0)], c2[:len(x0)]
+	h0, h1, h2 = h0[:len(x0)], h1[:len(x0)], h2[:len(x0)]
+	for j, a := range x0 {
+		b := x1[j] * conj(w1[j])
+		d := x2[j] * conj(w2[j])
+		sum, dif := b+d, b-d
+		t := a - sum*0.5
+		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
+		v0 := (a + sum) * u0[j]
+		v1 := (t + u) * u1[j]
+		v2 := (t - u) * u2[j]
+		c0[j], h0[j] = roundInt(real(v0)), roundInt(imag(v0))
+		c1[j], h1[j] = roundInt(real(v1)), roundInt(imag(v1))
+		c2[j], h2[j] = roundInt(real(v2)), roundInt(imag(v2))
 	}
 }
 
@@ -226,12 +243,15 @@ func (pl *fftPlan) difFrom(x []complex128, first int) {
 }
 
 // dit is the inverse of dif up to the factor m (folded into untwist).
-func (pl *fftPlan) dit(x []complex128) {
+func (pl *fftPlan) dit(x []complex128) { pl.ditTo(x, 0) }
+
+// ditTo runs the stages of dit down to stage last.
+func (pl *fftPlan) ditTo(x []complex128, last int) {
 	n := len(x)
 	if pl.tail16 {
 		dit16(x)
 	}
-	for si := len(pl.stages) - 1; si >= 0; si-- {
+	for si := len(pl.stages) - 1; si >= last; si-- {
 		st := &pl.stages[si]
 		span := st.span
 		q := span / st.radix

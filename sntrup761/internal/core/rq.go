@@ -41,15 +41,19 @@ func freeze3(x int64) int8 {
 	return int8(r - 1)
 }
 
-// foldProduct reduces a linear product c (len 2P-1) modulo x^p - x - 1 in
-// place, using x^p = x + 1 from the top coefficient down; the result is in
-// c[:P] with |c_i| at most three times the largest input coefficient.
-func foldProduct(c []int64) {
-	c = c[:2*P-1]
-	for i := 2*P - 2; i >= P; i-- {
-		c[i-P] += c[i]
-		c[i-P+1] += c[i]
+// folded returns coefficient i of a linear product c (len >= 2P-1) reduced
+// modulo x^p - x - 1: since x^(p+k) = x^(k+1) + x^k, coefficient p+k of c
+// adds to coefficients k and k+1. The result is at most three times the
+// largest coefficient of c in absolute value. i is public.
+func folded(c []int64, i int) int64 {
+	v := c[i]
+	if i < P-1 {
+		v += c[P+i]
 	}
+	if i > 0 {
+		v += c[P+i-1]
+	}
+	return v
 }
 
 // plan768 multiplies elements of R/q and R/3: 2*768 >= 2P-1.
@@ -67,21 +71,27 @@ func (s *spectrum) transformSmall(a *[P]int8) { forwardInt(plan768, s[:], a[:]) 
 // productRq sets out = (the polynomial with spectrum x) mod (x^p-x-1, q).
 // x is destroyed.
 func productRq(out *[P]int16, x *spectrum) {
-	var c [2*P - 1]int64
+	var c [2 * 768]int64
 	plan768.inverse(c[:], x[:])
-	foldProduct(c[:])
-	for i := range out {
-		out[i] = freezeQ(c[i])
+	// out_i = c_i + c_(p+i) + c_(p+i-1) (see folded), with the two ends
+	// outside the loop.
+	out[0] = freezeQ(c[0] + c[P])
+	lo, hi, hm := c[1:P-1], c[P+1:2*P-1], c[P:2*P-2]
+	hi, hm = hi[:len(lo)], hm[:len(lo)]
+	o := out[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = freezeQ(v + hi[i] + hm[i])
 	}
+	out[P-1] = freezeQ(c[P-1] + c[2*P-2])
 }
 
 // product3 is productRq for R/3.
 func product3(out *[P]int8, x *spectrum) {
-	var c [2*P - 1]int64
+	var c [2 * 768]int64
 	plan768.inverse(c[:], x[:])
-	foldProduct(c[:])
 	for i := range out {
-		out[i] = freeze3(c[i])
+		out[i] = freeze3(folded(c[:], i))
 	}
 }
 
@@ -96,18 +106,16 @@ const pairShift = 11
 // product of the spectrum of t and the spectrum of c + 2^pairShift*g. x is
 // destroyed. Constant time: the split is shifts and masks.
 func product3Pair(a, b *[P]int8, x *spectrum) {
-	var lo, hi [2*P - 1]int64
+	var lo, hi [2 * 768]int64
 	plan768.inverse(lo[:], x[:])
 	const half = 1 << (pairShift - 1)
-	for i, v := range lo {
+	for i, v := range lo[:2*P-1] {
 		l := (v+half)&(1<<pairShift-1) - half // centered residue: t*c
 		lo[i], hi[i] = l, (v-l)>>pairShift
 	}
-	foldProduct(lo[:])
-	foldProduct(hi[:])
 	for i := range a {
-		a[i] = freeze3(lo[i])
-		b[i] = freeze3(hi[i])
+		a[i] = freeze3(folded(lo[:], i))
+		b[i] = freeze3(folded(hi[:], i))
 	}
 }
 
