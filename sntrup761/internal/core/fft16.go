@@ -16,31 +16,27 @@ const (
 )
 
 // dif16 runs the two stages on each block of 16 of x (len(x) a multiple
-// of 16).
+// of 16). Each column and each group goes through registers once; more
+// live values would only be spilled.
 func dif16(x []complex128) {
 	for s := 0; s+15 < len(x); s += 16 {
 		b := (*[16]complex128)(x[s : s+16])
-		// Stage of span 16: column j combines b[j], b[j+4], b[j+8], b[j+12].
-		y0, y4, y8, y12 := dif4(b[0], b[4], b[8], b[12])
+		// Stage of span 16: column j combines b[j], b[j+4], b[j+8], b[j+12]
+		// and multiplies by w^j, w^2j, w^3j: column 0 by 1; column 1 by
+		// w, w^2, w^3; column 2 by w^2, w^4 = -i, w^6; column 3 by w^3,
+		// w^6, w^9 = -w.
+		b[0], b[4], b[8], b[12] = dif4(b[0], b[4], b[8], b[12])
 		y1, y5, y9, y13 := dif4(b[1], b[5], b[9], b[13])
+		b[1], b[5], b[9], b[13] = y1, mulW1(y5), mulW2(y9), mulW3(y13)
 		y2, y6, y10, y14 := dif4(b[2], b[6], b[10], b[14])
+		b[2], b[6], b[10], b[14] = y2, mulW2(y6), complex(imag(y10), -real(y10)), mulW6(y14)
 		y3, y7, y11, y15 := dif4(b[3], b[7], b[11], b[15])
-		// column 0: twiddles 1; column 1: w, w^2, w^3; column 2: w^2,
-		// w^4 = -i, w^6; column 3: w^3, w^6, w^9 = -w.
-		y5 = mulW1(y5)
-		y9 = mulW2(y9)
-		y13 = mulW3(y13)
-		y6 = mulW2(y6)
-		y10 = complex(imag(y10), -real(y10))
-		y14 = mulW6(y14)
-		y7 = mulW3(y7)
-		y11 = mulW6(y11)
-		y15 = -mulW1(y15)
-		// Stage of span 4 on (y[4g], ..., y[4g+3]).
-		b[0], b[1], b[2], b[3] = dif4(y0, y1, y2, y3)
-		b[4], b[5], b[6], b[7] = dif4(y4, y5, y6, y7)
-		b[8], b[9], b[10], b[11] = dif4(y8, y9, y10, y11)
-		b[12], b[13], b[14], b[15] = dif4(y12, y13, y14, y15)
+		b[3], b[7], b[11], b[15] = y3, mulW3(y7), mulW6(y11), -mulW1(y15)
+		// Stage of span 4 on each group b[4g..4g+3].
+		b[0], b[1], b[2], b[3] = dif4(b[0], b[1], b[2], b[3])
+		b[4], b[5], b[6], b[7] = dif4(b[4], b[5], b[6], b[7])
+		b[8], b[9], b[10], b[11] = dif4(b[8], b[9], b[10], b[11])
+		b[12], b[13], b[14], b[15] = dif4(b[12], b[13], b[14], b[15])
 	}
 }
 
@@ -49,45 +45,31 @@ func dif16(x []complex128) {
 func dit16(x []complex128) {
 	for s := 0; s+15 < len(x); s += 16 {
 		b := (*[16]complex128)(x[s : s+16])
-		y0, y1, y2, y3 := dit4(b[0], b[1], b[2], b[3])
-		y4, y5, y6, y7 := dit4(b[4], b[5], b[6], b[7])
-		y8, y9, y10, y11 := dit4(b[8], b[9], b[10], b[11])
-		y12, y13, y14, y15 := dit4(b[12], b[13], b[14], b[15])
-		// conjugate twiddles
-		y5 = mulW1c(y5)
-		y9 = mulW2c(y9)
-		y13 = mulW3c(y13)
-		y6 = mulW2c(y6)
-		y10 = complex(-imag(y10), real(y10))
-		y14 = mulW6c(y14)
-		y7 = mulW3c(y7)
-		y11 = mulW6c(y11)
-		y15 = -mulW1c(y15)
-		b[0], b[4], b[8], b[12] = dit4(y0, y4, y8, y12)
-		b[1], b[5], b[9], b[13] = dit4(y1, y5, y9, y13)
-		b[2], b[6], b[10], b[14] = dit4(y2, y6, y10, y14)
-		b[3], b[7], b[11], b[15] = dit4(y3, y7, y11, y15)
+		b[0], b[1], b[2], b[3] = dit4(b[0], b[1], b[2], b[3])
+		b[4], b[5], b[6], b[7] = dit4(b[4], b[5], b[6], b[7])
+		b[8], b[9], b[10], b[11] = dit4(b[8], b[9], b[10], b[11])
+		b[12], b[13], b[14], b[15] = dit4(b[12], b[13], b[14], b[15])
+		// conjugate twiddles, then the inverse butterflies of span 16
+		b[0], b[4], b[8], b[12] = dit4(b[0], b[4], b[8], b[12])
+		b[1], b[5], b[9], b[13] = dit4(b[1], mulW1c(b[5]), mulW2c(b[9]), mulW3c(b[13]))
+		b[2], b[6], b[10], b[14] = dit4(b[2], mulW2c(b[6]), complex(-imag(b[10]), real(b[10])), mulW6c(b[14]))
+		b[3], b[7], b[11], b[15] = dit4(b[3], mulW3c(b[7]), mulW6c(b[11]), -mulW1c(b[15]))
 	}
 }
 
-// dif4 is the twiddle-free radix-4 DIF butterfly of difFrom.
+// dif4 is the twiddle-free radix-4 DIF butterfly of difFrom (written with
+// complex operations to stay within the inlining budget).
 func dif4(a, b, c, d complex128) (complex128, complex128, complex128, complex128) {
-	s0r, s0i := real(a)+real(c), imag(a)+imag(c)
-	d0r, d0i := real(a)-real(c), imag(a)-imag(c)
-	s1r, s1i := real(b)+real(d), imag(b)+imag(d)
-	d1r, d1i := real(b)-real(d), imag(b)-imag(d)
-	return complex(s0r+s1r, s0i+s1i), complex(d0r+d1i, d0i-d1r), // d0 - i*d1
-		complex(s0r-s1r, s0i-s1i), complex(d0r-d1i, d0i+d1r) // d0 + i*d1
+	s0, d0, s1, d1 := a+c, a-c, b+d, b-d
+	m := complex(imag(d1), -real(d1)) // -i*d1
+	return s0 + s1, d0 + m, s0 - s1, d0 - m
 }
 
 // dit4 is the twiddle-free radix-4 DIT butterfly of dit.
 func dit4(a, b, c, d complex128) (complex128, complex128, complex128, complex128) {
-	s0r, s0i := real(a)+real(c), imag(a)+imag(c)
-	d0r, d0i := real(a)-real(c), imag(a)-imag(c)
-	s1r, s1i := real(b)+real(d), imag(b)+imag(d)
-	d1r, d1i := real(b)-real(d), imag(b)-imag(d)
-	return complex(s0r+s1r, s0i+s1i), complex(d0r-d1i, d0i+d1r), // d0 + i*d1
-		complex(s0r-s1r, s0i-s1i), complex(d0r+d1i, d0i-d1r) // d0 - i*d1
+	s0, d0, s1, d1 := a+c, a-c, b+d, b-d
+	m := complex(imag(d1), -real(d1)) // -i*d1
+	return s0 + s1, d0 - m, s0 - s1, d0 + m
 }
 
 // mulW1 returns z * w with w = cos1 - i*sin1.
