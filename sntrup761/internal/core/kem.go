@@ -244,11 +244,9 @@ func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
 	var sr spectrum
 	sr.transformSmall(r)
 	var hr [P]int16
-	mulRq(&hr, &pk.sh, &sr)
+	mul(sr[:], sr[:], pk.sh[:])
+	productRqRounded(&hr, &sr) // Round(h*r)
 	clear(sr[:])
-	for i := range hr {
-		hr[i] -= int16(freeze3(int64(hr[i]))) // Round: nearest multiple of 3
-	}
 	roundedEncode(ct[:roundedBytes], &hr)
 	h3 = hashPrefix(prefixInput, rEnc[:])
 	clear(rEnc[:])
@@ -301,12 +299,9 @@ func (sk *PrivateKey) Decapsulate(ct *[CiphertextSize]byte, k *[SharedKeySize]by
 func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	var sc spectrum
 	sc.transformRq(c)
-	var cf [P]int16
-	mulRq(&cf, &sc, &sk.sf)
+	mul(sc[:], sc[:], sk.sf[:])
 	var e [P]int8
-	for i := range e {
-		e[i] = freeze3(int64(freezeQ(3 * int64(cf[i]))))
-	}
+	productRq3(&e, &sc) // e = 3*f*c in R/q, lifted to R/3
 	var se spectrum
 	se.transformSmall(&e)
 	var ev [P]int8
@@ -322,7 +317,7 @@ func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	for i := W; i < P; i++ {
 		r[i] = ev[i] &^ mask
 	}
-	clear(cf[:])
+	clear(sc[:])
 	clear(e[:])
 	clear(se[:])
 	clear(ev[:])

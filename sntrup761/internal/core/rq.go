@@ -73,26 +73,60 @@ func (s *spectrum) transformSmall(a *[P]int8) { forwardInt(plan768, s[:], a[:]) 
 func productRq(out *[P]int16, x *spectrum) {
 	var c [2 * 768]int64
 	plan768.inverse(c[:], x[:])
-	// out_i = c_i + c_(p+i) + c_(p+i-1) (see folded), with the two ends
-	// outside the loop.
-	out[0] = freezeQ(c[0] + c[P])
-	lo, hi, hm := c[1:P-1], c[P+1:2*P-1], c[P:2*P-2]
-	hi, hm = hi[:len(lo)], hm[:len(lo)]
+	lo, hi, hm := foldParts(&c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]
 	for i, v := range lo {
 		o[i] = freezeQ(v + hi[i] + hm[i])
 	}
+	out[0] = freezeQ(c[0] + c[P])
 	out[P-1] = freezeQ(c[P-1] + c[2*P-2])
+}
+
+// productRqRounded is productRq followed by Round (each coefficient to the
+// nearest multiple of 3), as encryption needs.
+func productRqRounded(out *[P]int16, x *spectrum) {
+	productRq(out, x)
+	for i, v := range out {
+		out[i] = v - int16(freeze3(int64(v)))
+	}
+}
+
+// productRq3 sets e = 3*(the polynomial with spectrum x) in R/q, lifted to
+// R/3 (coefficients in [-Q12, Q12] reduced mod 3), as decryption needs.
+func productRq3(e *[P]int8, x *spectrum) {
+	var c [2 * 768]int64
+	plan768.inverse(c[:], x[:])
+	lo, hi, hm := foldParts(&c)
+	o := e[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = freeze3(int64(freezeQ(3 * (v + hi[i] + hm[i]))))
+	}
+	e[0] = freeze3(int64(freezeQ(3 * (c[0] + c[P]))))
+	e[P-1] = freeze3(int64(freezeQ(3 * (c[P-1] + c[2*P-2]))))
 }
 
 // product3 is productRq for R/3.
 func product3(out *[P]int8, x *spectrum) {
 	var c [2 * 768]int64
 	plan768.inverse(c[:], x[:])
-	for i := range out {
-		out[i] = freeze3(folded(c[:], i))
+	lo, hi, hm := foldParts(&c)
+	o := out[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = freeze3(v + hi[i] + hm[i])
 	}
+	out[0] = freeze3(c[0] + c[P])
+	out[P-1] = freeze3(c[P-1] + c[2*P-2])
+}
+
+// foldParts returns the three slices whose sums are coefficients 1..p-2 of
+// the product c reduced modulo x^p - x - 1 (see folded): c_i, c_(p+i) and
+// c_(p+i-1). Coefficients 0 and p-1 have only two terms each.
+func foldParts(c *[2 * 768]int64) (lo, hi, hm []int64) {
+	lo, hi, hm = c[1:P-1], c[P+1:2*P-1], c[P:2*P-2]
+	return lo, hi[:len(lo)], hm[:len(lo)]
 }
 
 // pairShift packs two R/3 products into one transform: for small t, c and
