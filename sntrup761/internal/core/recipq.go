@@ -273,6 +273,9 @@ func putRecipArena(a *arena) {
 // not invertible (only a = 0 for sntrup761, where R/q is a field).
 // Constant time: 2p-1 divsteps through jump, whose shape is fixed.
 func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
+	if simdEnabled {
+		return recipRqSIMD(out, a, scale)
+	}
 	// Reversed x^p - x - 1 and reversed a, as power series.
 	var F, G [P + 1]int32
 	F[0], F[P-1], F[P] = 1, -1, -1

@@ -1,0 +1,16 @@
+//go:build !(goexperiment.simd && amd64)
+
+package core
+
+// Without GOEXPERIMENT=simd on amd64 the vector path does not exist:
+// simdEnabled is a constant false, so the hooks in the scalar code compile
+// away and these stand-ins are never called.
+
+const simdEnabled = false
+
+// SIMD names the arithmetic this binary runs.
+func SIMD() string { return "scalar" }
+
+func recipRqSIMD(out *[P]int16, a *[P]int16, scale int16) int32 { panic("core: no SIMD path") }
+
+func r3RecipSIMD(out *[P]int8, a *[P]int8) int32 { panic("core: no SIMD path") }
