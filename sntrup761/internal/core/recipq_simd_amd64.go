@@ -25,8 +25,8 @@ import "simd/archsimd"
 // place and aligned with the loads of the same block.
 //
 // Work per step. After k steps only the first 2p-1-k coefficients of f and
-// g can influence the result, and v and r have degree at most k+1; pairs of
-// blocks of 16 beyond those bounds are skipped. The skipped coefficients of
+// g can influence the result, and v and r have degree at most k+1; groups
+// of four blocks of 16 beyond those bounds are skipped. The skipped coefficients of
 // f and g go stale, but a coefficient only ever moves down one index per
 // step, as fast as the bound, so stale ones never reach the part that
 // matters; v's and r's only move up, past index p where the reference
@@ -55,11 +55,11 @@ func recipRqSIMD(out *[P]int16, a *[P]int16, scale int16) int32 {
 	delta := int32(1)
 	for k := range steps {
 		// Coefficients of f, g that matter and of v, r that can be
-		// nonzero, rounded up to pairs of blocks (at most n).
-		nfg := (min(steps-k, P+1) + 31) &^ 31
-		nvr := (min(k+2, P+1) + 31) &^ 31
-		g := gs[k : k+n]
-		v := vs[steps-k-1 : steps-k-1+n] // x*v_k, overwritten by v_(k+1)
+		// nonzero, rounded up to groups of four blocks (at most n).
+		nfg := (min(steps-k, P+1) + 63) &^ 63
+		nvr := (min(k+2, P+1) + 63) &^ 63
+		g := (*[n]int16)(gs[k : k+n])
+		v := (*[n]int16)(vs[steps-k-1 : steps-k-1+n]) // x*v_k, overwritten by v_(k+1)
 
 		f0 := int32(freezeQ(int64(f[0])))
 		g0 := int32(freezeQ(int64(g[0])))
@@ -72,8 +72,8 @@ func recipRqSIMD(out *[P]int16, a *[P]int16, scale int16) int32 {
 		cb, cbh := shoupPair((g0 ^ swap) - swap)
 		sw := archsimd.BroadcastInt16x16(int16(swap))
 
-		divstepBlocks(f[:nfg], g, ca, cah, cb, cbh, sw, q)
-		divstepBlocks(v[:nvr], r[:], ca, cah, cb, cbh, sw, q)
+		divstepBlocks(&f, g, nfg, ca, cah, cb, cbh, sw, q)
+		divstepBlocks(v, &r, nvr, ca, cah, cb, cbh, sw, q)
 	}
 	clearUpper()
 
@@ -90,22 +90,31 @@ func recipRqSIMD(out *[P]int16, a *[P]int16, scale int16) int32 {
 	return nzMask(delta)
 }
 
-// divstepBlocks runs one divstep's update on the blocks of 16 of x and y
-// (len(x) a multiple of 32, len(y) >= len(x)): y <- a*y - b*x and
-// x <- y or x by the mask sw, lane by lane. For (f, g) the new g lands in
-// the old g's place, which is the division by x; for (r, x*v) the new v
-// lands in x*v's place.
-func divstepBlocks(x, y []int16, ca, cah, cb, cbh, sw, q archsimd.Int16x16) {
-	y = y[:len(x)]
-	for i := 0; i+32 <= len(x) && i+32 <= len(y); i += 32 {
-		x0, y0 := (*[16]int16)(x[i:i+16]), (*[16]int16)(y[i:i+16])
-		x1, y1 := (*[16]int16)(x[i+16:i+32]), (*[16]int16)(y[i+16:i+32])
+// divstepBlocks runs one divstep's update on the first m coefficients of x
+// and y (m a multiple of 64, at most 768), 64 per iteration:
+// y <- a*y - b*x and x <- y or x by the mask sw, lane by lane. For
+// (x, y) = (f, g) the new g lands in the old g's place, which is the
+// division by x; for (x, y) = (x*v, r) the new v lands in x*v's place.
+func divstepBlocks(x, y *[768]int16, m int, ca, cah, cb, cbh, sw, q archsimd.Int16x16) {
+	for j := range min(m/64, 768/64) {
+		xb := (*[64]int16)(x[j*64 : j*64+64])
+		yb := (*[64]int16)(y[j*64 : j*64+64])
+		x0, y0 := (*[16]int16)(xb[0:16]), (*[16]int16)(yb[0:16])
+		x1, y1 := (*[16]int16)(xb[16:32]), (*[16]int16)(yb[16:32])
+		x2, y2 := (*[16]int16)(xb[32:48]), (*[16]int16)(yb[32:48])
+		x3, y3 := (*[16]int16)(xb[48:64]), (*[16]int16)(yb[48:64])
 		X0, Y0 := archsimd.LoadInt16x16(x0), archsimd.LoadInt16x16(y0)
-		X1, Y1 := archsimd.LoadInt16x16(x1), archsimd.LoadInt16x16(y1)
 		mulShoup(Y0, ca, cah, q).Sub(mulShoup(X0, cb, cbh, q)).Store(y0)
-		mulShoup(Y1, ca, cah, q).Sub(mulShoup(X1, cb, cbh, q)).Store(y1)
 		X0.Xor(sw.And(X0.Xor(Y0))).Store(x0)
+		X1, Y1 := archsimd.LoadInt16x16(x1), archsimd.LoadInt16x16(y1)
+		mulShoup(Y1, ca, cah, q).Sub(mulShoup(X1, cb, cbh, q)).Store(y1)
 		X1.Xor(sw.And(X1.Xor(Y1))).Store(x1)
+		X2, Y2 := archsimd.LoadInt16x16(x2), archsimd.LoadInt16x16(y2)
+		mulShoup(Y2, ca, cah, q).Sub(mulShoup(X2, cb, cbh, q)).Store(y2)
+		X2.Xor(sw.And(X2.Xor(Y2))).Store(x2)
+		X3, Y3 := archsimd.LoadInt16x16(x3), archsimd.LoadInt16x16(y3)
+		mulShoup(Y3, ca, cah, q).Sub(mulShoup(X3, cb, cbh, q)).Store(y3)
+		X3.Xor(sw.And(X3.Xor(Y3))).Store(x3)
 	}
 }
 
