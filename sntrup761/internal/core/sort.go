@@ -24,6 +24,10 @@ const (
 
 // sortShort sorts L in place. L must not contain 0xffffffff.
 func sortShort(L *[P]uint32) {
+	if simdEnabled {
+		sortShortSIMD(L)
+		return
+	}
 	var w [sortW]uint64
 	for i := range P / 2 {
 		w[i] = uint64(L[2*i]) | uint64(L[2*i+1])<<32

@@ -1,0 +1,141 @@
+//go:build goexperiment.simd && amd64
+
+package core
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// The vector kernels against the scalar code they replace, on random
+// inputs, in the same binary. (The fast-vs-reference tests of the other
+// files run the vector path whenever the CPU has AVX2, since they call the
+// dispatching functions.)
+
+// scalarToo runs f with the vector path off, then restores it. The tests
+// that use it must not be parallel (t.Parallel), so that no other test
+// runs while the switch is off; top-level tests that are not parallel never
+// overlap with any other test.
+func scalarToo(f func()) {
+	defer func(on bool) { simdEnabled = on }(simdEnabled)
+	simdEnabled = false
+	f()
+}
+
+// simdIterations is iterations without t.Parallel (see scalarToo).
+func simdIterations(n int) int {
+	if os.Getenv("PQKEX_LONG") == "1" {
+		return 10000
+	}
+	if testing.Short() {
+		return max(1, n/10)
+	}
+	return n
+}
+
+func needAVX2(t *testing.T) {
+	if !simdEnabled {
+		t.Fatal("GOEXPERIMENT=simd build on a CPU without AVX2: the vector path cannot be tested here")
+	}
+}
+
+func TestSIMDName(t *testing.T) {
+	needAVX2(t)
+	if got := SIMD(); got != "avx2 (GOEXPERIMENT=simd)" {
+		t.Fatalf("SIMD() = %q", got)
+	}
+	scalarToo(func() {
+		if got := SIMD(); got == "avx2 (GOEXPERIMENT=simd)" {
+			t.Fatalf("SIMD() = %q with the vector path off", got)
+		}
+	})
+}
+
+func TestRecipRqSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for k := range simdIterations(100) {
+		a := randRq(rng)
+		switch k % 4 {
+		case 1: // small, as key generation inverts 3f
+			s := randSmall(rng)
+			for i := range a {
+				a[i] = int16(s[i])
+			}
+		case 2: // extreme coefficients
+			for i := range a {
+				a[i] = Q12 - int16(rng.IntN(2))*(Q-1)
+			}
+		case 3: // sparse: long runs of zero g0, many steps without a swap
+			a = [P]int16{}
+			a[rng.IntN(P)] = int16(rng.IntN(Q)) - Q12
+			a[rng.IntN(P)] = int16(rng.IntN(Q)) - Q12
+		}
+		scale := int16(rng.IntN(Q)) - Q12
+		var got, want [P]int16
+		ok := recipRqSIMD(&got, &a, scale)
+		var wok int32
+		scalarToo(func() { wok = recipRq(&want, &a, scale) })
+		if ok != wok || got != want {
+			t.Fatalf("input %d: vector inversion differs from the scalar one (ok %d vs %d)", k, ok, wok)
+		}
+	}
+	var zero, out [P]int16
+	if recipRqSIMD(&out, &zero, 1) != -1 {
+		t.Fatal("0 reported invertible")
+	}
+}
+
+func TestR3RecipSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(23, 24))
+	for k := range simdIterations(200) {
+		g := randSmall(rng)
+		switch k % 4 {
+		case 1: // not invertible: a multiple of a factor of x^p-x-1
+			f := [][]int8{factor19, factor60, factor682}[k/4%3]
+			s := make([]int8, P-len(f)+1)
+			for j := range s {
+				s[j] = int8(rng.IntN(3)) - 1
+			}
+			g = [P]int8{}
+			copy(g[:], mul3poly(f, s))
+		case 2: // sparse
+			g = [P]int8{}
+			g[rng.IntN(P)] = 1
+			g[rng.IntN(P)] = -1
+		}
+		var got, want [P]int8
+		ok := r3RecipSIMD(&got, &g)
+		var wok int32
+		scalarToo(func() { wok = r3Recip(&want, &g) })
+		if ok != wok || (ok == 0 && got != want) {
+			t.Fatalf("input %d: vector inversion differs from the scalar one (ok %d vs %d)", k, ok, wok)
+		}
+	}
+}
+
+func TestSortShortSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(25, 26))
+	for k := range simdIterations(2000) {
+		var L [P]uint32
+		for i := range L {
+			L[i] = rng.Uint32()
+			switch (i + k) % 4 {
+			case 0:
+				L[i] >>= 29 // many equal keys
+			case 1:
+				L[i] |= 0xfffffff0 // near the sentinel
+			}
+			L[i] &^= 1
+		}
+		got, want := L, L
+		sortShortSIMD(&got)
+		scalarToo(func() { sortShort(&want) })
+		if got != want {
+			t.Fatalf("case %d: vector sort differs from the scalar one", k)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+//go:build goexperiment.simd && amd64
+
+package core
+
+import "simd/archsimd"
+
+// Constant-time sorting on 8-lane vectors: a bitonic sorting network on
+// 1024 keys (the 761 keys of Short_fromlist followed by 263 sentinels
+// 0xffffffff, which no key equals; see sortShort), in its all-ascending
+// form: merge phase m (m = 1..10, blocks of 2^m keys) first compares key i
+// of each block with key 2^m-1-i (the "mirror" stage), then runs the
+// half-cleaners of distances 2^(m-2), ..., 1, every comparator putting
+// the minimum at the lower index. Any sorting network gives the same sorted
+// output, so the keys come out exactly as from sortShort.
+//
+// Layout: key 8*v + l is lane l of vector v. A comparator at distance
+// d >= 8 pairs lane l of two vectors (vertical min/max); the mirror stages
+// for m >= 4 pair lane l with lane 7-l of the partner vector, which one
+// lane reversal on each side handles; comparators at distance 1, 2 and 4
+// pair lanes of one vector and run in registers (a lane permutation, min,
+// max and a constant blend).
+//
+// Constant time: the comparators are fixed by n = 1024 alone, and min, max,
+// permutations and blends take the same time for every key value.
+
+// Lane permutations and blend masks of the in-vector stages.
+var (
+	laneSwap1   = [8]uint32{1, 0, 3, 2, 5, 4, 7, 6}                                     // l ^ 1
+	laneSwap2   = [8]uint32{2, 3, 0, 1, 6, 7, 4, 5}                                     // l ^ 2
+	laneSwap4   = [8]uint32{4, 5, 6, 7, 0, 1, 2, 3}                                     // l ^ 4
+	laneMirror3 = [8]uint32{3, 2, 1, 0, 7, 6, 5, 4}                                     // l ^ 3
+	laneReverse = [8]uint32{7, 6, 5, 4, 3, 2, 1, 0}                                     // l ^ 7
+	upper1      = [8]uint32{0, ^uint32(0), 0, ^uint32(0), 0, ^uint32(0), 0, ^uint32(0)} // l & 1
+	upper2      = [8]uint32{0, 0, ^uint32(0), ^uint32(0), 0, 0, ^uint32(0), ^uint32(0)} // l & 2
+	upper4      = [8]uint32{0, 0, 0, 0, ^uint32(0), ^uint32(0), ^uint32(0), ^uint32(0)} // l & 4
+)
+
+// laneStage is one in-vector stage: lane l is compared with lane perm[l];
+// the upper lanes (all ones in up) take the maximum.
+func laneStage(x, perm, up archsimd.Uint32x8) archsimd.Uint32x8 {
+	y := x.Permute(perm)
+	lo, hi := x.Min(y), x.Max(y)
+	return lo.Xor(lo.Xor(hi).And(up))
+}
+
+// sortShortSIMD is sortShort on the vector path.
+func sortShortSIMD(L *[P]uint32) {
+	const full = P / 8 // vectors filled from L; vector full also holds L[P-1]
+	var x [128][8]uint32
+	for v := range full {
+		archsimd.LoadUint32x8Slice(L[8*v:]).Store(&x[v])
+	}
+	sentinel := archsimd.BroadcastUint32x8(0xffffffff)
+	for v := full; v < len(x); v++ {
+		sentinel.Store(&x[v])
+	}
+	x[full][0] = L[P-1]
+	s1, s2, s4 := archsimd.LoadUint32x8(&laneSwap1), archsimd.LoadUint32x8(&laneSwap2), archsimd.LoadUint32x8(&laneSwap4)
+	m3, rev := archsimd.LoadUint32x8(&laneMirror3), archsimd.LoadUint32x8(&laneReverse)
+	u1, u2, u4 := archsimd.LoadUint32x8(&upper1), archsimd.LoadUint32x8(&upper2), archsimd.LoadUint32x8(&upper4)
+
+	// Phases 1 to 3 sort each vector.
+	for v := range x {
+		a := archsimd.LoadUint32x8(&x[v])
+		a = laneStage(a, s1, u1) // m = 1: mirror = l^1
+		a = laneStage(a, m3, u2) // m = 2: mirror l^3, then distance 1
+		a = laneStage(a, s1, u1)
+		a = laneStage(a, rev, u4) // m = 3: mirror l^7, then 2 and 1
+		a = laneStage(a, s2, u2)
+		a = laneStage(a, s1, u1)
+		a.Store(&x[v])
+	}
+	for m := 4; m <= 10; m++ {
+		// Mirror stage: vector j of the lower half of each block of
+		// bv = 2^(m-3) vectors against vector bv-1-j, lanes reversed.
+		bv := 1 << (m - 3)
+		for b := 0; b+bv <= len(x); b += bv {
+			lo, hi := x[b:b+bv/2], x[b+bv/2:b+bv]
+			hi = hi[:len(lo)]
+			for j := range lo {
+				p, q := &lo[j], &hi[len(hi)-1-j]
+				a := archsimd.LoadUint32x8(p)
+				c := archsimd.LoadUint32x8(q).Permute(rev)
+				a.Min(c).Store(p)
+				a.Max(c).Permute(rev).Store(q)
+			}
+		}
+		// Half-cleaners at distances 2^(m-2) .. 16: e = distance/8 vectors.
+		for e := bv / 4; e >= 2; e /= 2 {
+			for b := 0; b+2*e <= len(x); b += 2 * e {
+				lo, hi := x[b:b+e], x[b+e:b+2*e]
+				hi = hi[:len(lo)]
+				for j := range lo {
+					p, q := &lo[j], &hi[j]
+					a, c := archsimd.LoadUint32x8(p), archsimd.LoadUint32x8(q)
+					a.Min(c).Store(p)
+					a.Max(c).Store(q)
+				}
+			}
+		}
+		// Distance 8 (from m = 5 on) between the vectors of each pair,
+		// then distances 4, 2, 1 in registers.
+		for v := 0; v+1 < len(x); v += 2 {
+			a, c := archsimd.LoadUint32x8(&x[v]), archsimd.LoadUint32x8(&x[v+1])
+			if m >= 5 { // public
+				a, c = a.Min(c), a.Max(c)
+			}
+			a = laneStage(laneStage(laneStage(a, s4, u4), s2, u2), s1, u1)
+			c = laneStage(laneStage(laneStage(c, s4, u4), s2, u2), s1, u1)
+			a.Store(&x[v])
+			c.Store(&x[v+1])
+		}
+	}
+	clearUpper()
+	for v := range full {
+		archsimd.LoadUint32x8(&x[v]).StoreSlice(L[8*v:])
+	}
+	L[P-1] = x[full][0]
+	clear(x[:])
+}
