@@ -123,6 +123,10 @@ func (pl *fftPlan) inverse(c []int64, x []complex128) {
 	x = x[:m]
 	c = c[:2*m]
 	pl.ditTo(x, 1)
+	if m == 768 {
+		pl.lastInverse768((*[768]complex128)(x), (*[1536]int64)(c))
+		return
+	}
 	st := &pl.stages[0]
 	if st.radix != 3 || st.span != m {
 		panic("core: plan does not start with a radix-3 stage")
@@ -150,6 +154,29 @@ func (pl *fftPlan) inverse(c []int64, x []complex128) {
 		c0[j], h0[j] = roundInt(real(v0)), roundInt(imag(v0))
 		c1[j], h1[j] = roundInt(real(v1)), roundInt(imag(v1))
 		c2[j], h2[j] = roundInt(real(v2)), roundInt(imag(v2))
+	}
+}
+
+// lastInverse768 is the final pass of inverse for m = 768, with
+// fixed-size arrays: one base pointer per array and constant offsets keep
+// the loop's registers free (the generic loop needs fourteen pointers).
+func (pl *fftPlan) lastInverse768(x *[768]complex128, c *[1536]int64) {
+	const q = 256
+	w1, w2 := (*[q]complex128)(pl.stages[0].tw[0]), (*[q]complex128)(pl.stages[0].tw[1])
+	ut := (*[768]complex128)(pl.untwist)
+	for j := range q {
+		a := x[j]
+		b := x[j+q] * conj(w1[j])
+		d := x[j+2*q] * conj(w2[j])
+		sum, dif := b+d, b-d
+		t := a - sum*0.5
+		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
+		v0 := (a + sum) * ut[j]
+		v1 := (t + u) * ut[j+q]
+		v2 := (t - u) * ut[j+2*q]
+		c[j], c[j+768] = roundInt(real(v0)), roundInt(imag(v0))
+		c[j+q], c[j+q+768] = roundInt(real(v1)), roundInt(imag(v1))
+		c[j+2*q], c[j+2*q+768] = roundInt(real(v2)), roundInt(imag(v2))
 	}
 }
 

@@ -89,18 +89,14 @@ func swarCmpExchange(xs, ys []uint64) {
 // swarMinmax returns the lane-wise minimum and maximum of the two 32-bit
 // lanes of a and b.
 //
-// For lanes a and b, b < a iff their top bits are (1, 0), or the top bits
-// are equal and b's low 31 bits are below a's. d = (b | H) - (a &^ H)
-// compares the low 31 bits of both lanes at once without a borrow crossing
-// lanes (a lane's top bit of d is set iff b_low >= a_low). The resulting
-// lane mask is spread over its 32 bits by a multiplication.
+// Each lane pair is compared by a 64-bit subtraction of the zero-extended
+// lanes, whose sign is set iff b's lane is below a's; the two signs become
+// a mask that is all ones on the lanes to exchange.
 func swarMinmax(a, b uint64) (uint64, uint64) {
-	const H = 0x8000000080000000
-	d := (b | H) - (a &^ H)
-	x := a ^ b
-	lt := ((a &^ b) | ^(x | d)) & H
-	m := (lt >> 31) * 0xffffffff
-	t := x & m
+	mlo := uint64(int64(uint64(uint32(b))-uint64(uint32(a))) >> 63)
+	mhi := uint64(int64(b>>32-a>>32) >> 63)
+	m := mlo>>32 | mhi<<32
+	t := (a ^ b) & m
 	return a ^ t, b ^ t
 }
 
