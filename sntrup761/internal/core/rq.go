@@ -83,13 +83,19 @@ func productRq(out *[P]int16, x *spectrum) {
 	out[P-1] = freezeQ(c[P-1] + c[2*P-2])
 }
 
-// productRqRounded is productRq followed by Round (each coefficient to the
-// nearest multiple of 3), as encryption needs.
-func productRqRounded(out *[P]int16, x *spectrum) {
-	productRq(out, x)
-	for i, v := range out {
-		out[i] = v - int16(freeze3(int64(v)))
+// productRounded sets R to the digits of Rounded_encode(Round(y)) for the
+// polynomial y with spectrum x: R_i = (Round(y_i) + Q12)/3, where Round
+// takes y_i in [-Q12, Q12] to the nearest multiple of 3. Since 3 divides
+// Q12, that is floor((y_i + Q12 + 1)/3), computed as a multiplication by
+// 10923/2^15 (exact for 0 < v <= Q: the excess v*(10923/2^15 - 1/3) stays
+// below 0.05). x is destroyed.
+func productRounded(R *[P]uint32, x *spectrum) {
+	var y [P]int16
+	productRq(&y, x)
+	for i, v := range y {
+		R[i] = (uint32(int32(v)+Q12+1) * 10923) >> 15
 	}
+	clear(y[:])
 }
 
 // productRq3 sets e = 3*(the polynomial with spectrum x) in R/q, lifted to

@@ -29,16 +29,22 @@ func sortShort(L *[P]uint32) {
 		w[i] = uint64(L[2*i]) | uint64(L[2*i+1])<<32
 	}
 	w[sortW-1] = uint64(L[P-1]) | 0xffffffff<<32
+	var x [sortN]uint32
+	sortKeys(&x, &w)
+	copy(L[:], x[:P])
+}
 
+// sortKeys sorts the keys packed in w (key 2i in the low half of w[i], key
+// 2i+1 in the high half) into x. w is destroyed.
+func sortKeys(x *[sortN]uint32, w *[sortW]uint64) {
 	for p := 1 << (sortT - 1); p > 1; p >>= 1 {
 		q, r, d := 1<<(sortT-1), 0, p
 		for d > 0 {
-			swarPass(&w, p/2, d/2, r/2)
+			swarPass(w, p/2, d/2, r/2)
 			d, q, r = q-p, q>>1, p
 		}
 	}
 
-	var x [sortN]uint32
 	for i := range w {
 		x[2*i], x[2*i+1] = uint32(w[i]), uint32(w[i]>>32)
 	}
@@ -52,7 +58,6 @@ func sortShort(L *[P]uint32) {
 		}
 		d, q, r = q-1, q>>1, 1
 	}
-	copy(L[:], x[:P])
 }
 
 // swarPass runs one pass on the packed keys: runs of pw words starting at
