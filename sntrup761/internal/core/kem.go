@@ -147,11 +147,13 @@ func shortFromList(out *[P]int8, L *[P]uint32) {
 		w[i] = (uint64(L[2*i])|uint64(L[2*i+1])<<32)&^(3|3<<32) | (1 | 1<<32)
 	}
 	w[sortW-1] = uint64(L[P-1]&^3|1) | 0xffffffff<<32
-	var x [sortN]uint32
+	var x [sortW][2]uint32
 	sortKeys(&x, &w)
-	for i := range out {
-		out[i] = int8(x[i]&3) - 1
+	for k := range P / 2 {
+		out[2*k] = int8(x[k][0]&3) - 1
+		out[2*k+1] = int8(x[k][1]&3) - 1
 	}
+	out[P-1] = int8(x[P/2][0]&3) - 1
 	clear(x[:])
 	clear(w[:])
 }

@@ -29,14 +29,17 @@ func sortShort(L *[P]uint32) {
 		w[i] = uint64(L[2*i]) | uint64(L[2*i+1])<<32
 	}
 	w[sortW-1] = uint64(L[P-1]) | 0xffffffff<<32
-	var x [sortN]uint32
+	var x [sortW][2]uint32
 	sortKeys(&x, &w)
-	copy(L[:], x[:P])
+	for k := range P / 2 {
+		L[2*k], L[2*k+1] = x[k][0], x[k][1]
+	}
+	L[P-1] = x[P/2][0]
 }
 
 // sortKeys sorts the keys packed in w (key 2i in the low half of w[i], key
-// 2i+1 in the high half) into x. w is destroyed.
-func sortKeys(x *[sortN]uint32, w *[sortW]uint64) {
+// 2i+1 in the high half) into x, key 2i+j in x[i][j]. w is destroyed.
+func sortKeys(x *[sortW][2]uint32, w *[sortW]uint64) {
 	for p := 1 << (sortT - 1); p > 1; p >>= 1 {
 		q, r, d := 1<<(sortT-1), 0, p
 		for d > 0 {
@@ -46,17 +49,20 @@ func sortKeys(x *[sortN]uint32, w *[sortW]uint64) {
 	}
 
 	for i := range w {
-		x[2*i], x[2*i+1] = uint32(w[i]), uint32(w[i]>>32)
+		x[i] = [2]uint32{uint32(w[i]), uint32(w[i] >> 32)}
 	}
-	// p = 1: pairs (i, i+d) for i with i&1 == r.
-	q, r, d := 1<<(sortT-1), 0, 1
-	for d > 0 {
-		lo, hi := x[r:sortN-d], x[r+d:]
+	// p = 1: pairs (i, i+d) for i with i&1 == r: first d = 1, r = 0 (the
+	// two keys of each pair), then r = 1 and odd d = q-1 for q = 2^(t-1),
+	// ..., 2: key 2k+1 against key 2(k+e) with e = (d+1)/2 = q/2.
+	for k := range x {
+		x[k][0], x[k][1] = minmax32(x[k][0], x[k][1])
+	}
+	for e := 1 << (sortT - 2); e > 0; e >>= 1 {
+		lo, hi := x[:sortW-e], x[e:]
 		hi = hi[:len(lo)]
-		for i := 0; i < len(lo) && i < len(hi); i += 2 {
-			lo[i], hi[i] = minmax32(lo[i], hi[i])
+		for k := range lo {
+			lo[k][1], hi[k][0] = minmax32(lo[k][1], hi[k][0])
 		}
-		d, q, r = q-1, q>>1, 1
 	}
 }
 
