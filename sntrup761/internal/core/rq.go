@@ -182,15 +182,40 @@ func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 		pl.difFrom(x, 1)
 		return
 	}
-	tw := pl.twist[:m]
-	for j := range x {
-		var im float64
-		if j+m < len(a) { // public lengths only
-			im = float64(a[j+m])
-		}
-		x[j] = complex(float64(a[j]), im) * tw[j]
+	twistRadix3Complex(pl, x, a)
+	pl.difFrom(x, 1)
+}
+
+// twistRadix3Complex is twistRadix3 for m < len(a) <= 2m: value j is
+// a_j + i*a_(j+m), times the twist factor.
+func twistRadix3Complex[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
+	st := &pl.stages[0]
+	m := pl.m
+	q := m / 3
+	if st.radix != 3 || st.span != m {
+		panic("core: plan does not start with a radix-3 stage")
 	}
-	pl.dif(x)
+	re, im := a[:m], a[m:]
+	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
+	t0, t1, t2 := pl.twist[:q], pl.twist[q:2*q], pl.twist[2*q:3*q]
+	w1, w2 := st.tw[0][:q], st.tw[1][:q]
+	for j := range x0 {
+		// Coefficients past len(a) are zero; the bounds are public.
+		var i0, i1, i2 float64
+		if j < len(im) {
+			i0 = float64(im[j])
+		}
+		if j+q < len(im) {
+			i1 = float64(im[j+q])
+		}
+		if j+2*q < len(im) {
+			i2 = float64(im[j+2*q])
+		}
+		p := complex(float64(re[j]), i0) * t0[j]
+		b := complex(float64(re[j+q]), i1) * t1[j]
+		c := complex(float64(re[j+2*q]), i2) * t2[j]
+		x0[j], x1[j], x2[j] = butterfly3(p, b, c, w1[j], w2[j])
+	}
 }
 
 // twistRadix3 is the twist of forwardInt for a real input a (len(a) <= m)
