@@ -64,28 +64,6 @@ func TestFFTProduct(t *testing.T) {
 	}
 }
 
-// TestFFTWorstCase multiplies the inputs that maximise every output
-// coefficient and the rounding error: all coefficients at the extremes.
-func TestFFTWorstCase(t *testing.T) {
-	pl := newFFTPlan(768)
-	for _, va := range []int32{Q12, -Q12, Q - 1} {
-		for _, vb := range []int32{Q12, -Q12, Q - 1} {
-			a := make([]int32, P)
-			b := make([]int32, P)
-			for i := range a {
-				a[i], b[i] = va, vb
-			}
-			want := schoolbook(a, b)
-			got := fftProduct(pl, a, b)
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("extreme %d*%d: coefficient %d = %d, want %d", va, vb, i, got[i], want[i])
-				}
-			}
-		}
-	}
-}
-
 func BenchmarkFFT768(b *testing.B) {
 	pl := newFFTPlan(768)
 	x := make([]complex128, 768)

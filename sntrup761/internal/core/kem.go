@@ -133,19 +133,29 @@ func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
 }
 
 // shortFromList turns a random list into a Short element (exactly W
-// nonzero coefficients ±1) by sorting, as the reference "Short_fromlist".
-// Constant time: masks by public index, then the sorting network.
+// nonzero coefficients ±1) by sorting, as the reference "Short_fromlist":
+// the first W words lose bit 0, the others become odd with bit 1 clear,
+// and the coefficients are the low two bits of the sorted words, minus 1.
+// Constant time: masks by public index, then the sorting network. W is
+// even, so each packed word of two keys gets one kind of mask.
 func shortFromList(out *[P]int8, L *[P]uint32) {
-	for i := range W {
-		L[i] &^= 1
+	var w [sortW]uint64
+	for i := range W / 2 {
+		w[i] = (uint64(L[2*i]) | uint64(L[2*i+1])<<32) &^ (1 | 1<<32)
 	}
-	for i := W; i < P; i++ {
-		L[i] = L[i]&^3 | 1
+	for i := W / 2; i < P/2; i++ {
+		w[i] = (uint64(L[2*i])|uint64(L[2*i+1])<<32)&^(3|3<<32) | (1 | 1<<32)
 	}
-	sortShort(L)
-	for i := range out {
-		out[i] = int8(L[i]&3) - 1
+	w[sortW-1] = uint64(L[P-1]&^3|1) | 0xffffffff<<32
+	var x [sortW][2]uint32
+	sortKeys(&x, &w)
+	for k := range P / 2 {
+		out[2*k] = int8(x[k][0]&3) - 1
+		out[2*k+1] = int8(x[k][1]&3) - 1
 	}
+	out[P-1] = int8(x[P/2][0]&3) - 1
+	clear(x[:])
+	clear(w[:])
 }
 
 // smallFromList maps random words to small coefficients ("Small_random").
@@ -243,11 +253,12 @@ func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
 	smallEncode(rEnc[:], r)
 	var sr spectrum
 	sr.transformSmall(r)
-	var hr [P]int16
+	var R [P]uint32
 	mul(sr[:], sr[:], pk.sh[:])
-	productRqRounded(&hr, &sr) // Round(h*r)
+	productRounded(&R, &sr) // Round(h*r), as digits of Rounded_encode
 	clear(sr[:])
-	roundedEncode(ct[:roundedBytes], &hr)
+	roundedCodec.encode(ct[:roundedBytes], R[:])
+	clear(R[:])
 	h3 = hashPrefix(prefixInput, rEnc[:])
 	clear(rEnc[:])
 	confirm := hashPrefix(prefixConfirm, h3[:], pk.cache[:])

@@ -83,13 +83,19 @@ func productRq(out *[P]int16, x *spectrum) {
 	out[P-1] = freezeQ(c[P-1] + c[2*P-2])
 }
 
-// productRqRounded is productRq followed by Round (each coefficient to the
-// nearest multiple of 3), as encryption needs.
-func productRqRounded(out *[P]int16, x *spectrum) {
-	productRq(out, x)
-	for i, v := range out {
-		out[i] = v - int16(freeze3(int64(v)))
+// productRounded sets R to the digits of Rounded_encode(Round(y)) for the
+// polynomial y with spectrum x: R_i = (Round(y_i) + Q12)/3, where Round
+// takes y_i in [-Q12, Q12] to the nearest multiple of 3. Since 3 divides
+// Q12, that is floor((y_i + Q12 + 1)/3), computed as a multiplication by
+// 10923/2^15 (exact for 0 < v <= Q: the excess v*(10923/2^15 - 1/3) stays
+// below 0.05). x is destroyed.
+func productRounded(R *[P]uint32, x *spectrum) {
+	var y [P]int16
+	productRq(&y, x)
+	for i, v := range y {
+		R[i] = (uint32(int32(v)+Q12+1) * 10923) >> 15
 	}
+	clear(y[:])
 }
 
 // productRq3 sets e = 3*(the polynomial with spectrum x) in R/q, lifted to
@@ -176,15 +182,40 @@ func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 		pl.difFrom(x, 1)
 		return
 	}
-	tw := pl.twist[:m]
-	for j := range x {
-		var im float64
-		if j+m < len(a) { // public lengths only
-			im = float64(a[j+m])
-		}
-		x[j] = complex(float64(a[j]), im) * tw[j]
+	twistRadix3Complex(pl, x, a)
+	pl.difFrom(x, 1)
+}
+
+// twistRadix3Complex is twistRadix3 for m < len(a) <= 2m: value j is
+// a_j + i*a_(j+m), times the twist factor.
+func twistRadix3Complex[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
+	st := &pl.stages[0]
+	m := pl.m
+	q := m / 3
+	if st.radix != 3 || st.span != m {
+		panic("core: plan does not start with a radix-3 stage")
 	}
-	pl.dif(x)
+	re, im := a[:m], a[m:]
+	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
+	t0, t1, t2 := pl.twist[:q], pl.twist[q:2*q], pl.twist[2*q:3*q]
+	w1, w2 := st.tw[0][:q], st.tw[1][:q]
+	for j := range x0 {
+		// Coefficients past len(a) are zero; the bounds are public.
+		var i0, i1, i2 float64
+		if j < len(im) {
+			i0 = float64(im[j])
+		}
+		if j+q < len(im) {
+			i1 = float64(im[j+q])
+		}
+		if j+2*q < len(im) {
+			i2 = float64(im[j+2*q])
+		}
+		p := complex(float64(re[j]), i0) * t0[j]
+		b := complex(float64(re[j+q]), i1) * t1[j]
+		c := complex(float64(re[j+2*q]), i2) * t2[j]
+		x0[j], x1[j], x2[j] = butterfly3(p, b, c, w1[j], w2[j])
+	}
 }
 
 // twistRadix3 is the twist of forwardInt for a real input a (len(a) <= m)

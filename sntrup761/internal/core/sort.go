@@ -33,30 +33,41 @@ func sortShort(L *[P]uint32) {
 		w[i] = uint64(L[2*i]) | uint64(L[2*i+1])<<32
 	}
 	w[sortW-1] = uint64(L[P-1]) | 0xffffffff<<32
+	var x [sortW][2]uint32
+	sortKeys(&x, &w)
+	for k := range P / 2 {
+		L[2*k], L[2*k+1] = x[k][0], x[k][1]
+	}
+	L[P-1] = x[P/2][0]
+}
 
+// sortKeys sorts the keys packed in w (key 2i in the low half of w[i], key
+// 2i+1 in the high half) into x, key 2i+j in x[i][j]. w is destroyed.
+func sortKeys(x *[sortW][2]uint32, w *[sortW]uint64) {
 	for p := 1 << (sortT - 1); p > 1; p >>= 1 {
 		q, r, d := 1<<(sortT-1), 0, p
 		for d > 0 {
-			swarPass(&w, p/2, d/2, r/2)
+			swarPass(w, p/2, d/2, r/2)
 			d, q, r = q-p, q>>1, p
 		}
 	}
 
-	var x [sortN]uint32
 	for i := range w {
-		x[2*i], x[2*i+1] = uint32(w[i]), uint32(w[i]>>32)
+		x[i] = [2]uint32{uint32(w[i]), uint32(w[i] >> 32)}
 	}
-	// p = 1: pairs (i, i+d) for i with i&1 == r.
-	q, r, d := 1<<(sortT-1), 0, 1
-	for d > 0 {
-		lo, hi := x[r:sortN-d], x[r+d:]
+	// p = 1: pairs (i, i+d) for i with i&1 == r: first d = 1, r = 0 (the
+	// two keys of each pair), then r = 1 and odd d = q-1 for q = 2^(t-1),
+	// ..., 2: key 2k+1 against key 2(k+e) with e = (d+1)/2 = q/2.
+	for k := range x {
+		x[k][0], x[k][1] = minmax32(x[k][0], x[k][1])
+	}
+	for e := 1 << (sortT - 2); e > 0; e >>= 1 {
+		lo, hi := x[:sortW-e], x[e:]
 		hi = hi[:len(lo)]
-		for i := 0; i < len(lo) && i < len(hi); i += 2 {
-			lo[i], hi[i] = minmax32(lo[i], hi[i])
+		for k := range lo {
+			lo[k][1], hi[k][0] = minmax32(lo[k][1], hi[k][0])
 		}
-		d, q, r = q-1, q>>1, 1
 	}
-	copy(L[:], x[:P])
 }
 
 // swarPass runs one pass on the packed keys: runs of pw words starting at
@@ -93,18 +104,14 @@ func swarCmpExchange(xs, ys []uint64) {
 // swarMinmax returns the lane-wise minimum and maximum of the two 32-bit
 // lanes of a and b.
 //
-// For lanes a and b, b < a iff their top bits are (1, 0), or the top bits
-// are equal and b's low 31 bits are below a's. d = (b | H) - (a &^ H)
-// compares the low 31 bits of both lanes at once without a borrow crossing
-// lanes (a lane's top bit of d is set iff b_low >= a_low). The resulting
-// lane mask is spread over its 32 bits by a multiplication.
+// Each lane pair is compared by a 64-bit subtraction of the zero-extended
+// lanes, whose sign is set iff b's lane is below a's; the two signs become
+// a mask that is all ones on the lanes to exchange.
 func swarMinmax(a, b uint64) (uint64, uint64) {
-	const H = 0x8000000080000000
-	d := (b | H) - (a &^ H)
-	x := a ^ b
-	lt := ((a &^ b) | ^(x | d)) & H
-	m := (lt >> 31) * 0xffffffff
-	t := x & m
+	mlo := uint64(int64(uint64(uint32(b))-uint64(uint32(a))) >> 63)
+	mhi := uint64(int64(b>>32-a>>32) >> 63)
+	m := mlo>>32 | mhi<<32
+	t := (a ^ b) & m
 	return a ^ t, b ^ t
 }
 
