@@ -139,6 +139,10 @@ func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
 // Constant time: masks by public index, then the sorting network. W is
 // even, so each packed word of two keys gets one kind of mask.
 func shortFromList(out *[P]int8, L *[P]uint32) {
+	if simdEnabled {
+		shortFromListSIMD(out, L)
+		return
+	}
 	var w [sortW]uint64
 	for i := range W / 2 {
 		w[i] = (uint64(L[2*i]) | uint64(L[2*i+1])<<32) &^ (1 | 1<<32)

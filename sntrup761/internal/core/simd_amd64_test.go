@@ -139,3 +139,27 @@ func TestSortShortSIMD(t *testing.T) {
 		}
 	}
 }
+
+func TestShortFromListSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(27, 28))
+	for k := range simdIterations(2000) {
+		var L [P]uint32
+		for i := range L {
+			L[i] = rng.Uint32()
+			if (i+k)%3 == 0 {
+				L[i] >>= 28 // ties between keys
+			}
+		}
+		in := L
+		var got, want [P]int8
+		shortFromListSIMD(&got, &L)
+		if L != in {
+			t.Fatal("shortFromListSIMD modified its input")
+		}
+		scalarToo(func() { shortFromList(&want, &L) })
+		if got != want {
+			t.Fatalf("case %d: vector Short_fromlist differs from the scalar one", k)
+		}
+	}
+}

@@ -16,3 +16,5 @@ func recipRqSIMD(out *[P]int16, a *[P]int16, scale int16) int32 { panic("core: n
 func r3RecipSIMD(out *[P]int8, a *[P]int8) int32 { panic("core: no SIMD path") }
 
 func sortShortSIMD(L *[P]uint32) { panic("core: no SIMD path") }
+
+func shortFromListSIMD(out *[P]int8, L *[P]uint32) { panic("core: no SIMD path") }

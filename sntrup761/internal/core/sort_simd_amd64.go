@@ -45,16 +45,66 @@ func laneStage(x, perm, up archsimd.Uint32x8) archsimd.Uint32x8 {
 
 // sortShortSIMD is sortShort on the vector path.
 func sortShortSIMD(L *[P]uint32) {
-	const full = P / 8 // vectors filled from L; vector full also holds L[P-1]
 	var x [128][8]uint32
-	for v := range full {
+	for v := range sortFull {
 		archsimd.LoadUint32x8Slice(L[8*v:]).Store(&x[v])
 	}
+	x[sortFull][0] = L[P-1]
+	sortKeys1024(&x)
+	for v := range sortFull {
+		archsimd.LoadUint32x8(&x[v]).StoreSlice(L[8*v:])
+	}
+	L[P-1] = x[sortFull][0]
+	clear(x[:])
+}
+
+// shortFromListSIMD is shortFromList on the vector path: the keys are
+// L[i] with bit 0 cleared for i < W, and with bits 0, 1 set to 01 for the
+// others; sorted, their low two bits minus one are the coefficients.
+func shortFromListSIMD(out *[P]int8, L *[P]uint32) {
+	var x [128][8]uint32
+	clear1 := archsimd.BroadcastUint32x8(^uint32(1))
+	clear3, set1 := archsimd.BroadcastUint32x8(^uint32(3)), archsimd.BroadcastUint32x8(1)
+	for v := range sortFull {
+		k := archsimd.LoadUint32x8Slice(L[8*v:])
+		switch { // public: vector v's position against W
+		case 8*v+8 <= W:
+			k = k.And(clear1)
+		case 8*v >= W:
+			k = k.And(clear3).Or(set1)
+		default:
+			for l := range 8 {
+				if i := 8*v + l; i < W { // public index
+					x[v][l] = L[i] &^ 1
+				} else {
+					x[v][l] = L[i]&^3 | 1
+				}
+			}
+			continue
+		}
+		k.Store(&x[v])
+	}
+	x[sortFull][0] = L[P-1]&^3 | 1
+	sortKeys1024(&x)
+	for i := range out {
+		out[i] = int8(x[i/8][i%8]&3) - 1
+	}
+	clear(x[:])
+}
+
+// sortFull is the number of vectors filled from a list of P keys; vector
+// sortFull holds the last key.
+const sortFull = P / 8
+
+// sortKeys1024 sorts x (as 1024 keys, key 8*v+l in x[v][l]); it first
+// fills x[sortFull][1:] and the vectors after it with the sentinel.
+func sortKeys1024(x *[128][8]uint32) {
 	sentinel := archsimd.BroadcastUint32x8(0xffffffff)
-	for v := full; v < len(x); v++ {
+	last := x[sortFull][0]
+	for v := sortFull; v < len(x); v++ {
 		sentinel.Store(&x[v])
 	}
-	x[full][0] = L[P-1]
+	x[sortFull][0] = last
 	s1, s2, s4 := archsimd.LoadUint32x8(&laneSwap1), archsimd.LoadUint32x8(&laneSwap2), archsimd.LoadUint32x8(&laneSwap4)
 	m3, rev := archsimd.LoadUint32x8(&laneMirror3), archsimd.LoadUint32x8(&laneReverse)
 	u1, u2, u4 := archsimd.LoadUint32x8(&upper1), archsimd.LoadUint32x8(&upper2), archsimd.LoadUint32x8(&upper4)
@@ -112,9 +162,4 @@ func sortShortSIMD(L *[P]uint32) {
 		}
 	}
 	clearUpper()
-	for v := range full {
-		archsimd.LoadUint32x8(&x[v]).StoreSlice(L[8*v:])
-	}
-	L[P-1] = x[full][0]
-	clear(x[:])
 }
