@@ -128,6 +128,10 @@ func (pl *fftPlan) inverse(c []int64, x []complex128) {
 	m := pl.m
 	x = x[:m]
 	c = c[:2*m]
+	if simdEnabled && m == 768 {
+		inverse768SIMD((*[1536]int64)(c), (*spectrum)(x))
+		return
+	}
 	pl.ditTo(x, 1)
 	if m == 768 {
 		pl.lastInverse768((*[768]complex128)(x), (*[1536]int64)(c))

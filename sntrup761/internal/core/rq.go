@@ -177,6 +177,10 @@ func mulR3(out *[P]int8, sa, sb *spectrum) {
 func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 	m := pl.m
 	x = x[:m]
+	if simdEnabled && m == 768 && len(a) <= m {
+		forward768SIMD((*spectrum)(x), a)
+		return
+	}
 	if len(a) <= m { // public length: real inputs only
 		twistRadix3(pl, x, a)
 		pl.difFrom(x, 1)

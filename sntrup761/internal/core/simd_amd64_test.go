@@ -163,3 +163,49 @@ func TestShortFromListSIMD(t *testing.T) {
 		}
 	}
 }
+
+// sameValues reports whether two spectra hold the same numbers (== on
+// each part, so the sign of a zero does not count; see fft_simd_amd64.go).
+func sameValues(a, b *spectrum) bool {
+	for j := range a {
+		if real(a[j]) != real(b[j]) || imag(a[j]) != imag(b[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestFFTSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(29, 30))
+	for k := range simdIterations(200) {
+		a := randRq(rng)
+		s := randSmall(rng)
+		if k%5 == 4 { // extreme coefficients
+			for i := range a {
+				a[i] = Q12 - int16(rng.IntN(2))*(Q-1)
+			}
+		}
+		// forward transforms of both input types
+		var got, want, gs, ws spectrum
+		forward768SIMD(&got, a[:])
+		forward768SIMD(&gs, s[:])
+		scalarToo(func() {
+			want.transformRq(&a)
+			ws.transformSmall(&s)
+		})
+		if !sameValues(&got, &want) || !sameValues(&gs, &ws) {
+			t.Fatalf("input %d: vector forward transform differs from the scalar one", k)
+		}
+		// inverse of a product: the same integers
+		var x, y spectrum
+		mul(x[:], got[:], gs[:])
+		y = x
+		var c, d [1536]int64
+		inverse768SIMD(&c, &x)
+		scalarToo(func() { plan768.inverse(d[:], y[:]) })
+		if c != d {
+			t.Fatalf("input %d: vector inverse transform differs from the scalar one", k)
+		}
+	}
+}

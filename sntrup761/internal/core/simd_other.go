@@ -18,3 +18,7 @@ func r3RecipSIMD(out *[P]int8, a *[P]int8) int32 { panic("core: no SIMD path") }
 func sortShortSIMD(L *[P]uint32) { panic("core: no SIMD path") }
 
 func shortFromListSIMD(out *[P]int8, L *[P]uint32) { panic("core: no SIMD path") }
+
+func forward768SIMD[T int8 | int16 | int32](x *spectrum, a []T) { panic("core: no SIMD path") }
+
+func inverse768SIMD(c *[1536]int64, x *spectrum) { panic("core: no SIMD path") }

@@ -1,0 +1,443 @@
+//go:build goexperiment.simd && amd64
+
+package core
+
+import "simd/archsimd"
+
+// The length-768 transform of plan768 on 4-lane float64 vectors.
+//
+// Same operations, same values. Every lane performs exactly the
+// floating-point operations the scalar code performs on one value, in the
+// same order and with the same constants (the twiddle tables are copied
+// from plan768), so the vector transform computes the same numbers as the
+// scalar one (TestFFTSIMD compares them) and the error bound of fft.go and
+// fftbound_test.go applies unchanged. Complex products are written out as
+// Go computes them (re = xr*wr - xi*wi, im = xr*wi + xi*wr); the scalar
+// code's multiplications by constants with a zero part (sum*0.5, conj)
+// differ from the forms below only in the sign of zero products, which
+// changes no value. No fused multiply-add is used.
+//
+// Layout. A transform is held split: real and imaginary parts in separate
+// arrays, value j in lane j%4 of vector j/4. The radix-3 stage and the two
+// radix-4 stages of spans 256 and 64 combine values whose indices differ by
+// multiples of 4, so lane j%4 meets lane j%4 (each lane with its own
+// twiddle). The radix-16 pass (fft16.go) treats the four columns of a block
+// differently, so before it each group of four blocks of 16 is transposed:
+// lane L of vector i then holds value i of block L, and all four lanes run
+// the scalar block code. The spectra the rest of the package keeps are
+// complex128 arrays in the scalar order; they are converted on the way in
+// and out (a fixed permutation of copies).
+//
+// Constant time: additions, subtractions, multiplications and lane
+// shuffles on normal numbers, the same sequence for every input.
+
+type f64x4 = archsimd.Float64x4
+
+// simdTables holds plan768's twiddles in the split layout.
+type simdTables struct {
+	twR, twI         [3][64][4]float64 // twist, value 256*t + j at [t][j/4][j%4]
+	r3R, r3I         [2][64][4]float64 // radix-3 stage: w1, w2
+	r4aR, r4aI       [3][16][4]float64 // radix-4 stage of span 256: w1, w2, w3
+	r4bR, r4bI       [3][16][4]float64 // radix-4 stage of span 64 (first 4 used)
+	untwR, untwI     [3][64][4]float64 // untwist, as twist
+}
+
+var fftTables = newSIMDTables(plan768)
+
+func newSIMDTables(pl *fftPlan) *simdTables {
+	st := pl.stages
+	if pl.m != 768 || len(st) != 3 || !pl.tail16 || st[0].radix != 3 || st[1].span != 256 || st[2].span != 64 {
+		panic("core: unexpected plan for the vector transform")
+	}
+	t := new(simdTables)
+	split := func(re, im [][4]float64, w []complex128) {
+		for j, z := range w {
+			re[j/4][j%4], im[j/4][j%4] = real(z), imag(z)
+		}
+	}
+	for k := range 3 {
+		split(t.twR[k][:], t.twI[k][:], pl.twist[256*k:256*k+256])
+		split(t.untwR[k][:], t.untwI[k][:], pl.untwist[256*k:256*k+256])
+		split(t.r4aR[k][:], t.r4aI[k][:], st[1].tw[k])
+		split(t.r4bR[k][:], t.r4bI[k][:], st[2].tw[k])
+	}
+	for k := range 2 {
+		split(t.r3R[k][:], t.r3I[k][:], st[0].tw[k])
+	}
+	return t
+}
+
+// splitSpectrum is a transform in the split layout: before the radix-16
+// pass (and after its inverse) value j is lane j%4 of vector j/4; in
+// between, value 16*(4g+L)+i is lane L of vector 16g+i.
+type splitSpectrum struct{ re, im [192][4]float64 }
+
+func ld(p *[4]float64) f64x4 { return archsimd.LoadFloat64x4(p) }
+
+// cmulv returns (xr + i xi)(wr + i wi) as Go computes complex products.
+func cmulv(xr, xi, wr, wi f64x4) (f64x4, f64x4) {
+	return xr.Mul(wr).Sub(xi.Mul(wi)), xr.Mul(wi).Add(xi.Mul(wr))
+}
+
+// cmulConjv is cmulConj: (zr + i zi) times the conjugate of w.
+func cmulConjv(zr, zi, wr, wi f64x4) (f64x4, f64x4) {
+	return zr.Mul(wr).Add(zi.Mul(wi)), zi.Mul(wr).Sub(zr.Mul(wi))
+}
+
+// forward768SIMD is forwardInt(plan768, x, a) for len(a) <= 768.
+func forward768SIMD[T int8 | int16 | int32](x *spectrum, a []T) {
+	var in [768]float64
+	for j, v := range a[:min(len(a), 768)] {
+		in[j] = float64(v)
+	}
+	var s splitSpectrum
+	tb := fftTables
+	twistRadix3SIMD(&s, &in, tb)
+	clear(in[:])
+	radix4DIF(&s, 16, &tb.r4aR, &tb.r4aI)
+	radix4DIF(&s, 4, &tb.r4bR, &tb.r4bI)
+	transposeGroups(&s)
+	for g := range 12 {
+		dif16SIMD((*[16][4]float64)(s.re[16*g:16*g+16]), (*[16][4]float64)(s.im[16*g:16*g+16]))
+	}
+	clearUpper()
+	fromSplit(x, &s)
+	clear(s.re[:])
+	clear(s.im[:])
+}
+
+// twistRadix3SIMD is twistRadix3 for m = 768 (butterfly3 written out).
+func twistRadix3SIMD(s *splitSpectrum, in *[768]float64, tb *simdTables) {
+	half, sq := archsimd.BroadcastFloat64x4(0.5), archsimd.BroadcastFloat64x4(sqrt3h)
+	for v := range 64 {
+		a0 := ld((*[4]float64)(in[4*v : 4*v+4]))
+		a1 := ld((*[4]float64)(in[256+4*v : 256+4*v+4]))
+		a2 := ld((*[4]float64)(in[512+4*v : 512+4*v+4]))
+		ar, ai := a0.Mul(ld(&tb.twR[0][v])), a0.Mul(ld(&tb.twI[0][v]))
+		br, bi := a1.Mul(ld(&tb.twR[1][v])), a1.Mul(ld(&tb.twI[1][v]))
+		cr, ci := a2.Mul(ld(&tb.twR[2][v])), a2.Mul(ld(&tb.twI[2][v]))
+		// butterfly3(a, b, c, w1, w2)
+		sr, si := br.Add(cr), bi.Add(ci)
+		dr, di := br.Sub(cr), bi.Sub(ci)
+		tr, ti := ar.Sub(sr.Mul(half)), ai.Sub(si.Mul(half))
+		// u = -i*(sqrt3/2)*dif = (di*sq, (-dr)*sq); t+u and t-u below
+		// subtract and add dr*sq, which is the same value.
+		ur, ui := di.Mul(sq), dr.Mul(sq)
+		ar.Add(sr).Store(&s.re[v])
+		ai.Add(si).Store(&s.im[v])
+		xr, xi := cmulv(tr.Add(ur), ti.Sub(ui), ld(&tb.r3R[0][v]), ld(&tb.r3I[0][v]))
+		xr.Store(&s.re[64+v])
+		xi.Store(&s.im[64+v])
+		xr, xi = cmulv(tr.Sub(ur), ti.Add(ui), ld(&tb.r3R[1][v]), ld(&tb.r3I[1][v]))
+		xr.Store(&s.re[128+v])
+		xi.Store(&s.im[128+v])
+	}
+}
+
+// radix4DIF is the general radix-4 stage of difFrom with quarter-span q
+// (in vectors: qv = q/4), on all blocks of 4q values.
+func radix4DIF(s *splitSpectrum, qv int, wR, wI *[3][16][4]float64) {
+	for b := 0; b+4*qv <= 192; b += 4 * qv {
+		for j := range qv {
+			p0, p1, p2, p3 := b+j, b+j+qv, b+j+2*qv, b+j+3*qv
+			ar, ai := ld(&s.re[p0]), ld(&s.im[p0])
+			br, bi := ld(&s.re[p1]), ld(&s.im[p1])
+			cr, ci := ld(&s.re[p2]), ld(&s.im[p2])
+			dr, di := ld(&s.re[p3]), ld(&s.im[p3])
+			s0r, s0i := ar.Add(cr), ai.Add(ci)
+			d0r, d0i := ar.Sub(cr), ai.Sub(ci)
+			s1r, s1i := br.Add(dr), bi.Add(di)
+			d1r, d1i := br.Sub(dr), bi.Sub(di)
+			s0r.Add(s1r).Store(&s.re[p0])
+			s0i.Add(s1i).Store(&s.im[p0])
+			xr, xi := cmulv(d0r.Add(d1i), d0i.Sub(d1r), ld(&wR[0][j]), ld(&wI[0][j]))
+			xr.Store(&s.re[p1])
+			xi.Store(&s.im[p1])
+			xr, xi = cmulv(s0r.Sub(s1r), s0i.Sub(s1i), ld(&wR[1][j]), ld(&wI[1][j]))
+			xr.Store(&s.re[p2])
+			xi.Store(&s.im[p2])
+			xr, xi = cmulv(d0r.Sub(d1i), d0i.Add(d1r), ld(&wR[2][j]), ld(&wI[2][j]))
+			xr.Store(&s.re[p3])
+			xi.Store(&s.im[p3])
+		}
+	}
+}
+
+// radix4DIT is the general radix-4 stage of ditTo with quarter-span q
+// (qv = q/4 vectors).
+func radix4DIT(s *splitSpectrum, qv int, wR, wI *[3][16][4]float64) {
+	for b := 0; b+4*qv <= 192; b += 4 * qv {
+		for j := range qv {
+			p0, p1, p2, p3 := b+j, b+j+qv, b+j+2*qv, b+j+3*qv
+			ar, ai := ld(&s.re[p0]), ld(&s.im[p0])
+			br, bi := cmulConjv(ld(&s.re[p1]), ld(&s.im[p1]), ld(&wR[0][j]), ld(&wI[0][j]))
+			cr, ci := cmulConjv(ld(&s.re[p2]), ld(&s.im[p2]), ld(&wR[1][j]), ld(&wI[1][j]))
+			dr, di := cmulConjv(ld(&s.re[p3]), ld(&s.im[p3]), ld(&wR[2][j]), ld(&wI[2][j]))
+			s0r, s0i := ar.Add(cr), ai.Add(ci)
+			d0r, d0i := ar.Sub(cr), ai.Sub(ci)
+			s1r, s1i := br.Add(dr), bi.Add(di)
+			d1r, d1i := br.Sub(dr), bi.Sub(di)
+			s0r.Add(s1r).Store(&s.re[p0])
+			s0i.Add(s1i).Store(&s.im[p0])
+			d0r.Sub(d1i).Store(&s.re[p1]) // d0 + i*d1
+			d0i.Add(d1r).Store(&s.im[p1])
+			s0r.Sub(s1r).Store(&s.re[p2])
+			s0i.Sub(s1i).Store(&s.im[p2])
+			d0r.Add(d1i).Store(&s.re[p3]) // d0 - i*d1
+			d0i.Sub(d1r).Store(&s.im[p3])
+		}
+	}
+}
+
+// transposeGroups switches splitSpectrum to the transposed layout: in each
+// group of 16 vectors, vector 4r+c lane L <- vector 4L+r lane c (a 4x4
+// transpose for each r); untransposeGroups switches back.
+func transposeGroups(s *splitSpectrum) {
+	for g := range 12 {
+		transpose16((*[16][4]float64)(s.re[16*g:16*g+16]), false)
+		transpose16((*[16][4]float64)(s.im[16*g:16*g+16]), false)
+	}
+}
+
+func untransposeGroups(s *splitSpectrum) {
+	for g := range 12 {
+		transpose16((*[16][4]float64)(s.re[16*g:16*g+16]), true)
+		transpose16((*[16][4]float64)(s.im[16*g:16*g+16]), true)
+	}
+}
+
+// transpose16 transposes, for each r, the 4x4 matrix of rows 4L+r into
+// rows 4r+c, or back when inv is set. inv is a public parameter.
+func transpose16(b *[16][4]float64, inv bool) {
+	src := *b // every row is read before all are written
+	for r := range 4 {
+		in, out := [4]int{r, 4 + r, 8 + r, 12 + r}, [4]int{4 * r, 4*r + 1, 4*r + 2, 4*r + 3}
+		if inv {
+			in, out = out, in
+		}
+		r0, r1, r2, r3 := ld(&src[in[0]]), ld(&src[in[1]]), ld(&src[in[2]]), ld(&src[in[3]])
+		t0 := r0.SelectFromPairGrouped(0, 2, r1) // r0[0] r1[0] r0[2] r1[2]
+		t1 := r0.SelectFromPairGrouped(1, 3, r1) // r0[1] r1[1] r0[3] r1[3]
+		t2 := r2.SelectFromPairGrouped(0, 2, r3)
+		t3 := r2.SelectFromPairGrouped(1, 3, r3)
+		t0.Select128FromPair(0, 2, t2).Store(&b[out[0]]) // r0[0] r1[0] r2[0] r3[0]
+		t1.Select128FromPair(0, 2, t3).Store(&b[out[1]])
+		t0.Select128FromPair(1, 3, t2).Store(&b[out[2]])
+		t1.Select128FromPair(1, 3, t3).Store(&b[out[3]])
+	}
+}
+
+// dif4v is dif4 on four lanes.
+func dif4v(ar, ai, br, bi, cr, ci, dr, di f64x4) (f64x4, f64x4, f64x4, f64x4, f64x4, f64x4, f64x4, f64x4) {
+	s0r, s0i, d0r, d0i := ar.Add(cr), ai.Add(ci), ar.Sub(cr), ai.Sub(ci)
+	s1r, s1i, d1r, d1i := br.Add(dr), bi.Add(di), br.Sub(dr), bi.Sub(di)
+	// m = -i*d1 = (d1i, -d1r); d0 + m, d0 - m
+	return s0r.Add(s1r), s0i.Add(s1i), d0r.Add(d1i), d0i.Sub(d1r), s0r.Sub(s1r), s0i.Sub(s1i), d0r.Sub(d1i), d0i.Add(d1r)
+}
+
+// dit4v is dit4 on four lanes.
+func dit4v(ar, ai, br, bi, cr, ci, dr, di f64x4) (f64x4, f64x4, f64x4, f64x4, f64x4, f64x4, f64x4, f64x4) {
+	s0r, s0i, d0r, d0i := ar.Add(cr), ai.Add(ci), ar.Sub(cr), ai.Sub(ci)
+	s1r, s1i, d1r, d1i := br.Add(dr), bi.Add(di), br.Sub(dr), bi.Sub(di)
+	return s0r.Add(s1r), s0i.Add(s1i), d0r.Sub(d1i), d0i.Add(d1r), s0r.Sub(s1r), s0i.Sub(s1i), d0r.Add(d1i), d0i.Sub(d1r)
+}
+
+// radix16Consts broadcasts the constant twiddles of the radix-16 pass
+// (see fft16.go) and -1. (Vectors are never built at package
+// initialization, which must not execute AVX instructions.)
+func radix16Consts() (c1, s1, h, neg f64x4) {
+	return archsimd.BroadcastFloat64x4(cos1), archsimd.BroadcastFloat64x4(sin1),
+		archsimd.BroadcastFloat64x4(rt2h), archsimd.BroadcastFloat64x4(-1)
+}
+
+// dif16SIMD is dif16 on four blocks at once: lane L of re[i], im[i] is
+// value i of block L.
+func dif16SIMD(re, im *[16][4]float64) {
+	c1, s1, h, neg := radix16Consts()
+	// column 0: no twiddles
+	r0, i0, r4, i4, r8, i8, r12, i12 := dif4v(ld(&re[0]), ld(&im[0]), ld(&re[4]), ld(&im[4]), ld(&re[8]), ld(&im[8]), ld(&re[12]), ld(&im[12]))
+	r0.Store(&re[0])
+	i0.Store(&im[0])
+	r4.Store(&re[4])
+	i4.Store(&im[4])
+	r8.Store(&re[8])
+	i8.Store(&im[8])
+	r12.Store(&re[12])
+	i12.Store(&im[12])
+	// column 1: w, w^2, w^3
+	r1, i1, r5, i5, r9, i9, r13, i13 := dif4v(ld(&re[1]), ld(&im[1]), ld(&re[5]), ld(&im[5]), ld(&re[9]), ld(&im[9]), ld(&re[13]), ld(&im[13]))
+	r1.Store(&re[1])
+	i1.Store(&im[1])
+	r5.Mul(c1).Add(i5.Mul(s1)).Store(&re[5]) // mulW1
+	i5.Mul(c1).Sub(r5.Mul(s1)).Store(&im[5])
+	r9.Add(i9).Mul(h).Store(&re[9]) // mulW2
+	i9.Sub(r9).Mul(h).Store(&im[9])
+	r13.Mul(s1).Add(i13.Mul(c1)).Store(&re[13]) // mulW3
+	i13.Mul(s1).Sub(r13.Mul(c1)).Store(&im[13])
+	// column 2: w^2, -i, w^6
+	r2, i2, r6, i6, r10, i10, r14, i14 := dif4v(ld(&re[2]), ld(&im[2]), ld(&re[6]), ld(&im[6]), ld(&re[10]), ld(&im[10]), ld(&re[14]), ld(&im[14]))
+	r2.Store(&re[2])
+	i2.Store(&im[2])
+	r6.Add(i6).Mul(h).Store(&re[6]) // mulW2
+	i6.Sub(r6).Mul(h).Store(&im[6])
+	i10.Store(&re[10]) // -i*y = (y_i, -y_r)
+	r10.Mul(neg).Store(&im[10])
+	i14.Sub(r14).Mul(h).Store(&re[14]) // mulW6: ((y-x)*h, -(x+y)*h)
+	r14.Add(i14).Mul(neg).Mul(h).Store(&im[14])
+	// column 3: w^3, w^6, -w
+	r3, i3, r7, i7, r11, i11, r15, i15 := dif4v(ld(&re[3]), ld(&im[3]), ld(&re[7]), ld(&im[7]), ld(&re[11]), ld(&im[11]), ld(&re[15]), ld(&im[15]))
+	r3.Store(&re[3])
+	i3.Store(&im[3])
+	r7.Mul(s1).Add(i7.Mul(c1)).Store(&re[7]) // mulW3
+	i7.Mul(s1).Sub(r7.Mul(c1)).Store(&im[7])
+	i11.Sub(r11).Mul(h).Store(&re[11]) // mulW6
+	r11.Add(i11).Mul(neg).Mul(h).Store(&im[11])
+	r15.Mul(c1).Add(i15.Mul(s1)).Mul(neg).Store(&re[15]) // -mulW1
+	i15.Mul(c1).Sub(r15.Mul(s1)).Mul(neg).Store(&im[15])
+	// span-4 stage on each group of four
+	for g := 0; g < 16; g += 4 {
+		a, b := (*[4][4]float64)(re[g:g+4]), (*[4][4]float64)(im[g:g+4])
+		w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i := dif4v(ld(&a[0]), ld(&b[0]), ld(&a[1]), ld(&b[1]), ld(&a[2]), ld(&b[2]), ld(&a[3]), ld(&b[3]))
+		w0r.Store(&a[0])
+		w0i.Store(&b[0])
+		w1r.Store(&a[1])
+		w1i.Store(&b[1])
+		w2r.Store(&a[2])
+		w2i.Store(&b[2])
+		w3r.Store(&a[3])
+		w3i.Store(&b[3])
+	}
+}
+
+// dit16SIMD is dit16 on four blocks at once (layout of dif16SIMD).
+func dit16SIMD(re, im *[16][4]float64) {
+	c1, s1, h, neg := radix16Consts()
+	for g := 0; g < 16; g += 4 {
+		a, b := (*[4][4]float64)(re[g:g+4]), (*[4][4]float64)(im[g:g+4])
+		w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i := dit4v(ld(&a[0]), ld(&b[0]), ld(&a[1]), ld(&b[1]), ld(&a[2]), ld(&b[2]), ld(&a[3]), ld(&b[3]))
+		w0r.Store(&a[0])
+		w0i.Store(&b[0])
+		w1r.Store(&a[1])
+		w1i.Store(&b[1])
+		w2r.Store(&a[2])
+		w2i.Store(&b[2])
+		w3r.Store(&a[3])
+		w3i.Store(&b[3])
+	}
+	// column 0
+	ar, ai, br, bi, cr, ci, dr, di := dit4v(ld(&re[0]), ld(&im[0]), ld(&re[4]), ld(&im[4]), ld(&re[8]), ld(&im[8]), ld(&re[12]), ld(&im[12]))
+	storeColumn(re, im, 0, ar, ai, br, bi, cr, ci, dr, di)
+	// column 1: conjugates of w, w^2, w^3
+	x, y := ld(&re[5]), ld(&im[5])
+	br, bi = x.Mul(c1).Sub(y.Mul(s1)), y.Mul(c1).Add(x.Mul(s1)) // mulW1c
+	x, y = ld(&re[9]), ld(&im[9])
+	cr, ci = x.Sub(y).Mul(h), x.Add(y).Mul(h) // mulW2c
+	x, y = ld(&re[13]), ld(&im[13])
+	dr, di = x.Mul(s1).Sub(y.Mul(c1)), y.Mul(s1).Add(x.Mul(c1)) // mulW3c
+	ar, ai, br, bi, cr, ci, dr, di = dit4v(ld(&re[1]), ld(&im[1]), br, bi, cr, ci, dr, di)
+	storeColumn(re, im, 1, ar, ai, br, bi, cr, ci, dr, di)
+	// column 2: conj(w^2), i, conj(w^6)
+	x, y = ld(&re[6]), ld(&im[6])
+	br, bi = x.Sub(y).Mul(h), x.Add(y).Mul(h) // mulW2c
+	x, y = ld(&re[10]), ld(&im[10])
+	cr, ci = y.Mul(neg), x // i*z = (-z_i, z_r)
+	x, y = ld(&re[14]), ld(&im[14])
+	dr, di = x.Add(y).Mul(neg).Mul(h), x.Sub(y).Mul(h) // mulW6c: (-(x+y)*h, (x-y)*h)
+	ar, ai, br, bi, cr, ci, dr, di = dit4v(ld(&re[2]), ld(&im[2]), br, bi, cr, ci, dr, di)
+	storeColumn(re, im, 2, ar, ai, br, bi, cr, ci, dr, di)
+	// column 3: conj(w^3), conj(w^6), -conj(w)
+	x, y = ld(&re[7]), ld(&im[7])
+	br, bi = x.Mul(s1).Sub(y.Mul(c1)), y.Mul(s1).Add(x.Mul(c1)) // mulW3c
+	x, y = ld(&re[11]), ld(&im[11])
+	cr, ci = x.Add(y).Mul(neg).Mul(h), x.Sub(y).Mul(h) // mulW6c
+	x, y = ld(&re[15]), ld(&im[15])
+	dr, di = x.Mul(c1).Sub(y.Mul(s1)).Mul(neg), y.Mul(c1).Add(x.Mul(s1)).Mul(neg) // -mulW1c
+	ar, ai, br, bi, cr, ci, dr, di = dit4v(ld(&re[3]), ld(&im[3]), br, bi, cr, ci, dr, di)
+	storeColumn(re, im, 3, ar, ai, br, bi, cr, ci, dr, di)
+}
+
+// storeColumn stores the values k, k+4, k+8, k+12 of a block group.
+func storeColumn(re, im *[16][4]float64, k int, ar, ai, br, bi, cr, ci, dr, di f64x4) {
+	ar.Store(&re[k])
+	ai.Store(&im[k])
+	br.Store(&re[k+4])
+	bi.Store(&im[k+4])
+	cr.Store(&re[k+8])
+	ci.Store(&im[k+8])
+	dr.Store(&re[k+12])
+	di.Store(&im[k+12])
+}
+
+// fromSplit writes s (transposed layout) to x in the scalar order.
+func fromSplit(x *spectrum, s *splitSpectrum) {
+	for g := range 12 {
+		for i := range 16 {
+			r, m := &s.re[16*g+i], &s.im[16*g+i]
+			for L := range 4 {
+				x[16*(4*g+L)+i] = complex(r[L], m[L])
+			}
+		}
+	}
+}
+
+// toSplit reads x (scalar order) into s in the transposed layout.
+func toSplit(s *splitSpectrum, x *spectrum) {
+	for g := range 12 {
+		for i := range 16 {
+			r, m := &s.re[16*g+i], &s.im[16*g+i]
+			for L := range 4 {
+				z := x[16*(4*g+L)+i]
+				r[L], m[L] = real(z), imag(z)
+			}
+		}
+	}
+}
+
+// inverse768SIMD is plan768.inverse(c, x): x is destroyed.
+func inverse768SIMD(c *[1536]int64, x *spectrum) {
+	var s splitSpectrum
+	toSplit(&s, x)
+	tb := fftTables
+	for g := range 12 {
+		dit16SIMD((*[16][4]float64)(s.re[16*g:16*g+16]), (*[16][4]float64)(s.im[16*g:16*g+16]))
+	}
+	untransposeGroups(&s)
+	radix4DIT(&s, 4, &tb.r4bR, &tb.r4bI)
+	radix4DIT(&s, 16, &tb.r4aR, &tb.r4aI)
+	lastInverseSIMD(c, &s, tb)
+	clearUpper()
+	clear(s.re[:])
+	clear(s.im[:])
+}
+
+// lastInverseSIMD is lastInverse768: the radix-3 stage of dit, the
+// untwist and the rounding.
+func lastInverseSIMD(c *[1536]int64, s *splitSpectrum, tb *simdTables) {
+	half, sq, neg := archsimd.BroadcastFloat64x4(0.5), archsimd.BroadcastFloat64x4(sqrt3h), archsimd.BroadcastFloat64x4(-1)
+	mag := archsimd.BroadcastFloat64x4(roundMagic)
+	magBits := mag.AsInt64x4()
+	// roundInt on four lanes: the bits of v + 1.5*2^52 minus those of
+	// 1.5*2^52, stored to dst.
+	round := func(v f64x4, dst []int64) {
+		v.Add(mag).AsInt64x4().Sub(magBits).StoreSlice(dst)
+	}
+	for v := range 64 {
+		ar, ai := ld(&s.re[v]), ld(&s.im[v])
+		br, bi := cmulConjv(ld(&s.re[64+v]), ld(&s.im[64+v]), ld(&tb.r3R[0][v]), ld(&tb.r3I[0][v]))
+		dr, di := cmulConjv(ld(&s.re[128+v]), ld(&s.im[128+v]), ld(&tb.r3R[1][v]), ld(&tb.r3I[1][v]))
+		sr, si := br.Add(dr), bi.Add(di)
+		fr, fi := br.Sub(dr), bi.Sub(di)
+		tr, ti := ar.Sub(sr.Mul(half)), ai.Sub(si.Mul(half))
+		ur, ui := fi.Mul(neg).Mul(sq), fr.Mul(sq) // u = +i*(sqrt3/2)*dif
+		j := 4 * v
+		xr, xi := cmulv(ar.Add(sr), ai.Add(si), ld(&tb.untwR[0][v]), ld(&tb.untwI[0][v]))
+		round(xr, c[j:j+4])
+		round(xi, c[768+j:768+j+4])
+		xr, xi = cmulv(tr.Add(ur), ti.Add(ui), ld(&tb.untwR[1][v]), ld(&tb.untwI[1][v]))
+		round(xr, c[256+j:256+j+4])
+		round(xi, c[1024+j:1024+j+4])
+		xr, xi = cmulv(tr.Sub(ur), ti.Sub(ui), ld(&tb.untwR[2][v]), ld(&tb.untwI[2][v]))
+		round(xr, c[512+j:512+j+4])
+		round(xi, c[1280+j:1280+j+4])
+	}
+}
