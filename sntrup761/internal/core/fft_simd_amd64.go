@@ -35,11 +35,11 @@ type f64x4 = archsimd.Float64x4
 
 // simdTables holds plan768's twiddles in the split layout.
 type simdTables struct {
-	twR, twI         [3][64][4]float64 // twist, value 256*t + j at [t][j/4][j%4]
-	r3R, r3I         [2][64][4]float64 // radix-3 stage: w1, w2
-	r4aR, r4aI       [3][16][4]float64 // radix-4 stage of span 256: w1, w2, w3
-	r4bR, r4bI       [3][16][4]float64 // radix-4 stage of span 64 (first 4 used)
-	untwR, untwI     [3][64][4]float64 // untwist, as twist
+	twR, twI     [3][64][4]float64 // twist, value 256*t + j at [t][j/4][j%4]
+	r3R, r3I     [2][64][4]float64 // radix-3 stage: w1, w2
+	r4aR, r4aI   [3][16][4]float64 // radix-4 stage of span 256: w1, w2, w3
+	r4bR, r4bI   [3][16][4]float64 // radix-4 stage of span 64 (first 4 used)
+	untwR, untwI [3][64][4]float64 // untwist, as twist
 }
 
 var fftTables = newSIMDTables(plan768)
