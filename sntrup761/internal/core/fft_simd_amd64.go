@@ -96,14 +96,17 @@ func forward768SIMD[T int8 | int16 | int32](x *spectrum, a []T) {
 	clear(in[:])
 	radix4DIF(&s, 16, &tb.r4aR, &tb.r4aI)
 	radix4DIF(&s, 4, &tb.r4bR, &tb.r4bI)
-	transposeGroups(&s)
+	var t splitSpectrum
+	transposeGroups(&t, &s)
 	for g := range 12 {
-		dif16SIMD((*[16][4]float64)(s.re[16*g:16*g+16]), (*[16][4]float64)(s.im[16*g:16*g+16]))
+		dif16SIMD((*[16][4]float64)(t.re[16*g:16*g+16]), (*[16][4]float64)(t.im[16*g:16*g+16]))
 	}
 	clearUpper()
-	fromSplit(x, &s)
+	fromSplit(x, &t)
 	clear(s.re[:])
 	clear(s.im[:])
+	clear(t.re[:])
+	clear(t.im[:])
 }
 
 // twistRadix3SIMD is twistRadix3 for m = 768 (butterfly3 written out).
@@ -189,41 +192,51 @@ func radix4DIT(s *splitSpectrum, qv int, wR, wI *[3][16][4]float64) {
 	}
 }
 
-// transposeGroups switches splitSpectrum to the transposed layout: in each
-// group of 16 vectors, vector 4r+c lane L <- vector 4L+r lane c (a 4x4
-// transpose for each r); untransposeGroups switches back.
-func transposeGroups(s *splitSpectrum) {
+// transposeGroups writes src (split layout) to dst in the transposed
+// layout: in each group of 16 vectors, vector 4r+c lane L of dst is vector
+// 4L+r lane c of src (a 4x4 transpose for each r); untransposeGroups is
+// its inverse.
+func transposeGroups(dst, src *splitSpectrum) {
 	for g := range 12 {
-		transpose16((*[16][4]float64)(s.re[16*g:16*g+16]), false)
-		transpose16((*[16][4]float64)(s.im[16*g:16*g+16]), false)
+		transpose16((*[16][4]float64)(dst.re[16*g:16*g+16]), (*[16][4]float64)(src.re[16*g:16*g+16]))
+		transpose16((*[16][4]float64)(dst.im[16*g:16*g+16]), (*[16][4]float64)(src.im[16*g:16*g+16]))
 	}
 }
 
-func untransposeGroups(s *splitSpectrum) {
+func untransposeGroups(dst, src *splitSpectrum) {
 	for g := range 12 {
-		transpose16((*[16][4]float64)(s.re[16*g:16*g+16]), true)
-		transpose16((*[16][4]float64)(s.im[16*g:16*g+16]), true)
+		untranspose16((*[16][4]float64)(dst.re[16*g:16*g+16]), (*[16][4]float64)(src.re[16*g:16*g+16]))
+		untranspose16((*[16][4]float64)(dst.im[16*g:16*g+16]), (*[16][4]float64)(src.im[16*g:16*g+16]))
 	}
 }
 
-// transpose16 transposes, for each r, the 4x4 matrix of rows 4L+r into
-// rows 4r+c, or back when inv is set. inv is a public parameter.
-func transpose16(b *[16][4]float64, inv bool) {
-	src := *b // every row is read before all are written
+// transpose4 returns the columns of the 4x4 matrix with rows r0..r3.
+func transpose4(r0, r1, r2, r3 f64x4) (f64x4, f64x4, f64x4, f64x4) {
+	t0 := r0.SelectFromPairGrouped(0, 2, r1) // r0[0] r1[0] r0[2] r1[2]
+	t1 := r0.SelectFromPairGrouped(1, 3, r1) // r0[1] r1[1] r0[3] r1[3]
+	t2 := r2.SelectFromPairGrouped(0, 2, r3)
+	t3 := r2.SelectFromPairGrouped(1, 3, r3)
+	return t0.Select128FromPair(0, 2, t2), t1.Select128FromPair(0, 2, t3),
+		t0.Select128FromPair(1, 3, t2), t1.Select128FromPair(1, 3, t3)
+}
+
+func transpose16(dst, src *[16][4]float64) {
 	for r := range 4 {
-		in, out := [4]int{r, 4 + r, 8 + r, 12 + r}, [4]int{4 * r, 4*r + 1, 4*r + 2, 4*r + 3}
-		if inv {
-			in, out = out, in
-		}
-		r0, r1, r2, r3 := ld(&src[in[0]]), ld(&src[in[1]]), ld(&src[in[2]]), ld(&src[in[3]])
-		t0 := r0.SelectFromPairGrouped(0, 2, r1) // r0[0] r1[0] r0[2] r1[2]
-		t1 := r0.SelectFromPairGrouped(1, 3, r1) // r0[1] r1[1] r0[3] r1[3]
-		t2 := r2.SelectFromPairGrouped(0, 2, r3)
-		t3 := r2.SelectFromPairGrouped(1, 3, r3)
-		t0.Select128FromPair(0, 2, t2).Store(&b[out[0]]) // r0[0] r1[0] r2[0] r3[0]
-		t1.Select128FromPair(0, 2, t3).Store(&b[out[1]])
-		t0.Select128FromPair(1, 3, t2).Store(&b[out[2]])
-		t1.Select128FromPair(1, 3, t3).Store(&b[out[3]])
+		c0, c1, c2, c3 := transpose4(ld(&src[r]), ld(&src[4+r]), ld(&src[8+r]), ld(&src[12+r]))
+		c0.Store(&dst[4*r])
+		c1.Store(&dst[4*r+1])
+		c2.Store(&dst[4*r+2])
+		c3.Store(&dst[4*r+3])
+	}
+}
+
+func untranspose16(dst, src *[16][4]float64) {
+	for r := range 4 {
+		c0, c1, c2, c3 := transpose4(ld(&src[4*r]), ld(&src[4*r+1]), ld(&src[4*r+2]), ld(&src[4*r+3]))
+		c0.Store(&dst[r])
+		c1.Store(&dst[4+r])
+		c2.Store(&dst[8+r])
+		c3.Store(&dst[12+r])
 	}
 }
 
@@ -368,14 +381,18 @@ func storeColumn(re, im *[16][4]float64, k int, ar, ai, br, bi, cr, ci, dr, di f
 	di.Store(&im[k+12])
 }
 
-// fromSplit writes s (transposed layout) to x in the scalar order.
+// fromSplit writes s (transposed layout) to x in the scalar order: value
+// 16*(4g+L)+i is lane L of vector 16g+i.
 func fromSplit(x *spectrum, s *splitSpectrum) {
 	for g := range 12 {
+		re, im := (*[16][4]float64)(s.re[16*g:16*g+16]), (*[16][4]float64)(s.im[16*g:16*g+16])
+		xg := (*[64]complex128)(x[64*g : 64*g+64])
+		x0, x1 := (*[16]complex128)(xg[0:16]), (*[16]complex128)(xg[16:32])
+		x2, x3 := (*[16]complex128)(xg[32:48]), (*[16]complex128)(xg[48:64])
 		for i := range 16 {
-			r, m := &s.re[16*g+i], &s.im[16*g+i]
-			for L := range 4 {
-				x[16*(4*g+L)+i] = complex(r[L], m[L])
-			}
+			r, m := &re[i], &im[i]
+			x0[i], x1[i] = complex(r[0], m[0]), complex(r[1], m[1])
+			x2[i], x3[i] = complex(r[2], m[2]), complex(r[3], m[3])
 		}
 	}
 }
@@ -383,31 +400,35 @@ func fromSplit(x *spectrum, s *splitSpectrum) {
 // toSplit reads x (scalar order) into s in the transposed layout.
 func toSplit(s *splitSpectrum, x *spectrum) {
 	for g := range 12 {
+		re, im := (*[16][4]float64)(s.re[16*g:16*g+16]), (*[16][4]float64)(s.im[16*g:16*g+16])
+		xg := (*[64]complex128)(x[64*g : 64*g+64])
+		x0, x1 := (*[16]complex128)(xg[0:16]), (*[16]complex128)(xg[16:32])
+		x2, x3 := (*[16]complex128)(xg[32:48]), (*[16]complex128)(xg[48:64])
 		for i := range 16 {
-			r, m := &s.re[16*g+i], &s.im[16*g+i]
-			for L := range 4 {
-				z := x[16*(4*g+L)+i]
-				r[L], m[L] = real(z), imag(z)
-			}
+			r, m := &re[i], &im[i]
+			r[0], m[0], r[1], m[1] = real(x0[i]), imag(x0[i]), real(x1[i]), imag(x1[i])
+			r[2], m[2], r[3], m[3] = real(x2[i]), imag(x2[i]), real(x3[i]), imag(x3[i])
 		}
 	}
 }
 
 // inverse768SIMD is plan768.inverse(c, x): x is destroyed.
 func inverse768SIMD(c *[1536]int64, x *spectrum) {
-	var s splitSpectrum
-	toSplit(&s, x)
+	var s, t splitSpectrum
+	toSplit(&t, x)
 	tb := fftTables
 	for g := range 12 {
-		dit16SIMD((*[16][4]float64)(s.re[16*g:16*g+16]), (*[16][4]float64)(s.im[16*g:16*g+16]))
+		dit16SIMD((*[16][4]float64)(t.re[16*g:16*g+16]), (*[16][4]float64)(t.im[16*g:16*g+16]))
 	}
-	untransposeGroups(&s)
+	untransposeGroups(&s, &t)
 	radix4DIT(&s, 4, &tb.r4bR, &tb.r4bI)
 	radix4DIT(&s, 16, &tb.r4aR, &tb.r4aI)
 	lastInverseSIMD(c, &s, tb)
 	clearUpper()
 	clear(s.re[:])
 	clear(s.im[:])
+	clear(t.re[:])
+	clear(t.im[:])
 }
 
 // lastInverseSIMD is lastInverse768: the radix-3 stage of dit, the
