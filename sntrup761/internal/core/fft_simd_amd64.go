@@ -72,7 +72,7 @@ func newSIMDTables(pl *fftPlan) *simdTables {
 // between, value 16*(4g+L)+i is lane L of vector 16g+i.
 type splitSpectrum struct{ re, im [192][4]float64 }
 
-func ld(p *[4]float64) f64x4 { return archsimd.LoadFloat64x4(p) }
+func ld(p *[4]float64) f64x4 { return loadF(p) }
 
 // cmulv returns (xr + i xi)(wr + i wi) as Go computes complex products.
 func cmulv(xr, xi, wr, wi f64x4) (f64x4, f64x4) {
@@ -126,14 +126,14 @@ func twistRadix3SIMD(s *splitSpectrum, in *[768]float64, tb *simdTables) {
 		// u = -i*(sqrt3/2)*dif = (di*sq, (-dr)*sq); t+u and t-u below
 		// subtract and add dr*sq, which is the same value.
 		ur, ui := di.Mul(sq), dr.Mul(sq)
-		ar.Add(sr).Store(&s.re[v])
-		ai.Add(si).Store(&s.im[v])
+		storeF(ar.Add(sr), &s.re[v])
+		storeF(ai.Add(si), &s.im[v])
 		xr, xi := cmulv(tr.Add(ur), ti.Sub(ui), ld(&tb.r3R[0][v]), ld(&tb.r3I[0][v]))
-		xr.Store(&s.re[64+v])
-		xi.Store(&s.im[64+v])
+		storeF(xr, &s.re[64+v])
+		storeF(xi, &s.im[64+v])
 		xr, xi = cmulv(tr.Sub(ur), ti.Add(ui), ld(&tb.r3R[1][v]), ld(&tb.r3I[1][v]))
-		xr.Store(&s.re[128+v])
-		xi.Store(&s.im[128+v])
+		storeF(xr, &s.re[128+v])
+		storeF(xi, &s.im[128+v])
 	}
 }
 
@@ -151,17 +151,17 @@ func radix4DIF(s *splitSpectrum, qv int, wR, wI *[3][16][4]float64) {
 			d0r, d0i := ar.Sub(cr), ai.Sub(ci)
 			s1r, s1i := br.Add(dr), bi.Add(di)
 			d1r, d1i := br.Sub(dr), bi.Sub(di)
-			s0r.Add(s1r).Store(&s.re[p0])
-			s0i.Add(s1i).Store(&s.im[p0])
+			storeF(s0r.Add(s1r), &s.re[p0])
+			storeF(s0i.Add(s1i), &s.im[p0])
 			xr, xi := cmulv(d0r.Add(d1i), d0i.Sub(d1r), ld(&wR[0][j]), ld(&wI[0][j]))
-			xr.Store(&s.re[p1])
-			xi.Store(&s.im[p1])
+			storeF(xr, &s.re[p1])
+			storeF(xi, &s.im[p1])
 			xr, xi = cmulv(s0r.Sub(s1r), s0i.Sub(s1i), ld(&wR[1][j]), ld(&wI[1][j]))
-			xr.Store(&s.re[p2])
-			xi.Store(&s.im[p2])
+			storeF(xr, &s.re[p2])
+			storeF(xi, &s.im[p2])
 			xr, xi = cmulv(d0r.Sub(d1i), d0i.Add(d1r), ld(&wR[2][j]), ld(&wI[2][j]))
-			xr.Store(&s.re[p3])
-			xi.Store(&s.im[p3])
+			storeF(xr, &s.re[p3])
+			storeF(xi, &s.im[p3])
 		}
 	}
 }
@@ -180,14 +180,14 @@ func radix4DIT(s *splitSpectrum, qv int, wR, wI *[3][16][4]float64) {
 			d0r, d0i := ar.Sub(cr), ai.Sub(ci)
 			s1r, s1i := br.Add(dr), bi.Add(di)
 			d1r, d1i := br.Sub(dr), bi.Sub(di)
-			s0r.Add(s1r).Store(&s.re[p0])
-			s0i.Add(s1i).Store(&s.im[p0])
-			d0r.Sub(d1i).Store(&s.re[p1]) // d0 + i*d1
-			d0i.Add(d1r).Store(&s.im[p1])
-			s0r.Sub(s1r).Store(&s.re[p2])
-			s0i.Sub(s1i).Store(&s.im[p2])
-			d0r.Add(d1i).Store(&s.re[p3]) // d0 - i*d1
-			d0i.Sub(d1r).Store(&s.im[p3])
+			storeF(s0r.Add(s1r), &s.re[p0])
+			storeF(s0i.Add(s1i), &s.im[p0])
+			storeF(d0r.Sub(d1i), &s.re[p1]) // d0 + i*d1
+			storeF(d0i.Add(d1r), &s.im[p1])
+			storeF(s0r.Sub(s1r), &s.re[p2])
+			storeF(s0i.Sub(s1i), &s.im[p2])
+			storeF(d0r.Add(d1i), &s.re[p3]) // d0 - i*d1
+			storeF(d0i.Sub(d1r), &s.im[p3])
 		}
 	}
 }
@@ -212,31 +212,30 @@ func untransposeGroups(dst, src *splitSpectrum) {
 
 // transpose4 returns the columns of the 4x4 matrix with rows r0..r3.
 func transpose4(r0, r1, r2, r3 f64x4) (f64x4, f64x4, f64x4, f64x4) {
-	t0 := r0.SelectFromPairGrouped(0, 2, r1) // r0[0] r1[0] r0[2] r1[2]
-	t1 := r0.SelectFromPairGrouped(1, 3, r1) // r0[1] r1[1] r0[3] r1[3]
-	t2 := r2.SelectFromPairGrouped(0, 2, r3)
-	t3 := r2.SelectFromPairGrouped(1, 3, r3)
-	return t0.Select128FromPair(0, 2, t2), t1.Select128FromPair(0, 2, t3),
-		t0.Select128FromPair(1, 3, t2), t1.Select128FromPair(1, 3, t3)
+	t0 := pairsLo(r0, r1) // r0[0] r1[0] r0[2] r1[2]
+	t1 := pairsHi(r0, r1) // r0[1] r1[1] r0[3] r1[3]
+	t2 := pairsLo(r2, r3)
+	t3 := pairsHi(r2, r3)
+	return halvesLo(t0, t2), halvesLo(t1, t3), halvesHi(t0, t2), halvesHi(t1, t3)
 }
 
 func transpose16(dst, src *[16][4]float64) {
 	for r := range 4 {
 		c0, c1, c2, c3 := transpose4(ld(&src[r]), ld(&src[4+r]), ld(&src[8+r]), ld(&src[12+r]))
-		c0.Store(&dst[4*r])
-		c1.Store(&dst[4*r+1])
-		c2.Store(&dst[4*r+2])
-		c3.Store(&dst[4*r+3])
+		storeF(c0, &dst[4*r])
+		storeF(c1, &dst[4*r+1])
+		storeF(c2, &dst[4*r+2])
+		storeF(c3, &dst[4*r+3])
 	}
 }
 
 func untranspose16(dst, src *[16][4]float64) {
 	for r := range 4 {
 		c0, c1, c2, c3 := transpose4(ld(&src[4*r]), ld(&src[4*r+1]), ld(&src[4*r+2]), ld(&src[4*r+3]))
-		c0.Store(&dst[r])
-		c1.Store(&dst[4+r])
-		c2.Store(&dst[8+r])
-		c3.Store(&dst[12+r])
+		storeF(c0, &dst[r])
+		storeF(c1, &dst[4+r])
+		storeF(c2, &dst[8+r])
+		storeF(c3, &dst[12+r])
 	}
 }
 
@@ -269,56 +268,56 @@ func dif16SIMD(re, im *[16][4]float64) {
 	c1, s1, h, neg := radix16Consts()
 	// column 0: no twiddles
 	r0, i0, r4, i4, r8, i8, r12, i12 := dif4v(ld(&re[0]), ld(&im[0]), ld(&re[4]), ld(&im[4]), ld(&re[8]), ld(&im[8]), ld(&re[12]), ld(&im[12]))
-	r0.Store(&re[0])
-	i0.Store(&im[0])
-	r4.Store(&re[4])
-	i4.Store(&im[4])
-	r8.Store(&re[8])
-	i8.Store(&im[8])
-	r12.Store(&re[12])
-	i12.Store(&im[12])
+	storeF(r0, &re[0])
+	storeF(i0, &im[0])
+	storeF(r4, &re[4])
+	storeF(i4, &im[4])
+	storeF(r8, &re[8])
+	storeF(i8, &im[8])
+	storeF(r12, &re[12])
+	storeF(i12, &im[12])
 	// column 1: w, w^2, w^3
 	r1, i1, r5, i5, r9, i9, r13, i13 := dif4v(ld(&re[1]), ld(&im[1]), ld(&re[5]), ld(&im[5]), ld(&re[9]), ld(&im[9]), ld(&re[13]), ld(&im[13]))
-	r1.Store(&re[1])
-	i1.Store(&im[1])
-	r5.Mul(c1).Add(i5.Mul(s1)).Store(&re[5]) // mulW1
-	i5.Mul(c1).Sub(r5.Mul(s1)).Store(&im[5])
-	r9.Add(i9).Mul(h).Store(&re[9]) // mulW2
-	i9.Sub(r9).Mul(h).Store(&im[9])
-	r13.Mul(s1).Add(i13.Mul(c1)).Store(&re[13]) // mulW3
-	i13.Mul(s1).Sub(r13.Mul(c1)).Store(&im[13])
+	storeF(r1, &re[1])
+	storeF(i1, &im[1])
+	storeF(r5.Mul(c1).Add(i5.Mul(s1)), &re[5]) // mulW1
+	storeF(i5.Mul(c1).Sub(r5.Mul(s1)), &im[5])
+	storeF(r9.Add(i9).Mul(h), &re[9]) // mulW2
+	storeF(i9.Sub(r9).Mul(h), &im[9])
+	storeF(r13.Mul(s1).Add(i13.Mul(c1)), &re[13]) // mulW3
+	storeF(i13.Mul(s1).Sub(r13.Mul(c1)), &im[13])
 	// column 2: w^2, -i, w^6
 	r2, i2, r6, i6, r10, i10, r14, i14 := dif4v(ld(&re[2]), ld(&im[2]), ld(&re[6]), ld(&im[6]), ld(&re[10]), ld(&im[10]), ld(&re[14]), ld(&im[14]))
-	r2.Store(&re[2])
-	i2.Store(&im[2])
-	r6.Add(i6).Mul(h).Store(&re[6]) // mulW2
-	i6.Sub(r6).Mul(h).Store(&im[6])
-	i10.Store(&re[10]) // -i*y = (y_i, -y_r)
-	r10.Mul(neg).Store(&im[10])
-	i14.Sub(r14).Mul(h).Store(&re[14]) // mulW6: ((y-x)*h, -(x+y)*h)
-	r14.Add(i14).Mul(neg).Mul(h).Store(&im[14])
+	storeF(r2, &re[2])
+	storeF(i2, &im[2])
+	storeF(r6.Add(i6).Mul(h), &re[6]) // mulW2
+	storeF(i6.Sub(r6).Mul(h), &im[6])
+	storeF(i10, &re[10]) // -i*y = (y_i, -y_r)
+	storeF(r10.Mul(neg), &im[10])
+	storeF(i14.Sub(r14).Mul(h), &re[14]) // mulW6: ((y-x)*h, -(x+y)*h)
+	storeF(r14.Add(i14).Mul(neg).Mul(h), &im[14])
 	// column 3: w^3, w^6, -w
 	r3, i3, r7, i7, r11, i11, r15, i15 := dif4v(ld(&re[3]), ld(&im[3]), ld(&re[7]), ld(&im[7]), ld(&re[11]), ld(&im[11]), ld(&re[15]), ld(&im[15]))
-	r3.Store(&re[3])
-	i3.Store(&im[3])
-	r7.Mul(s1).Add(i7.Mul(c1)).Store(&re[7]) // mulW3
-	i7.Mul(s1).Sub(r7.Mul(c1)).Store(&im[7])
-	i11.Sub(r11).Mul(h).Store(&re[11]) // mulW6
-	r11.Add(i11).Mul(neg).Mul(h).Store(&im[11])
-	r15.Mul(c1).Add(i15.Mul(s1)).Mul(neg).Store(&re[15]) // -mulW1
-	i15.Mul(c1).Sub(r15.Mul(s1)).Mul(neg).Store(&im[15])
+	storeF(r3, &re[3])
+	storeF(i3, &im[3])
+	storeF(r7.Mul(s1).Add(i7.Mul(c1)), &re[7]) // mulW3
+	storeF(i7.Mul(s1).Sub(r7.Mul(c1)), &im[7])
+	storeF(i11.Sub(r11).Mul(h), &re[11]) // mulW6
+	storeF(r11.Add(i11).Mul(neg).Mul(h), &im[11])
+	storeF(r15.Mul(c1).Add(i15.Mul(s1)).Mul(neg), &re[15]) // -mulW1
+	storeF(i15.Mul(c1).Sub(r15.Mul(s1)).Mul(neg), &im[15])
 	// span-4 stage on each group of four
 	for g := 0; g < 16; g += 4 {
 		a, b := (*[4][4]float64)(re[g:g+4]), (*[4][4]float64)(im[g:g+4])
 		w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i := dif4v(ld(&a[0]), ld(&b[0]), ld(&a[1]), ld(&b[1]), ld(&a[2]), ld(&b[2]), ld(&a[3]), ld(&b[3]))
-		w0r.Store(&a[0])
-		w0i.Store(&b[0])
-		w1r.Store(&a[1])
-		w1i.Store(&b[1])
-		w2r.Store(&a[2])
-		w2i.Store(&b[2])
-		w3r.Store(&a[3])
-		w3i.Store(&b[3])
+		storeF(w0r, &a[0])
+		storeF(w0i, &b[0])
+		storeF(w1r, &a[1])
+		storeF(w1i, &b[1])
+		storeF(w2r, &a[2])
+		storeF(w2i, &b[2])
+		storeF(w3r, &a[3])
+		storeF(w3i, &b[3])
 	}
 }
 
@@ -328,14 +327,14 @@ func dit16SIMD(re, im *[16][4]float64) {
 	for g := 0; g < 16; g += 4 {
 		a, b := (*[4][4]float64)(re[g:g+4]), (*[4][4]float64)(im[g:g+4])
 		w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i := dit4v(ld(&a[0]), ld(&b[0]), ld(&a[1]), ld(&b[1]), ld(&a[2]), ld(&b[2]), ld(&a[3]), ld(&b[3]))
-		w0r.Store(&a[0])
-		w0i.Store(&b[0])
-		w1r.Store(&a[1])
-		w1i.Store(&b[1])
-		w2r.Store(&a[2])
-		w2i.Store(&b[2])
-		w3r.Store(&a[3])
-		w3i.Store(&b[3])
+		storeF(w0r, &a[0])
+		storeF(w0i, &b[0])
+		storeF(w1r, &a[1])
+		storeF(w1i, &b[1])
+		storeF(w2r, &a[2])
+		storeF(w2i, &b[2])
+		storeF(w3r, &a[3])
+		storeF(w3i, &b[3])
 	}
 	// column 0
 	ar, ai, br, bi, cr, ci, dr, di := dit4v(ld(&re[0]), ld(&im[0]), ld(&re[4]), ld(&im[4]), ld(&re[8]), ld(&im[8]), ld(&re[12]), ld(&im[12]))
@@ -371,14 +370,14 @@ func dit16SIMD(re, im *[16][4]float64) {
 
 // storeColumn stores the values k, k+4, k+8, k+12 of a block group.
 func storeColumn(re, im *[16][4]float64, k int, ar, ai, br, bi, cr, ci, dr, di f64x4) {
-	ar.Store(&re[k])
-	ai.Store(&im[k])
-	br.Store(&re[k+4])
-	bi.Store(&im[k+4])
-	cr.Store(&re[k+8])
-	ci.Store(&im[k+8])
-	dr.Store(&re[k+12])
-	di.Store(&im[k+12])
+	storeF(ar, &re[k])
+	storeF(ai, &im[k])
+	storeF(br, &re[k+4])
+	storeF(bi, &im[k+4])
+	storeF(cr, &re[k+8])
+	storeF(ci, &im[k+8])
+	storeF(dr, &re[k+12])
+	storeF(di, &im[k+12])
 }
 
 // fromSplit writes s (transposed layout) to x in the scalar order: value
@@ -440,7 +439,7 @@ func lastInverseSIMD(c *[1536]int64, s *splitSpectrum, tb *simdTables) {
 	// roundInt on four lanes: the bits of v + 1.5*2^52 minus those of
 	// 1.5*2^52, stored to dst.
 	round := func(v f64x4, dst []int64) {
-		v.Add(mag).AsInt64x4().Sub(magBits).StoreSlice(dst)
+		storeI64s(v.Add(mag).AsInt64x4().Sub(magBits), dst)
 	}
 	for v := range 64 {
 		ar, ai := ld(&s.re[v]), ld(&s.im[v])

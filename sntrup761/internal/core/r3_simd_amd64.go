@@ -29,7 +29,7 @@ func r3RecipSIMD(out *[P]int8, a *[P]int8) int32 {
 	}
 	r[0] = 1
 	// mod3[t+2] = t mod 3 in {-1, 0, 1} for t in [-2, 2], in both halves.
-	mod3 := archsimd.LoadInt8x32(&[32]int8{
+	mod3 := loadI8(&[32]int8{
 		1, -1, 0, 1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 		1, -1, 0, 1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	})
@@ -71,7 +71,7 @@ func r3RecipSIMD(out *[P]int8, a *[P]int8) int32 {
 
 // divstepBlocks3 is divstepBlocks for R/3, on the first m coefficients
 // (m a multiple of 128, at most 768): y <- a*y - b*x reduced mod 3,
-// x <- y or x by sw. a*y is y.CopySign(a) for a in {-1, 0, 1}; the
+// x <- y or x by sw. a*y is mulSign8(y, a) for a in {-1, 0, 1}; the
 // difference, in [-2, 2], is reduced by a lookup in mod3.
 func divstepBlocks3(x, y *[768]int8, m int, ca, cb, sw, mod3, two archsimd.Int8x32) {
 	for j := range min(m/128, 768/128) {
@@ -81,17 +81,17 @@ func divstepBlocks3(x, y *[768]int8, m int, ca, cb, sw, mod3, two archsimd.Int8x
 		x1, y1 := (*[32]int8)(xb[32:64]), (*[32]int8)(yb[32:64])
 		x2, y2 := (*[32]int8)(xb[64:96]), (*[32]int8)(yb[64:96])
 		x3, y3 := (*[32]int8)(xb[96:128]), (*[32]int8)(yb[96:128])
-		X0, Y0 := archsimd.LoadInt8x32(x0), archsimd.LoadInt8x32(y0)
-		mod3.PermuteOrZeroGrouped(Y0.CopySign(ca).Sub(X0.CopySign(cb)).Add(two)).Store(y0)
-		X0.Xor(sw.And(X0.Xor(Y0))).Store(x0)
-		X1, Y1 := archsimd.LoadInt8x32(x1), archsimd.LoadInt8x32(y1)
-		mod3.PermuteOrZeroGrouped(Y1.CopySign(ca).Sub(X1.CopySign(cb)).Add(two)).Store(y1)
-		X1.Xor(sw.And(X1.Xor(Y1))).Store(x1)
-		X2, Y2 := archsimd.LoadInt8x32(x2), archsimd.LoadInt8x32(y2)
-		mod3.PermuteOrZeroGrouped(Y2.CopySign(ca).Sub(X2.CopySign(cb)).Add(two)).Store(y2)
-		X2.Xor(sw.And(X2.Xor(Y2))).Store(x2)
-		X3, Y3 := archsimd.LoadInt8x32(x3), archsimd.LoadInt8x32(y3)
-		mod3.PermuteOrZeroGrouped(Y3.CopySign(ca).Sub(X3.CopySign(cb)).Add(two)).Store(y3)
-		X3.Xor(sw.And(X3.Xor(Y3))).Store(x3)
+		X0, Y0 := loadI8(x0), loadI8(y0)
+		storeI8(mod3.PermuteOrZeroGrouped(mulSign8(Y0, ca).Sub(mulSign8(X0, cb)).Add(two)), y0)
+		storeI8(X0.Xor(sw.And(X0.Xor(Y0))), x0)
+		X1, Y1 := loadI8(x1), loadI8(y1)
+		storeI8(mod3.PermuteOrZeroGrouped(mulSign8(Y1, ca).Sub(mulSign8(X1, cb)).Add(two)), y1)
+		storeI8(X1.Xor(sw.And(X1.Xor(Y1))), x1)
+		X2, Y2 := loadI8(x2), loadI8(y2)
+		storeI8(mod3.PermuteOrZeroGrouped(mulSign8(Y2, ca).Sub(mulSign8(X2, cb)).Add(two)), y2)
+		storeI8(X2.Xor(sw.And(X2.Xor(Y2))), x2)
+		X3, Y3 := loadI8(x3), loadI8(y3)
+		storeI8(mod3.PermuteOrZeroGrouped(mulSign8(Y3, ca).Sub(mulSign8(X3, cb)).Add(two)), y3)
+		storeI8(X3.Xor(sw.And(X3.Xor(Y3))), x3)
 	}
 }

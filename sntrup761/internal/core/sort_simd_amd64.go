@@ -47,12 +47,12 @@ func laneStage(x, perm, up archsimd.Uint32x8) archsimd.Uint32x8 {
 func sortShortSIMD(L *[P]uint32) {
 	var x [128][8]uint32
 	for v := range sortFull {
-		archsimd.LoadUint32x8Slice(L[8*v:]).Store(&x[v])
+		storeU32(loadU32s(L[8*v:]), &x[v])
 	}
 	x[sortFull][0] = L[P-1]
 	sortKeys1024(&x)
 	for v := range sortFull {
-		archsimd.LoadUint32x8(&x[v]).StoreSlice(L[8*v:])
+		storeU32s(loadU32(&x[v]), L[8*v:])
 	}
 	L[P-1] = x[sortFull][0]
 	clear(x[:])
@@ -66,7 +66,7 @@ func shortFromListSIMD(out *[P]int8, L *[P]uint32) {
 	clear1 := archsimd.BroadcastUint32x8(^uint32(1))
 	clear3, set1 := archsimd.BroadcastUint32x8(^uint32(3)), archsimd.BroadcastUint32x8(1)
 	for v := range sortFull {
-		k := archsimd.LoadUint32x8Slice(L[8*v:])
+		k := loadU32s(L[8*v:])
 		switch { // public: vector v's position against W
 		case 8*v+8 <= W:
 			k = k.And(clear1)
@@ -82,7 +82,7 @@ func shortFromListSIMD(out *[P]int8, L *[P]uint32) {
 			}
 			continue
 		}
-		k.Store(&x[v])
+		storeU32(k, &x[v])
 	}
 	x[sortFull][0] = L[P-1]&^3 | 1
 	sortKeys1024(&x)
@@ -102,23 +102,23 @@ func sortKeys1024(x *[128][8]uint32) {
 	sentinel := archsimd.BroadcastUint32x8(0xffffffff)
 	last := x[sortFull][0]
 	for v := sortFull; v < len(x); v++ {
-		sentinel.Store(&x[v])
+		storeU32(sentinel, &x[v])
 	}
 	x[sortFull][0] = last
-	s1, s2, s4 := archsimd.LoadUint32x8(&laneSwap1), archsimd.LoadUint32x8(&laneSwap2), archsimd.LoadUint32x8(&laneSwap4)
-	m3, rev := archsimd.LoadUint32x8(&laneMirror3), archsimd.LoadUint32x8(&laneReverse)
-	u1, u2, u4 := archsimd.LoadUint32x8(&upper1), archsimd.LoadUint32x8(&upper2), archsimd.LoadUint32x8(&upper4)
+	s1, s2, s4 := loadU32(&laneSwap1), loadU32(&laneSwap2), loadU32(&laneSwap4)
+	m3, rev := loadU32(&laneMirror3), loadU32(&laneReverse)
+	u1, u2, u4 := loadU32(&upper1), loadU32(&upper2), loadU32(&upper4)
 
 	// Phases 1 to 3 sort each vector.
 	for v := range x {
-		a := archsimd.LoadUint32x8(&x[v])
+		a := loadU32(&x[v])
 		a = laneStage(a, s1, u1) // m = 1: mirror = l^1
 		a = laneStage(a, m3, u2) // m = 2: mirror l^3, then distance 1
 		a = laneStage(a, s1, u1)
 		a = laneStage(a, rev, u4) // m = 3: mirror l^7, then 2 and 1
 		a = laneStage(a, s2, u2)
 		a = laneStage(a, s1, u1)
-		a.Store(&x[v])
+		storeU32(a, &x[v])
 	}
 	for m := 4; m <= 10; m++ {
 		// Mirror stage: vector j of the lower half of each block of
@@ -129,10 +129,10 @@ func sortKeys1024(x *[128][8]uint32) {
 			hi = hi[:len(lo)]
 			for j := range lo {
 				p, q := &lo[j], &hi[len(hi)-1-j]
-				a := archsimd.LoadUint32x8(p)
-				c := archsimd.LoadUint32x8(q).Permute(rev)
-				a.Min(c).Store(p)
-				a.Max(c).Permute(rev).Store(q)
+				a := loadU32(p)
+				c := loadU32(q).Permute(rev)
+				storeU32(a.Min(c), p)
+				storeU32(a.Max(c).Permute(rev), q)
 			}
 		}
 		// Half-cleaners at distances 2^(m-2) .. 16: e = distance/8 vectors.
@@ -142,23 +142,23 @@ func sortKeys1024(x *[128][8]uint32) {
 				hi = hi[:len(lo)]
 				for j := range lo {
 					p, q := &lo[j], &hi[j]
-					a, c := archsimd.LoadUint32x8(p), archsimd.LoadUint32x8(q)
-					a.Min(c).Store(p)
-					a.Max(c).Store(q)
+					a, c := loadU32(p), loadU32(q)
+					storeU32(a.Min(c), p)
+					storeU32(a.Max(c), q)
 				}
 			}
 		}
 		// Distance 8 (from m = 5 on) between the vectors of each pair,
 		// then distances 4, 2, 1 in registers.
 		for v := 0; v+1 < len(x); v += 2 {
-			a, c := archsimd.LoadUint32x8(&x[v]), archsimd.LoadUint32x8(&x[v+1])
+			a, c := loadU32(&x[v]), loadU32(&x[v+1])
 			if m >= 5 { // public
 				a, c = a.Min(c), a.Max(c)
 			}
 			a = laneStage(laneStage(laneStage(a, s4, u4), s2, u2), s1, u1)
 			c = laneStage(laneStage(laneStage(c, s4, u4), s2, u2), s1, u1)
-			a.Store(&x[v])
-			c.Store(&x[v+1])
+			storeU32(a, &x[v])
+			storeU32(c, &x[v+1])
 		}
 	}
 	clearUpper()
