@@ -125,10 +125,30 @@ func roundInt(v float64) int64 {
 // The last stage of dit (radix 3), the untwist and the rounding are one
 // pass: coefficients j and j+m come from the same value.
 func (pl *fftPlan) inverse(c []int64, x []complex128) {
+	pl.ditTo(x[:pl.m], 1)
+	pl.inverseLast(c, x)
+}
+
+// inverseProducts is inverse of the pointwise products z = a*b + c*d (c and
+// d nil: z = a*b), formed as the first stage reads them; z is scratch.
+func (pl *fftPlan) inverseProducts(out []int64, z, a, b, c, d []complex128) {
+	if !pl.tail16 {
+		panic("core: inverseProducts needs a plan with the radix-16 pass")
+	}
+	z = z[:pl.m]
+	dit16Products(z, a, b, c, d)
+	for si := len(pl.stages) - 1; si >= 1; si-- {
+		pl.ditStage(z, si)
+	}
+	pl.inverseLast(out, z)
+}
+
+// inverseLast is the last pass of inverse: the first stage (radix 3), the
+// untwist and the rounding.
+func (pl *fftPlan) inverseLast(c []int64, x []complex128) {
 	m := pl.m
 	x = x[:m]
 	c = c[:2*m]
-	pl.ditTo(x, 1)
 	if m == 768 {
 		pl.lastInverse768((*[768]complex128)(x), (*[1536]int64)(c))
 		return
@@ -192,14 +212,6 @@ func mul(z, x, y []complex128) {
 	z = z[:len(x)]
 	for j := range x {
 		z[j] = x[j] * y[j]
-	}
-}
-
-// mulAdd sets z[j] = a[j]*b[j] + c[j]*d[j].
-func mulAdd(z, a, b, c, d []complex128) {
-	b, c, d, z = b[:len(a)], c[:len(a)], d[:len(a)], z[:len(a)]
-	for j := range a {
-		z[j] = a[j]*b[j] + c[j]*d[j]
 	}
 }
 
@@ -280,11 +292,18 @@ func (pl *fftPlan) dit(x []complex128) { pl.ditTo(x, 0) }
 
 // ditTo runs the stages of dit down to stage last.
 func (pl *fftPlan) ditTo(x []complex128, last int) {
-	n := len(x)
 	if pl.tail16 {
 		dit16(x)
 	}
 	for si := len(pl.stages) - 1; si >= last; si-- {
+		pl.ditStage(x, si)
+	}
+}
+
+// ditStage runs stage si of dit.
+func (pl *fftPlan) ditStage(x []complex128, si int) {
+	n := len(x)
+	{
 		st := &pl.stages[si]
 		span := st.span
 		q := span / st.radix
@@ -298,7 +317,7 @@ func (pl *fftPlan) ditTo(x []complex128, last int) {
 					id1 := complex(-imag(d1), real(d1))
 					x[s], x[s+1], x[s+2], x[s+3] = s0+s1, d0+id1, s0-s1, d0-id1
 				}
-				continue
+				return
 			}
 			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
 			for s := 0; s < n; s += span {

@@ -202,13 +202,11 @@ func jump(ar *arena, n int, delta int32, f, g []int32, topRow bool) (int32, jump
 	c := ar.wides(2 * m)
 	f1 := ar.ints(n - j)
 	g1 := ar.ints(n - j)
-	mulAdd(t, xu, xf, xv, xg)
-	pl.inverse(c, t)
+	pl.inverseProducts(c, t, xu, xf, xv, xg)
 	for i := range f1 {
 		f1[i] = int32(freezeQ(c[j+i]))
 	}
-	mulAdd(t, xq, xf, xr, xg)
-	pl.inverse(c, t)
+	pl.inverseProducts(c, t, xq, xf, xr, xg)
 	for i := range g1 {
 		g1[i] = int32(freezeQ(c[j+i]))
 	}
@@ -236,8 +234,7 @@ func jump(ar *arena, n int, delta int32, f, g []int32, topRow bool) (int32, jump
 	}
 	z := ar.complexes(m)
 	for _, e := range products {
-		mulAdd(z, e.a, e.b, e.c, e.d)
-		pl.inverse(c, z)
+		pl.inverseProducts(c, z, e.a, e.b, e.c, e.d)
 		for i := range e.out {
 			e.out[i] = int32(freezeQ(c[i]))
 		}
@@ -311,13 +308,11 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 		return x
 	}
 	var f1, g1 [P + 1]int32
-	mul(t[:], xv[:], xg[:])
-	pl.inverse(c, t[:])
+	pl.inverseProducts(c, t[:], xv[:], xg[:], nil, nil)
 	for i := range f1 {
 		f1[i] = int32(freezeQ(c[j+i] + timesF(M1.u, j+i)))
 	}
-	mul(t[:], xr[:], xg[:])
-	pl.inverse(c, t[:])
+	pl.inverseProducts(c, t[:], xr[:], xg[:], nil, nil)
 	for i := range g1 {
 		g1[i] = int32(freezeQ(c[j+i] + timesF(M1.q, j+i)))
 	}
@@ -335,8 +330,7 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 	// v = (M2 * M1).v = u2*v1 + v2*r1; only its low coefficients are needed.
 	forwardInt(pl, xa[:], M2.u)
 	forwardInt(pl, xb[:], M2.v)
-	mulAdd(t[:], xa[:], xv[:], xb[:], xr[:])
-	pl.inverse(c, t[:])
+	pl.inverseProducts(c, t[:], xa[:], xv[:], xb[:], xr[:])
 
 	s := int64(recipQ(int16(f0))) * int64(scale)
 	for i := range P {

@@ -73,7 +73,26 @@ func (s *spectrum) transformSmall(a *[P]int8) { forwardInt(plan768, s[:], a[:]) 
 func productRq(out *[P]int16, x *spectrum) {
 	var c [2 * 768]int64
 	plan768.inverse(c[:], x[:])
-	lo, hi, hm := foldParts(&c)
+	foldRq(out, &c)
+}
+
+// inverseOfProduct sets c to the linear product of the polynomials with
+// spectra sa and sb, using z as scratch (z may be sa or sb).
+func inverseOfProduct(c *[2 * 768]int64, z, sa, sb *spectrum) {
+	plan768.inverseProducts(c[:], z[:], sa[:], sb[:], nil, nil)
+}
+
+// mulRq sets out = a*b in R/q, where sa and sb are their spectra, using z
+// as scratch (z may be sa or sb, which is then destroyed).
+func mulRq(out *[P]int16, z, sa, sb *spectrum) {
+	var c [2 * 768]int64
+	inverseOfProduct(&c, z, sa, sb)
+	foldRq(out, &c)
+}
+
+// foldRq sets out = c mod (x^p-x-1, q) for a linear product c.
+func foldRq(out *[P]int16, c *[2 * 768]int64) {
+	lo, hi, hm := foldParts(c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]
 	for i, v := range lo {
@@ -83,26 +102,27 @@ func productRq(out *[P]int16, x *spectrum) {
 	out[P-1] = freezeQ(c[P-1] + c[2*P-2])
 }
 
-// productRounded sets R to the digits of Rounded_encode(Round(y)) for the
-// polynomial y with spectrum x: R_i = (Round(y_i) + Q12)/3, where Round
-// takes y_i in [-Q12, Q12] to the nearest multiple of 3. Since 3 divides
-// Q12, that is floor((y_i + Q12 + 1)/3), computed as a multiplication by
-// 10923/2^15 (exact for 0 < v <= Q: the excess v*(10923/2^15 - 1/3) stays
-// below 0.05). x is destroyed.
-func productRounded(R *[P]uint32, x *spectrum) {
+// mulRounded sets R to the digits of Rounded_encode(Round(a*b)) for a*b in
+// R/q (spectra sa, sb; z scratch as for mulRq): R_i = (Round(y_i) + Q12)/3,
+// where Round takes y_i in [-Q12, Q12] to the nearest multiple of 3. Since
+// 3 divides Q12, that is floor((y_i + Q12 + 1)/3), computed as a
+// multiplication by 10923/2^15 (exact for 0 < v <= Q: the excess
+// v*(10923/2^15 - 1/3) stays below 0.05).
+func mulRounded(R *[P]uint32, z, sa, sb *spectrum) {
 	var y [P]int16
-	productRq(&y, x)
+	mulRq(&y, z, sa, sb)
 	for i, v := range y {
 		R[i] = (uint32(int32(v)+Q12+1) * 10923) >> 15
 	}
 	clear(y[:])
 }
 
-// productRq3 sets e = 3*(the polynomial with spectrum x) in R/q, lifted to
-// R/3 (coefficients in [-Q12, Q12] reduced mod 3), as decryption needs.
-func productRq3(e *[P]int8, x *spectrum) {
+// mulRq3 sets e = 3*a*b in R/q, lifted to R/3 (coefficients in [-Q12, Q12]
+// reduced mod 3), as decryption needs (spectra sa, sb; z scratch as for
+// mulRq).
+func mulRq3(e *[P]int8, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
-	plan768.inverse(c[:], x[:])
+	inverseOfProduct(&c, z, sa, sb)
 	lo, hi, hm := foldParts(&c)
 	o := e[1 : P-1]
 	o = o[:len(lo)]
@@ -113,10 +133,10 @@ func productRq3(e *[P]int8, x *spectrum) {
 	e[P-1] = freeze3(int64(freezeQ(3 * (c[P-1] + c[2*P-2]))))
 }
 
-// product3 is productRq for R/3.
-func product3(out *[P]int8, x *spectrum) {
+// mulR3 sets out = a*b in R/3 (spectra sa, sb; z scratch as for mulRq).
+func mulR3(out *[P]int8, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
-	plan768.inverse(c[:], x[:])
+	inverseOfProduct(&c, z, sa, sb)
 	lo, hi, hm := foldParts(&c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]
@@ -142,12 +162,12 @@ func foldParts(c *[2 * 768]int64) (lo, hi, hm []int64) {
 // exact range (see fft.go).
 const pairShift = 11
 
-// product3Pair sets a = t*c and b = t*g in R/3, where x is the pointwise
-// product of the spectrum of t and the spectrum of c + 2^pairShift*g. x is
-// destroyed. Constant time: the split is shifts and masks.
-func product3Pair(a, b *[P]int8, x *spectrum) {
+// mul3Pair sets a = t*c and b = t*g in R/3, where st is the spectrum of t
+// and sp the spectrum of c + 2^pairShift*g (z scratch as for mulRq).
+// Constant time: the split is shifts and masks.
+func mul3Pair(a, b *[P]int8, z, st, sp *spectrum) {
 	var lo, hi [2 * 768]int64
-	plan768.inverse(lo[:], x[:])
+	inverseOfProduct(&lo, z, st, sp)
 	const half = 1 << (pairShift - 1)
 	for i, v := range lo[:2*P-1] {
 		l := (v+half)&(1<<pairShift-1) - half // centered residue: t*c
@@ -157,20 +177,6 @@ func product3Pair(a, b *[P]int8, x *spectrum) {
 		a[i] = freeze3(folded(lo[:], i))
 		b[i] = freeze3(folded(hi[:], i))
 	}
-}
-
-// mulRq sets out = a*b in R/q, where sa and sb are their spectra.
-func mulRq(out *[P]int16, sa, sb *spectrum) {
-	var x spectrum
-	mul(x[:], sa[:], sb[:])
-	productRq(out, &x)
-}
-
-// mulR3 sets out = a*b in R/3, where sa and sb are their spectra.
-func mulR3(out *[P]int8, sa, sb *spectrum) {
-	var x spectrum
-	mul(x[:], sa[:], sb[:])
-	product3(out, &x)
 }
 
 // forwardInt is fftPlan.forward for any integer coefficient type.
