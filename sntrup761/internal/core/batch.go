@@ -198,10 +198,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		for j := range s.sPair {
 			s.sPair[j] += s.sg[j] * (1 << pairShift)
 		}
-		for j := range x {
-			x[j] = s.sPreq[j] * s.sk.sf[j] * 3
-		}
-		productRq(&dq, &x)
+		mulRq3(&dq, &x, &s.sPreq, &s.sk.sf)
 	}
 
 	// One inversion in each ring; both succeed since every g is invertible
@@ -221,10 +218,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		var finv [P]int16
 		mul3Pair(&v, &t3, &x, &st3, &s.sPair)  // 1/g_k = t3 * c_(k-1); t3 = 1/c_(k-1)
 		mulRq(&finv, &s.sPreq, &s.sPreq, &stq) // 1/(3f_k) = tq * d_(k-1)
-		for j := range x {
-			x[j] = stq[j] * s.sk.sf[j] * 3
-		}
-		productRq(&tq, &x) // tq = 1/d_(k-1)
+		mulRq3(&tq, &x, &stq, &s.sk.sf)        // tq = 1/d_(k-1)
 		keys[k] = s.sk
 		s.sk.assemble(&s.f, &v, &finv, &s.rho, &s.sg)
 		clear(v[:])

@@ -324,9 +324,9 @@ func fftSites() []productSite {
 	rq := operand{P, Q12}
 	small := operand{P, 2}
 	sites := []productSite{
-		{"R/q x small (encryption, decryption, key assembly)", 768, 1, rq, small, 0},
+		{"R/q x small (encryption, decryption, key assembly, batch d_k)", 768, 1, rq, small, 0},
 		{"R/q x R/q (batch 1/(3f_k) = t_q * d_(k-1))", 768, 1, rq, rq, 0},
-		{"R/q x 3*small (batch prefix products, scaled spectrum)", 768, 1, rq, operand{P, 3}, 1},
+
 		{"small x (small + 2^11 small) (product3Pair)", 768, 1, operand{P, 1}, operand{P, 1 + 1<<pairShift}, 1},
 		{"recipRq: v1*G and u2*v1 + v2*r1", 768, 2, operand{P + 1, Q12}, operand{P + 1, Q12}, 0},
 	}

@@ -310,7 +310,7 @@ func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	var sc spectrum
 	sc.transformRq(c)
 	var e [P]int8
-	mulRq3(&e, &sc, &sc, &sk.sf) // e = 3*f*c in R/q, lifted to R/3
+	mulLift3(&e, &sc, &sc, &sk.sf) // e = 3*f*c in R/q, lifted to R/3
 	var se spectrum
 	se.transformSmall(&e)
 	var ev [P]int8

@@ -68,14 +68,6 @@ func (s *spectrum) transformRq(a *[P]int16) { forwardInt(plan768, s[:], a[:]) }
 // transformSmall sets s to the transform of a small element.
 func (s *spectrum) transformSmall(a *[P]int8) { forwardInt(plan768, s[:], a[:]) }
 
-// productRq sets out = (the polynomial with spectrum x) mod (x^p-x-1, q).
-// x is destroyed.
-func productRq(out *[P]int16, x *spectrum) {
-	var c [2 * 768]int64
-	plan768.inverse(c[:], x[:])
-	foldRq(out, &c)
-}
-
 // inverseOfProduct sets c to the linear product of the polynomials with
 // spectra sa and sb, using z as scratch (z may be sa or sb).
 func inverseOfProduct(c *[2 * 768]int64, z, sa, sb *spectrum) {
@@ -90,16 +82,28 @@ func mulRq(out *[P]int16, z, sa, sb *spectrum) {
 	foldRq(out, &c)
 }
 
+// mulRq3 sets out = 3*a*b in R/q (spectra sa, sb; z scratch as for
+// mulRq): the factor 3 is applied to the exact integer product.
+func mulRq3(out *[P]int16, z, sa, sb *spectrum) {
+	var c [2 * 768]int64
+	inverseOfProduct(&c, z, sa, sb)
+	foldRqScaled(out, &c, 3)
+}
+
 // foldRq sets out = c mod (x^p-x-1, q) for a linear product c.
-func foldRq(out *[P]int16, c *[2 * 768]int64) {
+func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
+
+// foldRqScaled sets out = k*c mod (x^p-x-1, q) for a linear product c
+// (k*|c| folded below 2^34 / 3).
+func foldRqScaled(out *[P]int16, c *[2 * 768]int64, k int64) {
 	lo, hi, hm := foldParts(c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]
 	for i, v := range lo {
-		o[i] = freezeQ(v + hi[i] + hm[i])
+		o[i] = freezeQ(k * (v + hi[i] + hm[i]))
 	}
-	out[0] = freezeQ(c[0] + c[P])
-	out[P-1] = freezeQ(c[P-1] + c[2*P-2])
+	out[0] = freezeQ(k * (c[0] + c[P]))
+	out[P-1] = freezeQ(k * (c[P-1] + c[2*P-2]))
 }
 
 // mulRounded sets R to the digits of Rounded_encode(Round(a*b)) for a*b in
@@ -117,10 +121,10 @@ func mulRounded(R *[P]uint32, z, sa, sb *spectrum) {
 	clear(y[:])
 }
 
-// mulRq3 sets e = 3*a*b in R/q, lifted to R/3 (coefficients in [-Q12, Q12]
-// reduced mod 3), as decryption needs (spectra sa, sb; z scratch as for
-// mulRq).
-func mulRq3(e *[P]int8, z, sa, sb *spectrum) {
+// mulLift3 sets e = 3*a*b in R/q, lifted to R/3 (coefficients in [-Q12,
+// Q12] reduced mod 3), as decryption needs (spectra sa, sb; z scratch as
+// for mulRq).
+func mulLift3(e *[P]int8, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
 	inverseOfProduct(&c, z, sa, sb)
 	lo, hi, hm := foldParts(&c)
