@@ -45,6 +45,9 @@ type fftPlan struct {
 	// tail16 is set when the last two stages (radix 4, spans 16 and 4)
 	// are left out of stages and run as dif16 / dit16.
 	tail16 bool
+	// last[j] holds the constants of inverseLast's step j: the conjugated
+	// radix-3 twiddles and the three untwist factors.
+	last []lastConsts
 	// twist[j] = psi^j and untwist[j] = psi^-j / m, psi = exp(i*pi/(2m)).
 	twist, untwist []complex128
 }
@@ -103,6 +106,13 @@ func newFFTPlan(m int) *fftPlan {
 		pl.twist[j] = expi(a)
 		pl.untwist[j] = expi(-a) / complex(float64(m), 0)
 	}
+	if st := pl.stages[0]; st.radix == 3 {
+		q := m / 3
+		for j := range q {
+			pl.last = append(pl.last, lastConsts{conj(st.tw[0][j]), conj(st.tw[1][j]),
+				pl.untwist[j], pl.untwist[j+q], pl.untwist[j+2*q]})
+		}
+	}
 	return pl
 }
 
@@ -159,47 +169,48 @@ func (pl *fftPlan) inverseLast(c []int64, x []complex128) {
 	}
 	q := m / 3
 	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
-	w1, w2 := st.tw[0][:q], st.tw[1][:q]
-	u0, u1, u2 := pl.untwist[:q], pl.untwist[q:2*q], pl.untwist[2*q:3*q]
+	k := pl.last[:q]
 	c0, c1, c2 := c[:q], c[q:2*q], c[2*q:3*q]
 	h0, h1, h2 := c[m:m+q], c[m+q:m+2*q], c[m+2*q:m+3*q]
-	x1, x2 = x1[:len(x0)], x2[:len(x0)]
-	w1, w2 = w1[:len(x0)], w2[:len(x0)]
-	u0, u1, u2 = u0[:len(x0)], u1[:len(x0)], u2[:len(x0)]
+	x1, x2, k = x1[:len(x0)], x2[:len(x0)], k[:len(x0)]
 	c0, c1, c2 = c0[:len(x0)], c1[:len(x0)], c2[:len(x0)]
 	h0, h1, h2 = h0[:len(x0)], h1[:len(x0)], h2[:len(x0)]
 	for j, a := range x0 {
-		b := x1[j] * conj(w1[j])
-		d := x2[j] * conj(w2[j])
+		kj := &k[j]
+		b := x1[j] * kj.w1
+		d := x2[j] * kj.w2
 		sum, dif := b+d, b-d
 		t := a - sum*0.5
 		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
-		v0 := (a + sum) * u0[j]
-		v1 := (t + u) * u1[j]
-		v2 := (t - u) * u2[j]
+		v0 := (a + sum) * kj.u0
+		v1 := (t + u) * kj.u1
+		v2 := (t - u) * kj.u2
 		c0[j], h0[j] = roundInt(real(v0)), roundInt(imag(v0))
 		c1[j], h1[j] = roundInt(real(v1)), roundInt(imag(v1))
 		c2[j], h2[j] = roundInt(real(v2)), roundInt(imag(v2))
 	}
 }
 
+// lastConsts are the constants of one step of inverseLast.
+type lastConsts struct{ w1, w2, u0, u1, u2 complex128 }
+
 // lastInverse768 is the final pass of inverse for m = 768, with
 // fixed-size arrays: one base pointer per array and constant offsets keep
-// the loop's registers free (the generic loop needs fourteen pointers).
+// the loop's registers free.
 func (pl *fftPlan) lastInverse768(x *[768]complex128, c *[1536]int64) {
 	const q = 256
-	w1, w2 := (*[q]complex128)(pl.stages[0].tw[0]), (*[q]complex128)(pl.stages[0].tw[1])
-	ut := (*[768]complex128)(pl.untwist)
+	k := (*[q]lastConsts)(pl.last)
 	for j := range q {
+		kj := &k[j]
 		a := x[j]
-		b := x[j+q] * conj(w1[j])
-		d := x[j+2*q] * conj(w2[j])
+		b := x[j+q] * kj.w1
+		d := x[j+2*q] * kj.w2
 		sum, dif := b+d, b-d
 		t := a - sum*0.5
 		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
-		v0 := (a + sum) * ut[j]
-		v1 := (t + u) * ut[j+q]
-		v2 := (t - u) * ut[j+2*q]
+		v0 := (a + sum) * kj.u0
+		v1 := (t + u) * kj.u1
+		v2 := (t - u) * kj.u2
 		c[j], c[j+768] = roundInt(real(v0)), roundInt(imag(v0))
 		c[j+q], c[j+q+768] = roundInt(real(v1)), roundInt(imag(v1))
 		c[j+2*q], c[j+2*q+768] = roundInt(real(v2)), roundInt(imag(v2))
