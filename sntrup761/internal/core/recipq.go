@@ -328,9 +328,9 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 	forwardInt(pl, xb[:], M2.v)
 	pl.inverseProducts(c, t[:], xa[:], xv[:], xb[:], xr[:])
 
-	s := int64(recipQ(int16(f0))) * int64(scale)
+	s := int64(freezeQ(int64(recipQ(int16(f0))) * int64(scale)))
 	for i := range P {
-		out[i] = freezeQ(int64(freezeQ(c[P-i])) * int64(freezeQ(s)))
+		out[i] = freezeQ(int64(freezeQ(c[P-i])) * s)
 	}
 	return nzMask(delta)
 }
