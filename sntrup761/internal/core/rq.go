@@ -41,21 +41,6 @@ func freeze3(x int64) int8 {
 	return int8(r - 1)
 }
 
-// folded returns coefficient i of a linear product c (len >= 2P-1) reduced
-// modulo x^p - x - 1: since x^(p+k) = x^(k+1) + x^k, coefficient p+k of c
-// adds to coefficients k and k+1. The result is at most three times the
-// largest coefficient of c in absolute value. i is public.
-func folded(c []int64, i int) int64 {
-	v := c[i]
-	if i < P-1 {
-		v += c[P+i]
-	}
-	if i > 0 {
-		v += c[P+i-1]
-	}
-	return v
-}
-
 // plan768 multiplies elements of R/q and R/3: 2*768 >= 2P-1.
 var plan768 = newFFTPlan(768)
 
@@ -91,7 +76,16 @@ func mulRq3(out *[P]int16, z, sa, sb *spectrum) {
 }
 
 // foldRq sets out = c mod (x^p-x-1, q) for a linear product c.
-func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
+func foldRq(out *[P]int16, c *[2 * 768]int64) {
+	lo, hi, hm := foldParts(c)
+	o := out[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = freezeQ(v + hi[i] + hm[i])
+	}
+	out[0] = freezeQ(c[0] + c[P])
+	out[P-1] = freezeQ(c[P-1] + c[2*P-2])
+}
 
 // foldRqScaled sets out = k*c mod (x^p-x-1, q) for a linear product c
 // (k*|c| folded below 2^34 / 3).
@@ -141,7 +135,12 @@ func mulLift3(e *[P]int8, z, sa, sb *spectrum) {
 func mulR3(out *[P]int8, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
 	inverseOfProduct(&c, z, sa, sb)
-	lo, hi, hm := foldParts(&c)
+	foldR3(out, &c)
+}
+
+// foldR3 sets out = c mod (x^p-x-1, 3) for a linear product c.
+func foldR3(out *[P]int8, c *[2 * 768]int64) {
+	lo, hi, hm := foldParts(c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]
 	for i, v := range lo {
@@ -152,8 +151,11 @@ func mulR3(out *[P]int8, z, sa, sb *spectrum) {
 }
 
 // foldParts returns the three slices whose sums are coefficients 1..p-2 of
-// the product c reduced modulo x^p - x - 1 (see folded): c_i, c_(p+i) and
-// c_(p+i-1). Coefficients 0 and p-1 have only two terms each.
+// the linear product c (len >= 2p-1) reduced modulo x^p - x - 1: since
+// x^(p+k) = x^(k+1) + x^k, coefficient p+k of c adds to coefficients k and
+// k+1, so coefficient i is c_i + c_(p+i) + c_(p+i-1). Coefficients 0
+// (c_0 + c_p) and p-1 (c_(p-1) + c_(2p-2)) have only two terms each. The
+// result is at most three times the largest |c_i|.
 func foldParts(c *[2 * 768]int64) (lo, hi, hm []int64) {
 	lo, hi, hm = c[1:P-1], c[P+1:2*P-1], c[P:2*P-2]
 	return lo, hi[:len(lo)], hm[:len(lo)]
@@ -177,10 +179,8 @@ func mul3Pair(a, b *[P]int8, z, st, sp *spectrum) {
 		l := (v+half)&(1<<pairShift-1) - half // centered residue: t*c
 		lo[i], hi[i] = l, (v-l)>>pairShift
 	}
-	for i := range a {
-		a[i] = freeze3(folded(lo[:], i))
-		b[i] = freeze3(folded(hi[:], i))
-	}
+	foldR3(a, &lo)
+	foldR3(b, &hi)
 }
 
 // forwardInt is fftPlan.forward for any integer coefficient type.
