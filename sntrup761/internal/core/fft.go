@@ -177,14 +177,7 @@ func (pl *fftPlan) inverseLast(c []int64, x []complex128) {
 	h0, h1, h2 = h0[:len(x0)], h1[:len(x0)], h2[:len(x0)]
 	for j, a := range x0 {
 		kj := &k[j]
-		b := x1[j] * kj.w1
-		d := x2[j] * kj.w2
-		sum, dif := b+d, b-d
-		t := a - sum*0.5
-		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
-		v0 := (a + sum) * kj.u0
-		v1 := (t + u) * kj.u1
-		v2 := (t - u) * kj.u2
+		v0, v1, v2 := lastStep(a, x1[j], x2[j], kj)
 		c0[j], h0[j] = roundInt(real(v0)), roundInt(imag(v0))
 		c1[j], h1[j] = roundInt(real(v1)), roundInt(imag(v1))
 		c2[j], h2[j] = roundInt(real(v2)), roundInt(imag(v2))
@@ -194,6 +187,17 @@ func (pl *fftPlan) inverseLast(c []int64, x []complex128) {
 // lastConsts are the constants of one step of inverseLast.
 type lastConsts struct{ w1, w2, u0, u1, u2 complex128 }
 
+// lastStep is one step of inverseLast before the rounding: the radix-3
+// DIT butterfly of (a, b, d) with conjugated twiddles, then the untwist.
+func lastStep(a, b, d complex128, k *lastConsts) (complex128, complex128, complex128) {
+	b *= k.w1
+	d *= k.w2
+	sum, dif := b+d, b-d
+	t := a - sum*0.5
+	u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
+	return (a + sum) * k.u0, (t + u) * k.u1, (t - u) * k.u2
+}
+
 // lastInverse768 is the final pass of inverse for m = 768, with
 // fixed-size arrays: one base pointer per array and constant offsets keep
 // the loop's registers free.
@@ -202,15 +206,7 @@ func (pl *fftPlan) lastInverse768(x *[768]complex128, c *[1536]int64) {
 	k := (*[q]lastConsts)(pl.last)
 	for j := range q {
 		kj := &k[j]
-		a := x[j]
-		b := x[j+q] * kj.w1
-		d := x[j+2*q] * kj.w2
-		sum, dif := b+d, b-d
-		t := a - sum*0.5
-		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
-		v0 := (a + sum) * kj.u0
-		v1 := (t + u) * kj.u1
-		v2 := (t - u) * kj.u2
+		v0, v1, v2 := lastStep(x[j], x[j+q], x[j+2*q], kj)
 		c[j], c[j+768] = roundInt(real(v0)), roundInt(imag(v0))
 		c[j+q], c[j+q+768] = roundInt(real(v1)), roundInt(imag(v1))
 		c[j+2*q], c[j+2*q+768] = roundInt(real(v2)), roundInt(imag(v2))

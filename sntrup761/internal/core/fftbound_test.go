@@ -355,27 +355,17 @@ func TestFFTErrorBound(t *testing.T) {
 	}
 }
 
-// inverseFloat is plan.inverse without the rounding: the same operations in
-// the same order (checked by comparing its rounding with inverse's output),
-// returning the untwisted values whose real and imaginary parts are the
-// coefficients j and j+m.
+// inverseFloat is plan.inverse without the rounding (the same stages and
+// lastStep), returning the untwisted values whose real and imaginary parts
+// are the coefficients j and j+m.
 func inverseFloat(pl *fftPlan, x []complex128) []complex128 {
 	m := pl.m
 	x = append([]complex128(nil), x[:m]...)
 	pl.ditTo(x, 1)
-	st := &pl.stages[0]
 	q := m / 3
 	out := make([]complex128, m)
 	for j := range q {
-		a := x[j]
-		b := x[j+q] * conj(st.tw[0][j])
-		d := x[j+2*q] * conj(st.tw[1][j])
-		sum, dif := b+d, b-d
-		t := a - sum*0.5
-		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h)
-		out[j] = (a + sum) * pl.untwist[j]
-		out[j+q] = (t + u) * pl.untwist[j+q]
-		out[j+2*q] = (t - u) * pl.untwist[j+2*q]
+		out[j], out[j+q], out[j+2*q] = lastStep(x[j], x[j+q], x[j+2*q], &pl.last[j])
 	}
 	return out
 }

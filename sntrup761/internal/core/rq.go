@@ -76,16 +76,7 @@ func mulRq3(out *[P]int16, z, sa, sb *spectrum) {
 }
 
 // foldRq sets out = c mod (x^p-x-1, q) for a linear product c.
-func foldRq(out *[P]int16, c *[2 * 768]int64) {
-	lo, hi, hm := foldParts(c)
-	o := out[1 : P-1]
-	o = o[:len(lo)]
-	for i, v := range lo {
-		o[i] = freezeQ(v + hi[i] + hm[i])
-	}
-	out[0] = freezeQ(c[0] + c[P])
-	out[P-1] = freezeQ(c[P-1] + c[2*P-2])
-}
+func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
 
 // foldRqScaled sets out = k*c mod (x^p-x-1, q) for a linear product c
 // (k*|c| folded below 2^34 / 3).
