@@ -45,6 +45,9 @@ type fftPlan struct {
 	// tail16 is set when the last two stages (radix 4, spans 16 and 4)
 	// are left out of stages and run as dif16 / dit16.
 	tail16 bool
+	// last[j] holds the constants of inverseLast's step j: the conjugated
+	// radix-3 twiddles and the three untwist factors.
+	last []lastConsts
 	// twist[j] = psi^j and untwist[j] = psi^-j / m, psi = exp(i*pi/(2m)).
 	twist, untwist []complex128
 }
@@ -103,6 +106,13 @@ func newFFTPlan(m int) *fftPlan {
 		pl.twist[j] = expi(a)
 		pl.untwist[j] = expi(-a) / complex(float64(m), 0)
 	}
+	if st := pl.stages[0]; st.radix == 3 {
+		q := m / 3
+		for j := range q {
+			pl.last = append(pl.last, lastConsts{conj(st.tw[0][j]), conj(st.tw[1][j]),
+				pl.untwist[j], pl.untwist[j+q], pl.untwist[j+2*q]})
+		}
+	}
 	return pl
 }
 
@@ -125,14 +135,38 @@ func roundInt(v float64) int64 {
 // The last stage of dit (radix 3), the untwist and the rounding are one
 // pass: coefficients j and j+m come from the same value.
 func (pl *fftPlan) inverse(c []int64, x []complex128) {
-	m := pl.m
-	x = x[:m]
-	c = c[:2*m]
-	if simdEnabled && m == 768 {
+	if simdEnabled && pl.m == 768 {
 		inverse768SIMD((*[1536]int64)(c), (*spectrum)(x))
 		return
 	}
-	pl.ditTo(x, 1)
+	pl.ditTo(x[:pl.m], 1)
+	pl.inverseLast(c, x)
+}
+
+// inverseProducts is inverse of the pointwise products z = a*b + c*d (c and
+// d nil: z = a*b), formed as the first stage reads them; z is scratch.
+func (pl *fftPlan) inverseProducts(out []int64, z, a, b, c, d []complex128) {
+	if simdEnabled && pl.m == 768 {
+		inverseProducts768SIMD((*[1536]int64)(out), a, b, c, d)
+		return
+	}
+	if !pl.tail16 {
+		panic("core: inverseProducts needs a plan with the radix-16 pass")
+	}
+	z = z[:pl.m]
+	dit16Products(z, a, b, c, d)
+	for si := len(pl.stages) - 1; si >= 1; si-- {
+		pl.ditStage(z, si)
+	}
+	pl.inverseLast(out, z)
+}
+
+// inverseLast is the last pass of inverse: the first stage (radix 3), the
+// untwist and the rounding.
+func (pl *fftPlan) inverseLast(c []int64, x []complex128) {
+	m := pl.m
+	x = x[:m]
+	c = c[:2*m]
 	if m == 768 {
 		pl.lastInverse768((*[768]complex128)(x), (*[1536]int64)(c))
 		return
@@ -143,47 +177,44 @@ func (pl *fftPlan) inverse(c []int64, x []complex128) {
 	}
 	q := m / 3
 	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
-	w1, w2 := st.tw[0][:q], st.tw[1][:q]
-	u0, u1, u2 := pl.untwist[:q], pl.untwist[q:2*q], pl.untwist[2*q:3*q]
+	k := pl.last[:q]
 	c0, c1, c2 := c[:q], c[q:2*q], c[2*q:3*q]
 	h0, h1, h2 := c[m:m+q], c[m+q:m+2*q], c[m+2*q:m+3*q]
-	x1, x2 = x1[:len(x0)], x2[:len(x0)]
-	w1, w2 = w1[:len(x0)], w2[:len(x0)]
-	u0, u1, u2 = u0[:len(x0)], u1[:len(x0)], u2[:len(x0)]
+	x1, x2, k = x1[:len(x0)], x2[:len(x0)], k[:len(x0)]
 	c0, c1, c2 = c0[:len(x0)], c1[:len(x0)], c2[:len(x0)]
 	h0, h1, h2 = h0[:len(x0)], h1[:len(x0)], h2[:len(x0)]
 	for j, a := range x0 {
-		b := x1[j] * conj(w1[j])
-		d := x2[j] * conj(w2[j])
-		sum, dif := b+d, b-d
-		t := a - sum*0.5
-		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
-		v0 := (a + sum) * u0[j]
-		v1 := (t + u) * u1[j]
-		v2 := (t - u) * u2[j]
+		kj := &k[j]
+		v0, v1, v2 := lastStep(a, x1[j], x2[j], kj)
 		c0[j], h0[j] = roundInt(real(v0)), roundInt(imag(v0))
 		c1[j], h1[j] = roundInt(real(v1)), roundInt(imag(v1))
 		c2[j], h2[j] = roundInt(real(v2)), roundInt(imag(v2))
 	}
 }
 
+// lastConsts are the constants of one step of inverseLast.
+type lastConsts struct{ w1, w2, u0, u1, u2 complex128 }
+
+// lastStep is one step of inverseLast before the rounding: the radix-3
+// DIT butterfly of (a, b, d) with conjugated twiddles, then the untwist.
+func lastStep(a, b, d complex128, k *lastConsts) (complex128, complex128, complex128) {
+	b *= k.w1
+	d *= k.w2
+	sum, dif := b+d, b-d
+	t := a - sum*0.5
+	u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
+	return (a + sum) * k.u0, (t + u) * k.u1, (t - u) * k.u2
+}
+
 // lastInverse768 is the final pass of inverse for m = 768, with
 // fixed-size arrays: one base pointer per array and constant offsets keep
-// the loop's registers free (the generic loop needs fourteen pointers).
+// the loop's registers free.
 func (pl *fftPlan) lastInverse768(x *[768]complex128, c *[1536]int64) {
 	const q = 256
-	w1, w2 := (*[q]complex128)(pl.stages[0].tw[0]), (*[q]complex128)(pl.stages[0].tw[1])
-	ut := (*[768]complex128)(pl.untwist)
+	k := (*[q]lastConsts)(pl.last)
 	for j := range q {
-		a := x[j]
-		b := x[j+q] * conj(w1[j])
-		d := x[j+2*q] * conj(w2[j])
-		sum, dif := b+d, b-d
-		t := a - sum*0.5
-		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h) // +i*(sqrt3/2)*dif
-		v0 := (a + sum) * ut[j]
-		v1 := (t + u) * ut[j+q]
-		v2 := (t - u) * ut[j+2*q]
+		kj := &k[j]
+		v0, v1, v2 := lastStep(x[j], x[j+q], x[j+2*q], kj)
 		c[j], c[j+768] = roundInt(real(v0)), roundInt(imag(v0))
 		c[j+q], c[j+q+768] = roundInt(real(v1)), roundInt(imag(v1))
 		c[j+2*q], c[j+2*q+768] = roundInt(real(v2)), roundInt(imag(v2))
@@ -196,14 +227,6 @@ func mul(z, x, y []complex128) {
 	z = z[:len(x)]
 	for j := range x {
 		z[j] = x[j] * y[j]
-	}
-}
-
-// mulAdd sets z[j] = a[j]*b[j] + c[j]*d[j].
-func mulAdd(z, a, b, c, d []complex128) {
-	b, c, d, z = b[:len(a)], c[:len(a)], d[:len(a)], z[:len(a)]
-	for j := range a {
-		z[j] = a[j]*b[j] + c[j]*d[j]
 	}
 }
 
@@ -284,11 +307,18 @@ func (pl *fftPlan) dit(x []complex128) { pl.ditTo(x, 0) }
 
 // ditTo runs the stages of dit down to stage last.
 func (pl *fftPlan) ditTo(x []complex128, last int) {
-	n := len(x)
 	if pl.tail16 {
 		dit16(x)
 	}
 	for si := len(pl.stages) - 1; si >= last; si-- {
+		pl.ditStage(x, si)
+	}
+}
+
+// ditStage runs stage si of dit.
+func (pl *fftPlan) ditStage(x []complex128, si int) {
+	n := len(x)
+	{
 		st := &pl.stages[si]
 		span := st.span
 		q := span / st.radix
@@ -302,7 +332,7 @@ func (pl *fftPlan) ditTo(x []complex128, last int) {
 					id1 := complex(-imag(d1), real(d1))
 					x[s], x[s+1], x[s+2], x[s+3] = s0+s1, d0+id1, s0-s1, d0-id1
 				}
-				continue
+				return
 			}
 			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
 			for s := 0; s < n; s += span {

@@ -49,7 +49,37 @@ func dit16(x []complex128) {
 		b[4], b[5], b[6], b[7] = dit4(b[4], b[5], b[6], b[7])
 		b[8], b[9], b[10], b[11] = dit4(b[8], b[9], b[10], b[11])
 		b[12], b[13], b[14], b[15] = dit4(b[12], b[13], b[14], b[15])
-		// conjugate twiddles, then the inverse butterflies of span 16
+	}
+	dit16Columns(x)
+}
+
+// dit16Products is dit16 applied to the pointwise products z = a*b + c*d
+// (c and d nil: z = a*b), which are formed as the first stage reads them.
+func dit16Products(z, a, b, c, d []complex128) {
+	n := len(z)
+	a, b = a[:n], b[:n]
+	if c == nil {
+		for s := 0; s+3 < n; s += 4 {
+			zs, as, bs := (*[4]complex128)(z[s:s+4]), (*[4]complex128)(a[s:s+4]), (*[4]complex128)(b[s:s+4])
+			zs[0], zs[1], zs[2], zs[3] = dit4(as[0]*bs[0], as[1]*bs[1], as[2]*bs[2], as[3]*bs[3])
+		}
+	} else {
+		c, d = c[:n], d[:n]
+		for s := 0; s+3 < n; s += 4 {
+			zs, as, bs := (*[4]complex128)(z[s:s+4]), (*[4]complex128)(a[s:s+4]), (*[4]complex128)(b[s:s+4])
+			cs, ds := (*[4]complex128)(c[s:s+4]), (*[4]complex128)(d[s:s+4])
+			zs[0], zs[1], zs[2], zs[3] = dit4(as[0]*bs[0]+cs[0]*ds[0], as[1]*bs[1]+cs[1]*ds[1],
+				as[2]*bs[2]+cs[2]*ds[2], as[3]*bs[3]+cs[3]*ds[3])
+		}
+	}
+	dit16Columns(z)
+}
+
+// dit16Columns is the second stage of dit16: conjugate twiddles, then the
+// inverse butterflies of span 16.
+func dit16Columns(x []complex128) {
+	for s := 0; s+15 < len(x); s += 16 {
+		b := (*[16]complex128)(x[s : s+16])
 		b[0], b[4], b[8], b[12] = dit4(b[0], b[4], b[8], b[12])
 		b[1], b[5], b[9], b[13] = dit4(b[1], mulW1c(b[5]), mulW2c(b[9]), mulW3c(b[13]))
 		b[2], b[6], b[10], b[14] = dit4(b[2], mulW2c(b[6]), complex(-imag(b[10]), real(b[10])), mulW6c(b[14]))

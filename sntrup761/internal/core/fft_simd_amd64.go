@@ -411,15 +411,57 @@ func toSplit(s *splitSpectrum, x *spectrum) {
 	}
 }
 
+// toSplitProducts is toSplit of the pointwise products a*b (c, d nil) or
+// a*b + c*d, formed with Go's complex arithmetic exactly as dit16Products
+// forms them.
+func toSplitProducts(s *splitSpectrum, a, b, c, d []complex128) {
+	a, b = a[:768], b[:768]
+	for g := range 12 {
+		re, im := (*[16][4]float64)(s.re[16*g:16*g+16]), (*[16][4]float64)(s.im[16*g:16*g+16])
+		ag, bg := (*[64]complex128)(a[64*g:64*g+64]), (*[64]complex128)(b[64*g:64*g+64])
+		if c == nil { // public
+			for L := range 4 {
+				for i := range 16 {
+					z := ag[16*L+i] * bg[16*L+i]
+					re[i][L], im[i][L] = real(z), imag(z)
+				}
+			}
+			continue
+		}
+		cg, dg := (*[64]complex128)(c[64*g:64*g+64]), (*[64]complex128)(d[64*g:64*g+64])
+		for L := range 4 {
+			for i := range 16 {
+				z := ag[16*L+i]*bg[16*L+i] + cg[16*L+i]*dg[16*L+i]
+				re[i][L], im[i][L] = real(z), imag(z)
+			}
+		}
+	}
+}
+
+// inverseProducts768SIMD is plan768.inverseProducts: the inverse transform
+// of a*b (c, d nil) or a*b + c*d into out.
+func inverseProducts768SIMD(out *[1536]int64, a, b, c, d []complex128) {
+	var t splitSpectrum
+	toSplitProducts(&t, a, b, c, d)
+	inverseSplit(out, &t)
+}
+
 // inverse768SIMD is plan768.inverse(c, x): x is destroyed.
 func inverse768SIMD(c *[1536]int64, x *spectrum) {
-	var s, t splitSpectrum
+	var t splitSpectrum
 	toSplit(&t, x)
+	inverseSplit(c, &t)
+}
+
+// inverseSplit is the inverse transform of t (transposed layout, cleared
+// afterwards) into c.
+func inverseSplit(c *[1536]int64, t *splitSpectrum) {
+	var s splitSpectrum
 	tb := fftTables
 	for g := range 12 {
 		dit16SIMD((*[16][4]float64)(t.re[16*g:16*g+16]), (*[16][4]float64)(t.im[16*g:16*g+16]))
 	}
-	untransposeGroups(&s, &t)
+	untransposeGroups(&s, t)
 	radix4DIT(&s, 4, &tb.r4bR, &tb.r4bI)
 	radix4DIT(&s, 16, &tb.r4aR, &tb.r4aI)
 	lastInverseSIMD(c, &s, tb)

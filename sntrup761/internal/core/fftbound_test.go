@@ -324,9 +324,9 @@ func fftSites() []productSite {
 	rq := operand{P, Q12}
 	small := operand{P, 2}
 	sites := []productSite{
-		{"R/q x small (encryption, decryption, key assembly)", 768, 1, rq, small, 0},
+		{"R/q x small (encryption, decryption, key assembly, batch d_k)", 768, 1, rq, small, 0},
 		{"R/q x R/q (batch 1/(3f_k) = t_q * d_(k-1))", 768, 1, rq, rq, 0},
-		{"R/q x 3*small (batch prefix products, scaled spectrum)", 768, 1, rq, operand{P, 3}, 1},
+
 		{"small x (small + 2^11 small) (product3Pair)", 768, 1, operand{P, 1}, operand{P, 1 + 1<<pairShift}, 1},
 		{"recipRq: v1*G and u2*v1 + v2*r1", 768, 2, operand{P + 1, Q12}, operand{P + 1, Q12}, 0},
 	}
@@ -355,27 +355,17 @@ func TestFFTErrorBound(t *testing.T) {
 	}
 }
 
-// inverseFloat is plan.inverse without the rounding: the same operations in
-// the same order (checked by comparing its rounding with inverse's output),
-// returning the untwisted values whose real and imaginary parts are the
-// coefficients j and j+m.
+// inverseFloat is plan.inverse without the rounding (the same stages and
+// lastStep), returning the untwisted values whose real and imaginary parts
+// are the coefficients j and j+m.
 func inverseFloat(pl *fftPlan, x []complex128) []complex128 {
 	m := pl.m
 	x = append([]complex128(nil), x[:m]...)
 	pl.ditTo(x, 1)
-	st := &pl.stages[0]
 	q := m / 3
 	out := make([]complex128, m)
 	for j := range q {
-		a := x[j]
-		b := x[j+q] * conj(st.tw[0][j])
-		d := x[j+2*q] * conj(st.tw[1][j])
-		sum, dif := b+d, b-d
-		t := a - sum*0.5
-		u := complex(-imag(dif)*sqrt3h, real(dif)*sqrt3h)
-		out[j] = (a + sum) * pl.untwist[j]
-		out[j+q] = (t + u) * pl.untwist[j+q]
-		out[j+2*q] = (t - u) * pl.untwist[j+2*q]
+		out[j], out[j+q], out[j+2*q] = lastStep(x[j], x[j+q], x[j+2*q], &pl.last[j])
 	}
 	return out
 }

@@ -228,7 +228,7 @@ func (sk *PrivateKey) assemble(f, v *[P]int8, finv *[P]int16, rho *[smallBytes]b
 	var sfinv spectrum
 	sfinv.transformRq(finv)
 	var h [P]int16
-	mulRq(&h, &sfinv, sg)
+	mulRq(&h, &sfinv, &sfinv, sg)
 	clear(sfinv[:])
 
 	// sk = Small_encode(f) || Small_encode(v) || pk || rho || Hash_4(pk)
@@ -258,8 +258,7 @@ func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
 	var sr spectrum
 	sr.transformSmall(r)
 	var R [P]uint32
-	mul(sr[:], sr[:], pk.sh[:])
-	productRounded(&R, &sr) // Round(h*r), as digits of Rounded_encode
+	mulRounded(&R, &sr, &sr, &pk.sh) // Round(h*r), as digits of Rounded_encode
 	clear(sr[:])
 	roundedCodec.encode(ct[:roundedBytes], R[:])
 	clear(R[:])
@@ -314,13 +313,12 @@ func (sk *PrivateKey) Decapsulate(ct *[CiphertextSize]byte, k *[SharedKeySize]by
 func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	var sc spectrum
 	sc.transformRq(c)
-	mul(sc[:], sc[:], sk.sf[:])
 	var e [P]int8
-	productRq3(&e, &sc) // e = 3*f*c in R/q, lifted to R/3
+	mulLift3(&e, &sc, &sc, &sk.sf) // e = 3*f*c in R/q, lifted to R/3
 	var se spectrum
 	se.transformSmall(&e)
 	var ev [P]int8
-	mulR3(&ev, &se, &sk.sv)
+	mulR3(&ev, &se, &se, &sk.sv)
 	weight := int32(0)
 	for i := range ev {
 		weight += int32(ev[i]) & 1

@@ -41,21 +41,6 @@ func freeze3(x int64) int8 {
 	return int8(r - 1)
 }
 
-// folded returns coefficient i of a linear product c (len >= 2P-1) reduced
-// modulo x^p - x - 1: since x^(p+k) = x^(k+1) + x^k, coefficient p+k of c
-// adds to coefficients k and k+1. The result is at most three times the
-// largest coefficient of c in absolute value. i is public.
-func folded(c []int64, i int) int64 {
-	v := c[i]
-	if i < P-1 {
-		v += c[P+i]
-	}
-	if i > 0 {
-		v += c[P+i-1]
-	}
-	return v
-}
-
 // plan768 multiplies elements of R/q and R/3: 2*768 >= 2P-1.
 var plan768 = newFFTPlan(768)
 
@@ -68,41 +53,65 @@ func (s *spectrum) transformRq(a *[P]int16) { forwardInt(plan768, s[:], a[:]) }
 // transformSmall sets s to the transform of a small element.
 func (s *spectrum) transformSmall(a *[P]int8) { forwardInt(plan768, s[:], a[:]) }
 
-// productRq sets out = (the polynomial with spectrum x) mod (x^p-x-1, q).
-// x is destroyed.
-func productRq(out *[P]int16, x *spectrum) {
+// inverseOfProduct sets c to the linear product of the polynomials with
+// spectra sa and sb, using z as scratch (z may be sa or sb).
+func inverseOfProduct(c *[2 * 768]int64, z, sa, sb *spectrum) {
+	plan768.inverseProducts(c[:], z[:], sa[:], sb[:], nil, nil)
+}
+
+// mulRq sets out = a*b in R/q, where sa and sb are their spectra, using z
+// as scratch (z may be sa or sb, which is then destroyed).
+func mulRq(out *[P]int16, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
-	plan768.inverse(c[:], x[:])
-	lo, hi, hm := foldParts(&c)
+	inverseOfProduct(&c, z, sa, sb)
+	foldRq(out, &c)
+}
+
+// mulRq3 sets out = 3*a*b in R/q (spectra sa, sb; z scratch as for
+// mulRq): the factor 3 is applied to the exact integer product.
+func mulRq3(out *[P]int16, z, sa, sb *spectrum) {
+	var c [2 * 768]int64
+	inverseOfProduct(&c, z, sa, sb)
+	foldRqScaled(out, &c, 3)
+}
+
+// foldRq sets out = c mod (x^p-x-1, q) for a linear product c.
+func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
+
+// foldRqScaled sets out = k*c mod (x^p-x-1, q) for a linear product c
+// (k*|c| folded below 2^34 / 3).
+func foldRqScaled(out *[P]int16, c *[2 * 768]int64, k int64) {
+	lo, hi, hm := foldParts(c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]
 	for i, v := range lo {
-		o[i] = freezeQ(v + hi[i] + hm[i])
+		o[i] = freezeQ(k * (v + hi[i] + hm[i]))
 	}
-	out[0] = freezeQ(c[0] + c[P])
-	out[P-1] = freezeQ(c[P-1] + c[2*P-2])
+	out[0] = freezeQ(k * (c[0] + c[P]))
+	out[P-1] = freezeQ(k * (c[P-1] + c[2*P-2]))
 }
 
-// productRounded sets R to the digits of Rounded_encode(Round(y)) for the
-// polynomial y with spectrum x: R_i = (Round(y_i) + Q12)/3, where Round
-// takes y_i in [-Q12, Q12] to the nearest multiple of 3. Since 3 divides
-// Q12, that is floor((y_i + Q12 + 1)/3), computed as a multiplication by
-// 10923/2^15 (exact for 0 < v <= Q: the excess v*(10923/2^15 - 1/3) stays
-// below 0.05). x is destroyed.
-func productRounded(R *[P]uint32, x *spectrum) {
+// mulRounded sets R to the digits of Rounded_encode(Round(a*b)) for a*b in
+// R/q (spectra sa, sb; z scratch as for mulRq): R_i = (Round(y_i) + Q12)/3,
+// where Round takes y_i in [-Q12, Q12] to the nearest multiple of 3. Since
+// 3 divides Q12, that is floor((y_i + Q12 + 1)/3), computed as a
+// multiplication by 10923/2^15 (exact for 0 < v <= Q: the excess
+// v*(10923/2^15 - 1/3) stays below 0.05).
+func mulRounded(R *[P]uint32, z, sa, sb *spectrum) {
 	var y [P]int16
-	productRq(&y, x)
+	mulRq(&y, z, sa, sb)
 	for i, v := range y {
 		R[i] = (uint32(int32(v)+Q12+1) * 10923) >> 15
 	}
 	clear(y[:])
 }
 
-// productRq3 sets e = 3*(the polynomial with spectrum x) in R/q, lifted to
-// R/3 (coefficients in [-Q12, Q12] reduced mod 3), as decryption needs.
-func productRq3(e *[P]int8, x *spectrum) {
+// mulLift3 sets e = 3*a*b in R/q, lifted to R/3 (coefficients in [-Q12,
+// Q12] reduced mod 3), as decryption needs (spectra sa, sb; z scratch as
+// for mulRq).
+func mulLift3(e *[P]int8, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
-	plan768.inverse(c[:], x[:])
+	inverseOfProduct(&c, z, sa, sb)
 	lo, hi, hm := foldParts(&c)
 	o := e[1 : P-1]
 	o = o[:len(lo)]
@@ -113,11 +122,16 @@ func productRq3(e *[P]int8, x *spectrum) {
 	e[P-1] = freeze3(int64(freezeQ(3 * (c[P-1] + c[2*P-2]))))
 }
 
-// product3 is productRq for R/3.
-func product3(out *[P]int8, x *spectrum) {
+// mulR3 sets out = a*b in R/3 (spectra sa, sb; z scratch as for mulRq).
+func mulR3(out *[P]int8, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
-	plan768.inverse(c[:], x[:])
-	lo, hi, hm := foldParts(&c)
+	inverseOfProduct(&c, z, sa, sb)
+	foldR3(out, &c)
+}
+
+// foldR3 sets out = c mod (x^p-x-1, 3) for a linear product c.
+func foldR3(out *[P]int8, c *[2 * 768]int64) {
+	lo, hi, hm := foldParts(c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]
 	for i, v := range lo {
@@ -128,8 +142,11 @@ func product3(out *[P]int8, x *spectrum) {
 }
 
 // foldParts returns the three slices whose sums are coefficients 1..p-2 of
-// the product c reduced modulo x^p - x - 1 (see folded): c_i, c_(p+i) and
-// c_(p+i-1). Coefficients 0 and p-1 have only two terms each.
+// the linear product c (len >= 2p-1) reduced modulo x^p - x - 1: since
+// x^(p+k) = x^(k+1) + x^k, coefficient p+k of c adds to coefficients k and
+// k+1, so coefficient i is c_i + c_(p+i) + c_(p+i-1). Coefficients 0
+// (c_0 + c_p) and p-1 (c_(p-1) + c_(2p-2)) have only two terms each. The
+// result is at most three times the largest |c_i|.
 func foldParts(c *[2 * 768]int64) (lo, hi, hm []int64) {
 	lo, hi, hm = c[1:P-1], c[P+1:2*P-1], c[P:2*P-2]
 	return lo, hi[:len(lo)], hm[:len(lo)]
@@ -142,35 +159,19 @@ func foldParts(c *[2 * 768]int64) (lo, hi, hm []int64) {
 // exact range (see fft.go).
 const pairShift = 11
 
-// product3Pair sets a = t*c and b = t*g in R/3, where x is the pointwise
-// product of the spectrum of t and the spectrum of c + 2^pairShift*g. x is
-// destroyed. Constant time: the split is shifts and masks.
-func product3Pair(a, b *[P]int8, x *spectrum) {
+// mul3Pair sets a = t*c and b = t*g in R/3, where st is the spectrum of t
+// and sp the spectrum of c + 2^pairShift*g (z scratch as for mulRq).
+// Constant time: the split is shifts and masks.
+func mul3Pair(a, b *[P]int8, z, st, sp *spectrum) {
 	var lo, hi [2 * 768]int64
-	plan768.inverse(lo[:], x[:])
+	inverseOfProduct(&lo, z, st, sp)
 	const half = 1 << (pairShift - 1)
 	for i, v := range lo[:2*P-1] {
 		l := (v+half)&(1<<pairShift-1) - half // centered residue: t*c
 		lo[i], hi[i] = l, (v-l)>>pairShift
 	}
-	for i := range a {
-		a[i] = freeze3(folded(lo[:], i))
-		b[i] = freeze3(folded(hi[:], i))
-	}
-}
-
-// mulRq sets out = a*b in R/q, where sa and sb are their spectra.
-func mulRq(out *[P]int16, sa, sb *spectrum) {
-	var x spectrum
-	mul(x[:], sa[:], sb[:])
-	productRq(out, &x)
-}
-
-// mulR3 sets out = a*b in R/3, where sa and sb are their spectra.
-func mulR3(out *[P]int8, sa, sb *spectrum) {
-	var x spectrum
-	mul(x[:], sa[:], sb[:])
-	product3(out, &x)
+	foldR3(a, &lo)
+	foldR3(b, &hi)
 }
 
 // forwardInt is fftPlan.forward for any integer coefficient type.

@@ -207,5 +207,17 @@ func TestFFTSIMD(t *testing.T) {
 		if c != d {
 			t.Fatalf("input %d: vector inverse transform differs from the scalar one", k)
 		}
+		// inverse of products formed on the way in: a*b and a*b + c*d
+		var z spectrum
+		inverseProducts768SIMD(&c, got[:], gs[:], nil, nil)
+		scalarToo(func() { plan768.inverseProducts(d[:], z[:], got[:], gs[:], nil, nil) })
+		if c != d {
+			t.Fatalf("input %d: vector inverse of a product differs from the scalar one", k)
+		}
+		inverseProducts768SIMD(&c, got[:], gs[:], ws[:], want[:])
+		scalarToo(func() { plan768.inverseProducts(d[:], z[:], got[:], gs[:], ws[:], want[:]) })
+		if c != d {
+			t.Fatalf("input %d: vector inverse of a sum of products differs from the scalar one", k)
+		}
 	}
 }

@@ -22,3 +22,5 @@ func shortFromListSIMD(out *[P]int8, L *[P]uint32) { panic("core: no SIMD path")
 func forward768SIMD[T int8 | int16 | int32](x *spectrum, a []T) { panic("core: no SIMD path") }
 
 func inverse768SIMD(c *[1536]int64, x *spectrum) { panic("core: no SIMD path") }
+
+func inverseProducts768SIMD(out *[1536]int64, a, b, c, d []complex128) { panic("core: no SIMD path") }

@@ -72,22 +72,34 @@ func sortKeys(x *[sortW][2]uint32, w *[sortW]uint64) {
 
 // swarPass runs one pass on the packed keys: runs of pw words starting at
 // word r + multiples of 2*pw, each compared with the words dw further on.
+// Short runs (pw <= 8) are walked as pw strided sequences, long ones run
+// by run.
 func swarPass(w *[sortW]uint64, pw, dw, r int) {
 	const nw = sortW
-	switch pw {
-	case 1, 2: // xs[i] is word r+i, ys[i] the word dw further on
-		xs, ys := w[r:nw-dw], w[r+dw:]
-		for i := 0; i < len(xs) && i < len(ys); i += 2 * pw {
-			xs[i], ys[i] = swarMinmax(xs[i], ys[i])
-			if j := i + 1; pw == 2 && j < len(xs) && j < len(ys) {
-				xs[j], ys[j] = swarMinmax(xs[j], ys[j])
+	if pw <= 8 {
+		for t := range pw {
+			// words r+t + k*2pw against the words dw further on
+			if r+t+dw >= nw {
+				break
 			}
+			swarStrided(w[r+t:nw-dw], w[r+t+dw:], 2*pw)
 		}
-	default:
-		for b := r; b+dw < nw; b += 2 * pw {
-			hi := min(b+pw, nw-dw)
-			swarCmpExchange(w[b:hi], w[b+dw:hi+dw])
-		}
+		return
+	}
+	for b := r; b+dw < nw; b += 2 * pw {
+		hi := min(b+pw, nw-dw)
+		swarCmpExchange(w[b:hi], w[b+dw:hi+dw])
+	}
+}
+
+// swarStrided compare-exchanges the lanes of xs[i] and ys[i] for i =
+// 0, stride, 2*stride, ...
+//
+//go:noinline // as swarCmpExchange
+func swarStrided(xs, ys []uint64, stride int) {
+	ys = ys[:len(xs)]
+	for i := 0; i < len(xs); i += stride {
+		xs[i], ys[i] = swarMinmax(xs[i], ys[i])
 	}
 }
 
