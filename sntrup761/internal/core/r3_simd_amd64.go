@@ -4,94 +4,147 @@ package core
 
 import "simd/archsimd"
 
-// Inversion in R/3 with 8-bit lanes: the 2p-1 divsteps of ../ref.R3Recip
-// on 32 coefficients per instruction, with the layout of recipRqSIMD (g_k
-// at gs[k:], v_k at vs[steps-k:], in-place updates, block counts that depend
-// on the step alone). Coefficients are exactly -1, 0 or 1 after every step.
+// Inversion in R/3 on 256-bit vectors: the bitsliced divsteps of r3Recip
+// (two bit-planes, "nonzero" and "sign", see r3.go), 256 coefficients per
+// vector and three vectors per polynomial (p+1 = 762 <= 768 coefficients).
+// Coefficient i is bit i%64 of word i/64, word w being lane w%4 of vector
+// w/4. Dividing g by x and multiplying v by x shift the 768-bit planes by
+// one bit; the bit crossing a 64-bit lane boundary comes from the
+// neighbouring lane, brought in by two shuffles (nextWords, prevWords).
 //
-// Constant time: every lane and every input sees the same loads, sign
-// products, table lookups (a shuffle whose indices are lane values, not
-// memory addresses), masks and stores; only the public step counter
-// chooses how many blocks are processed.
+// Every step processes all three vectors of f, g, v and r: f and g have no
+// coefficients above index p (the updates only move them down), and those
+// of v and r above index p only ever move up, where the reference
+// truncates and nothing reads them.
+//
+// Constant time: boolean operations, shifts by constants and fixed lane
+// shuffles on every word, the swap as a broadcast mask; no branch or index
+// depends on the coefficients.
+
+type u64x4 = archsimd.Uint64x4
+
+// r3Planes is an R/3 vector on the vector path: 768 coefficients.
+type r3Planes struct{ nz, sg [3][4]uint64 }
+
+func (x *r3Planes) set(v *r3vec) {
+	for w := range v.nz {
+		x.nz[w/4][w%4], x.sg[w/4][w%4] = v.nz[w], v.sg[w]
+	}
+}
+
+// add3v is add3 on four words.
+func add3v(anz, asg, bnz, bsg u64x4) (u64x4, u64x4) {
+	return anz.Xor(bnz).Or(anz.AndNot(asg.Xor(bsg))), asg.Or(bsg).Xor(anz.And(bnz))
+}
+
+// nextWords returns (x1, x2, x3, y0): the words following those of x.
+func nextWords(x, y u64x4) u64x4 {
+	t := halvesMid(x.AsFloat64x4(), y.AsFloat64x4()) // x2 x3 y0 y1
+	return pairsOddEven(x.AsFloat64x4(), t).AsUint64x4()
+}
+
+// prevWords returns (x3, y0, y1, y2): the words preceding those of y.
+func prevWords(x, y u64x4) u64x4 {
+	t := halvesMid(x.AsFloat64x4(), y.AsFloat64x4()) // x2 x3 y0 y1
+	return pairsOddEven(t, y.AsFloat64x4()).AsUint64x4()
+}
+
+// shiftDown returns the 256 bits of x shifted down one bit, with bit 0 of
+// the next vector y coming in at the top.
+func shiftDown(x, y u64x4) u64x4 {
+	return x.ShiftAllRight(1).Or(nextWords(x, y).ShiftAllLeft(63))
+}
+
+// shiftUp returns the 256 bits of y shifted up one bit, with the top bit
+// of the previous vector x coming in at the bottom.
+func shiftUp(x, y u64x4) u64x4 {
+	return y.ShiftAllLeft(1).Or(prevWords(x, y).ShiftAllRight(63))
+}
 
 // r3RecipSIMD is r3Recip on the vector path: out = 1/a in R/3 and 0, or
-// -1 if a is not invertible.
+// -1 (and garbage) if a is not invertible.
 func r3RecipSIMD(out *[P]int8, a *[P]int8) int32 {
-	const (
-		steps = 2*P - 1
-		n     = 24 * 32 // P+1 coefficients rounded up to whole blocks
-	)
-	var f, r [n]int8
-	var gs, vs [steps + n]int8
-	f[0], f[P-1], f[P] = 1, -1, -1
+	var fs, gs r3vec
+	setCoeff(&fs, 0, 1)
+	setCoeff(&fs, P-1, -1)
+	setCoeff(&fs, P, -1)
 	for i := range P {
-		gs[P-1-i] = a[i]
+		setCoeff(&gs, P-1-i, a[i])
 	}
-	r[0] = 1
-	// mod3[t+2] = t mod 3 in {-1, 0, 1} for t in [-2, 2], in both halves.
-	mod3 := loadI8(&[32]int8{
-		1, -1, 0, 1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		1, -1, 0, 1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	})
-	two := archsimd.BroadcastInt8x32(2)
+	var f, g, v, r r3Planes
+	f.set(&fs)
+	g.set(&gs)
+	r.nz[0][0] = 1
+	zero := archsimd.BroadcastUint64x4(0)
 	delta := int32(1)
-	for k := range steps {
-		// Coefficients of f, g that matter and of v, r that can be
-		// nonzero (see recipRqSIMD), rounded up to groups of four blocks.
-		nfg := (min(steps-k, P+1) + 127) &^ 127
-		nvr := (min(k+2, P+1) + 127) &^ 127
-		g := (*[n]int8)(gs[k : k+n])
-		v := (*[n]int8)(vs[steps-k-1 : steps-k-1+n]) // x*v_k, overwritten by v_(k+1)
-
-		f0, g0 := int32(f[0]), int32(g[0])
-		swap := negMask(-delta) & nzMask(g0)
+	for range 2*P - 1 {
+		f0sg := f.sg[0][0] & 1 // f0 is never zero
+		g0nz, g0sg := g.nz[0][0]&1, g.sg[0][0]&1
+		swap := negMask(-delta) & -int32(g0nz)
 		delta ^= swap & (delta ^ -delta)
 		delta++
-		// new g = s*(f0*g - g0*f)/x, new f = g or f (s = -1 on a swap);
-		// likewise for r and x*v, as in recipRqSIMD.
-		ca := archsimd.BroadcastInt8x32(int8((f0 ^ swap) - swap))
-		cb := archsimd.BroadcastInt8x32(int8((g0 ^ swap) - swap))
-		sw := archsimd.BroadcastInt8x32(int8(swap))
-		divstepBlocks3(&f, g, nfg, ca, cb, sw, mod3, two)
-		divstepBlocks3(v, &r, nvr, ca, cb, sw, mod3, two)
+		sw := archsimd.BroadcastUint64x4(uint64(int64(swap)))
+		// c = -g0/f0 = -g0*f0: zero if g0 = 0, else a sign.
+		cnz := archsimd.BroadcastUint64x4(-g0nz)
+		csg := archsimd.BroadcastUint64x4(-((g0sg ^ f0sg ^ 1) & g0nz))
+
+		// f, g <- swapped; g <- (g + c*f)/x.
+		var sn, ss [3]u64x4
+		for i := range 3 {
+			fn, fsg, gn, gsg := loadU64(&f.nz[i]), loadU64(&f.sg[i]), loadU64(&g.nz[i]), loadU64(&g.sg[i])
+			t := sw.And(fn.Xor(gn))
+			fn, gn = fn.Xor(t), gn.Xor(t)
+			t = sw.And(fsg.Xor(gsg))
+			fsg, gsg = fsg.Xor(t), gsg.Xor(t)
+			storeU64(fn, &f.nz[i])
+			storeU64(fsg, &f.sg[i])
+			pn := fn.And(cnz)
+			sn[i], ss[i] = add3v(gn, gsg, pn, fsg.Xor(csg).And(pn))
+		}
+		storeU64(shiftDown(sn[0], sn[1]), &g.nz[0])
+		storeU64(shiftDown(ss[0], ss[1]), &g.sg[0])
+		storeU64(shiftDown(sn[1], sn[2]), &g.nz[1])
+		storeU64(shiftDown(ss[1], ss[2]), &g.sg[1])
+		storeU64(shiftDown(sn[2], zero), &g.nz[2])
+		storeU64(shiftDown(ss[2], zero), &g.sg[2])
+
+		// v <- x*v; v, r <- swapped; r <- r + c*v.
+		prevN, prevS := zero, zero
+		for i := range 3 {
+			on, os := loadU64(&v.nz[i]), loadU64(&v.sg[i])
+			vn, vs := shiftUp(prevN, on), shiftUp(prevS, os)
+			prevN, prevS = on, os
+			rn, rs := loadU64(&r.nz[i]), loadU64(&r.sg[i])
+			t := sw.And(vn.Xor(rn))
+			vn, rn = vn.Xor(t), rn.Xor(t)
+			t = sw.And(vs.Xor(rs))
+			vs, rs = vs.Xor(t), rs.Xor(t)
+			pn := vn.And(cnz)
+			rn, rs = add3v(rn, rs, pn, vs.Xor(csg).And(pn))
+			storeU64(vn, &v.nz[i])
+			storeU64(vs, &v.sg[i])
+			storeU64(rn, &r.nz[i])
+			storeU64(rs, &r.sg[i])
+		}
 	}
 	clearUpper()
 
-	// out = v/f0 = f0*v (f0 = ±1), reversed; v_(2p-1) is at vs[0:].
-	f0 := f[0]
+	// out = v / f_0, reversed: out_i = f0 * v_(p-1-i) since f0 = ±1.
+	fsg := -(f.sg[0][0] & 1)
 	for i := range P {
-		out[i] = f0 * vs[P-1-i]
+		j := P - 1 - i
+		w, b := j/64, j%64
+		nz := (v.nz[w/4][w%4] >> b) & 1
+		sg := ((v.sg[w/4][w%4] ^ fsg) >> b) & 1
+		out[i] = int8(nz) - 2*int8(sg&nz)
 	}
-	clear(f[:])
-	clear(r[:])
-	clear(gs[:])
-	clear(vs[:])
+	clear(fs.nz[:])
+	clear(fs.sg[:])
+	clear(gs.nz[:])
+	clear(gs.sg[:])
+	for _, x := range [...]*r3Planes{&f, &g, &v, &r} {
+		clear(x.nz[:])
+		clear(x.sg[:])
+	}
 	return nzMask(delta)
-}
-
-// divstepBlocks3 is divstepBlocks for R/3, on the first m coefficients
-// (m a multiple of 128, at most 768): y <- a*y - b*x reduced mod 3,
-// x <- y or x by sw. a*y is mulSign8(y, a) for a in {-1, 0, 1}; the
-// difference, in [-2, 2], is reduced by a lookup in mod3.
-func divstepBlocks3(x, y *[768]int8, m int, ca, cb, sw, mod3, two archsimd.Int8x32) {
-	for j := range min(m/128, 768/128) {
-		xb := (*[128]int8)(x[j*128 : j*128+128])
-		yb := (*[128]int8)(y[j*128 : j*128+128])
-		x0, y0 := (*[32]int8)(xb[0:32]), (*[32]int8)(yb[0:32])
-		x1, y1 := (*[32]int8)(xb[32:64]), (*[32]int8)(yb[32:64])
-		x2, y2 := (*[32]int8)(xb[64:96]), (*[32]int8)(yb[64:96])
-		x3, y3 := (*[32]int8)(xb[96:128]), (*[32]int8)(yb[96:128])
-		X0, Y0 := loadI8(x0), loadI8(y0)
-		storeI8(mod3.PermuteOrZeroGrouped(mulSign8(Y0, ca).Sub(mulSign8(X0, cb)).Add(two)), y0)
-		storeI8(X0.Xor(sw.And(X0.Xor(Y0))), x0)
-		X1, Y1 := loadI8(x1), loadI8(y1)
-		storeI8(mod3.PermuteOrZeroGrouped(mulSign8(Y1, ca).Sub(mulSign8(X1, cb)).Add(two)), y1)
-		storeI8(X1.Xor(sw.And(X1.Xor(Y1))), x1)
-		X2, Y2 := loadI8(x2), loadI8(y2)
-		storeI8(mod3.PermuteOrZeroGrouped(mulSign8(Y2, ca).Sub(mulSign8(X2, cb)).Add(two)), y2)
-		storeI8(X2.Xor(sw.And(X2.Xor(Y2))), x2)
-		X3, Y3 := loadI8(x3), loadI8(y3)
-		storeI8(mod3.PermuteOrZeroGrouped(mulSign8(Y3, ca).Sub(mulSign8(X3, cb)).Add(two)), y3)
-		storeI8(X3.Xor(sw.And(X3.Xor(Y3))), x3)
-	}
 }

@@ -19,6 +19,8 @@ func loadU32(p *[8]uint32) archsimd.Uint32x8          { return archsimd.LoadUint
 func storeU32(v archsimd.Uint32x8, p *[8]uint32)      { v.Store(p) }
 func loadU32s(s []uint32) archsimd.Uint32x8           { return archsimd.LoadUint32x8Slice(s) }
 func storeU32s(v archsimd.Uint32x8, s []uint32)       { v.StoreSlice(s) }
+func loadU64(p *[4]uint64) archsimd.Uint64x4          { return archsimd.LoadUint64x4(p) }
+func storeU64(v archsimd.Uint64x4, p *[4]uint64)      { v.Store(p) }
 func storeI64s(v archsimd.Int64x4, s []int64)         { v.StoreSlice(s) }
 func mulSign8(x, y archsimd.Int8x32) archsimd.Int8x32 { return x.CopySign(y) } // VPSIGNB
 
@@ -29,3 +31,11 @@ func pairsLo(x, y archsimd.Float64x4) archsimd.Float64x4  { return x.SelectFromP
 func pairsHi(x, y archsimd.Float64x4) archsimd.Float64x4  { return x.SelectFromPairGrouped(1, 3, y) }
 func halvesLo(x, y archsimd.Float64x4) archsimd.Float64x4 { return x.Select128FromPair(0, 2, y) }
 func halvesHi(x, y archsimd.Float64x4) archsimd.Float64x4 { return x.Select128FromPair(1, 3, y) }
+
+// halvesMid returns the high 128-bit half of x then the low one of y;
+// pairsOddEven takes, in each 128-bit half, element 1 of x then element 0
+// of y.
+func halvesMid(x, y archsimd.Float64x4) archsimd.Float64x4 { return x.Select128FromPair(1, 2, y) }
+func pairsOddEven(x, y archsimd.Float64x4) archsimd.Float64x4 {
+	return x.SelectFromPairGrouped(1, 2, y)
+}
