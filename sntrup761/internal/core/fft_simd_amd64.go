@@ -90,19 +90,21 @@ func forward768SIMD[T int8 | int16 | int32](x *spectrum, a []T) {
 	for j, v := range a[:min(len(a), 768)] {
 		in[j] = float64(v)
 	}
-	var s splitSpectrum
+	// All buffers are zeroed before the first vector instruction and
+	// cleared after clearUpper: the compiler zeroes memory with legacy SSE
+	// stores, which must not run while the upper YMM halves are dirty.
+	var s, t splitSpectrum
 	tb := fftTables
 	twistRadix3SIMD(&s, &in, tb)
-	clear(in[:])
 	radix4DIF(&s, 16, &tb.r4aR, &tb.r4aI)
 	radix4DIF(&s, 4, &tb.r4bR, &tb.r4bI)
-	var t splitSpectrum
 	transposeGroups(&t, &s)
 	for g := range 12 {
 		dif16SIMD((*[16][4]float64)(t.re[16*g:16*g+16]), (*[16][4]float64)(t.im[16*g:16*g+16]))
 	}
 	clearUpper()
 	fromSplit(x, &t)
+	clear(in[:])
 	clear(s.re[:])
 	clear(s.im[:])
 	clear(t.re[:])

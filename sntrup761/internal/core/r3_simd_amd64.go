@@ -39,26 +39,42 @@ func add3v(anz, asg, bnz, bsg u64x4) (u64x4, u64x4) {
 
 // nextWords returns (x1, x2, x3, y0): the words following those of x.
 func nextWords(x, y u64x4) u64x4 {
-	t := halvesMid(x.AsFloat64x4(), y.AsFloat64x4()) // x2 x3 y0 y1
-	return pairsOddEven(x.AsFloat64x4(), t).AsUint64x4()
+	return alignBytes8(halvesMidU(x, y), x) // halvesMidU: x2 x3 y0 y1
 }
 
 // prevWords returns (x3, y0, y1, y2): the words preceding those of y.
 func prevWords(x, y u64x4) u64x4 {
-	t := halvesMid(x.AsFloat64x4(), y.AsFloat64x4()) // x2 x3 y0 y1
-	return pairsOddEven(t, y.AsFloat64x4()).AsUint64x4()
+	return alignBytes8(y, halvesMidU(x, y))
 }
 
 // shiftDown returns the 256 bits of x shifted down one bit, with bit 0 of
-// the next vector y coming in at the top.
-func shiftDown(x, y u64x4) u64x4 {
-	return x.ShiftAllRight(1).Or(nextWords(x, y).ShiftAllLeft(63))
+// the next vector y coming in at the top. one holds 1 in every lane: right
+// shifts take their counts from a vector (VPSRLVQ), because with a scalar
+// count the compiler moves it into an XMM register with a legacy-SSE MOVQ,
+// which would pay the AVX-SSE transition penalty in every step.
+func shiftDown(x, y, one u64x4) u64x4 {
+	return x.ShiftRight(one).Or(nextWords(x, y).ShiftAllLeft(63))
 }
 
 // shiftUp returns the 256 bits of y shifted up one bit, with the top bit
-// of the previous vector x coming in at the bottom.
-func shiftUp(x, y u64x4) u64x4 {
-	return y.ShiftAllLeft(1).Or(prevWords(x, y).ShiftAllRight(63))
+// of the previous vector x coming in at the bottom (s63 holds 63 in every
+// lane; see shiftDown).
+func shiftUp(x, y, s63 u64x4) u64x4 {
+	return y.ShiftAllLeft(1).Or(prevWords(x, y).ShiftRight(s63))
+}
+
+// swapAddWord swaps vector i of f and g by sw, stores f and returns g + c*f
+// (c given by its planes cnz, csg), not yet divided by x.
+func swapAddWord(f, g *r3Planes, i int, sw, cnz, csg u64x4) (u64x4, u64x4) {
+	fn, fsg, gn, gsg := loadU64(&f.nz[i]), loadU64(&f.sg[i]), loadU64(&g.nz[i]), loadU64(&g.sg[i])
+	t := sw.And(fn.Xor(gn))
+	fn, gn = fn.Xor(t), gn.Xor(t)
+	t = sw.And(fsg.Xor(gsg))
+	fsg, gsg = fsg.Xor(t), gsg.Xor(t)
+	storeU64(fn, &f.nz[i])
+	storeU64(fsg, &f.sg[i])
+	pn := fn.And(cnz)
+	return add3v(gn, gsg, pn, fsg.Xor(csg).And(pn))
 }
 
 // r3RecipSIMD is r3Recip on the vector path: out = 1/a in R/3 and 0, or
@@ -76,6 +92,7 @@ func r3RecipSIMD(out *[P]int8, a *[P]int8) int32 {
 	g.set(&gs)
 	r.nz[0][0] = 1
 	zero := archsimd.BroadcastUint64x4(0)
+	one, s63 := archsimd.BroadcastUint64x4(1), archsimd.BroadcastUint64x4(63)
 	delta := int32(1)
 	for range 2*P - 1 {
 		f0sg := f.sg[0][0] & 1 // f0 is never zero
@@ -89,30 +106,21 @@ func r3RecipSIMD(out *[P]int8, a *[P]int8) int32 {
 		csg := archsimd.BroadcastUint64x4(-((g0sg ^ f0sg ^ 1) & g0nz))
 
 		// f, g <- swapped; g <- (g + c*f)/x.
-		var sn, ss [3]u64x4
-		for i := range 3 {
-			fn, fsg, gn, gsg := loadU64(&f.nz[i]), loadU64(&f.sg[i]), loadU64(&g.nz[i]), loadU64(&g.sg[i])
-			t := sw.And(fn.Xor(gn))
-			fn, gn = fn.Xor(t), gn.Xor(t)
-			t = sw.And(fsg.Xor(gsg))
-			fsg, gsg = fsg.Xor(t), gsg.Xor(t)
-			storeU64(fn, &f.nz[i])
-			storeU64(fsg, &f.sg[i])
-			pn := fn.And(cnz)
-			sn[i], ss[i] = add3v(gn, gsg, pn, fsg.Xor(csg).And(pn))
-		}
-		storeU64(shiftDown(sn[0], sn[1]), &g.nz[0])
-		storeU64(shiftDown(ss[0], ss[1]), &g.sg[0])
-		storeU64(shiftDown(sn[1], sn[2]), &g.nz[1])
-		storeU64(shiftDown(ss[1], ss[2]), &g.sg[1])
-		storeU64(shiftDown(sn[2], zero), &g.nz[2])
-		storeU64(shiftDown(ss[2], zero), &g.sg[2])
+		sn0, ss0 := swapAddWord(&f, &g, 0, sw, cnz, csg)
+		sn1, ss1 := swapAddWord(&f, &g, 1, sw, cnz, csg)
+		sn2, ss2 := swapAddWord(&f, &g, 2, sw, cnz, csg)
+		storeU64(shiftDown(sn0, sn1, one), &g.nz[0])
+		storeU64(shiftDown(ss0, ss1, one), &g.sg[0])
+		storeU64(shiftDown(sn1, sn2, one), &g.nz[1])
+		storeU64(shiftDown(ss1, ss2, one), &g.sg[1])
+		storeU64(shiftDown(sn2, zero, one), &g.nz[2])
+		storeU64(shiftDown(ss2, zero, one), &g.sg[2])
 
 		// v <- x*v; v, r <- swapped; r <- r + c*v.
 		prevN, prevS := zero, zero
 		for i := range 3 {
 			on, os := loadU64(&v.nz[i]), loadU64(&v.sg[i])
-			vn, vs := shiftUp(prevN, on), shiftUp(prevS, os)
+			vn, vs := shiftUp(prevN, on, s63), shiftUp(prevS, os, s63)
 			prevN, prevS = on, os
 			rn, rs := loadU64(&r.nz[i]), loadU64(&r.sg[i])
 			t := sw.And(vn.Xor(rn))

@@ -45,3 +45,11 @@ func halvesMid(x, y archsimd.Float64x4) archsimd.Float64x4 {
 func pairsOddEven(x, y archsimd.Float64x4) archsimd.Float64x4 {
 	return x.ConcatPermuteScalarsGrouped(1, 2, y)
 }
+
+// halvesMidU is halvesMid on integer lanes (VPERM2I128); alignBytes8
+// returns, in each 128-bit half, the 32 bytes hi:lo shifted right by 8
+// bytes (VPALIGNR): the high word of lo then the low word of hi.
+func halvesMidU(x, y archsimd.Uint64x4) archsimd.Uint64x4 { return x.ConcatPermute128Scalars(1, 2, y) }
+func alignBytes8(hi, lo archsimd.Uint64x4) archsimd.Uint64x4 {
+	return hi.AsUint8x32().ConcatShiftBytesRightGrouped(lo.AsUint8x32(), 8).AsUint64x4()
+}
