@@ -421,21 +421,30 @@ func toSplitProducts(s *splitSpectrum, a, b, c, d []complex128) {
 	for g := range 12 {
 		re, im := (*[16][4]float64)(s.re[16*g:16*g+16]), (*[16][4]float64)(s.im[16*g:16*g+16])
 		ag, bg := (*[64]complex128)(a[64*g:64*g+64]), (*[64]complex128)(b[64*g:64*g+64])
+		a0, a1 := (*[16]complex128)(ag[0:16]), (*[16]complex128)(ag[16:32])
+		a2, a3 := (*[16]complex128)(ag[32:48]), (*[16]complex128)(ag[48:64])
+		b0, b1 := (*[16]complex128)(bg[0:16]), (*[16]complex128)(bg[16:32])
+		b2, b3 := (*[16]complex128)(bg[32:48]), (*[16]complex128)(bg[48:64])
 		if c == nil { // public
-			for L := range 4 {
-				for i := range 16 {
-					z := ag[16*L+i] * bg[16*L+i]
-					re[i][L], im[i][L] = real(z), imag(z)
-				}
+			for i := range 16 {
+				z0, z1, z2, z3 := a0[i]*b0[i], a1[i]*b1[i], a2[i]*b2[i], a3[i]*b3[i]
+				r, m := &re[i], &im[i]
+				r[0], m[0], r[1], m[1] = real(z0), imag(z0), real(z1), imag(z1)
+				r[2], m[2], r[3], m[3] = real(z2), imag(z2), real(z3), imag(z3)
 			}
 			continue
 		}
 		cg, dg := (*[64]complex128)(c[64*g:64*g+64]), (*[64]complex128)(d[64*g:64*g+64])
-		for L := range 4 {
-			for i := range 16 {
-				z := ag[16*L+i]*bg[16*L+i] + cg[16*L+i]*dg[16*L+i]
-				re[i][L], im[i][L] = real(z), imag(z)
-			}
+		c0, c1 := (*[16]complex128)(cg[0:16]), (*[16]complex128)(cg[16:32])
+		c2, c3 := (*[16]complex128)(cg[32:48]), (*[16]complex128)(cg[48:64])
+		d0, d1 := (*[16]complex128)(dg[0:16]), (*[16]complex128)(dg[16:32])
+		d2, d3 := (*[16]complex128)(dg[32:48]), (*[16]complex128)(dg[48:64])
+		for i := range 16 {
+			z0, z1 := a0[i]*b0[i]+c0[i]*d0[i], a1[i]*b1[i]+c1[i]*d1[i]
+			z2, z3 := a2[i]*b2[i]+c2[i]*d2[i], a3[i]*b3[i]+c3[i]*d3[i]
+			r, m := &re[i], &im[i]
+			r[0], m[0], r[1], m[1] = real(z0), imag(z0), real(z1), imag(z1)
+			r[2], m[2], r[3], m[3] = real(z2), imag(z2), real(z3), imag(z3)
 		}
 	}
 }
