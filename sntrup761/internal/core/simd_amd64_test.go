@@ -221,3 +221,42 @@ func TestFFTSIMD(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkForward768(b *testing.B) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	a := randRq(rng)
+	var x spectrum
+	b.Run("simd", func(b *testing.B) {
+		for b.Loop() {
+			x.transformRq(&a)
+		}
+	})
+	b.Run("scalar", func(b *testing.B) {
+		scalarToo(func() {
+			for b.Loop() {
+				x.transformRq(&a)
+			}
+		})
+	})
+}
+
+func BenchmarkInverseProducts768(b *testing.B) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	a, s := randRq(rng), randSmall(rng)
+	var x, y, z spectrum
+	x.transformRq(&a)
+	y.transformSmall(&s)
+	var c [1536]int64
+	b.Run("simd", func(b *testing.B) {
+		for b.Loop() {
+			plan768.inverseProducts(c[:], z[:], x[:], y[:], nil, nil)
+		}
+	})
+	b.Run("scalar", func(b *testing.B) {
+		scalarToo(func() {
+			for b.Loop() {
+				plan768.inverseProducts(c[:], z[:], x[:], y[:], nil, nil)
+			}
+		})
+	})
+}
