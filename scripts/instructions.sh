@@ -2,14 +2,19 @@
 # instructions.sh: instructions per sntrup761 operation through the public
 # API (GenerateKey, Encapsulate, Decapsulate, and GenerateKeys(32) per key),
 # counted by valgrind's callgrind (Debian package valgrind). Unlike
-# wall-clock times, the counts are the same on every run and every x86-64
-# machine (up to a few hundred instructions of runtime noise).
+# wall-clock times, the counts repeat from run to run (within about 0.2%:
+# Go runtime bookkeeping) and from one x86-64 machine to another, apart from
+# library code that picks an implementation by CPU feature (SHA-512's AVX2
+# path, memmove).
 #
-# Usage: scripts/instructions.sh [-f] [-o dir] [op...]
+# Usage: scripts/instructions.sh [-f] [-o dir] [-l limits] [op...]
 #   -f      also print the per-function breakdown: instructions per
 #           operation spent in each function's own code (self cost, split
 #           by the source file of inlined code), largest first
 #   -o dir  keep the callgrind output files in dir
+#   -l limits  fail (exit 1) when an operation needs more instructions than
+#           its limit, in millions: e.g. -l 'keygen=11 enc=0.54 dec=0.72
+#           batch=2.2' (operations without a limit are only reported)
 #   op      keygen, enc, dec or batch (default: all four)
 #
 # Each operation runs in the helper program sntrup761/internal/instrcount
@@ -23,13 +28,22 @@ set -eu
 
 funcs=0
 outdir=
-while getopts fo: opt; do
+limits=
+while getopts fo:l: opt; do
 	case $opt in
 	f) funcs=1 ;;
 	o) outdir=$OPTARG ;;
-	*) echo "usage: $0 [-f] [-o dir] [keygen|enc|dec|batch...]" >&2; exit 2 ;;
+	l) limits=$OPTARG ;;
+	*) echo "usage: $0 [-f] [-o dir] [-l limits] [keygen|enc|dec|batch...]" >&2; exit 2 ;;
 	esac
 done
+for l in $limits; do
+	case $l in
+	keygen=* | enc=* | dec=* | batch=*) ;;
+	*) echo "instructions.sh: bad limit $l (want op=millions)" >&2; exit 2 ;;
+	esac
+done
+over=0
 shift $((OPTIND - 1))
 ops=${*:-keygen enc dec batch}
 
@@ -81,10 +95,21 @@ for op in $ops; do
 	esac
 	t0=$(count "$op" 0)
 	t1=$(count "$op" "$n1")
-	awk -v name="$name" -v t0="$t0" -v t1="$t1" -v k="$((n1 * per))" 'BEGIN {
+	limit=
+	for l in $limits; do
+		case $l in "$op="*) limit=${l#*=} ;; esac
+	done
+	awk -v name="$name" -v t0="$t0" -v t1="$t1" -v k="$((n1 * per))" -v limit="$limit" 'BEGIN {
 		d = t1 - t0
 		if (d <= 0) { print "instructions.sh: no instructions counted" > "/dev/stderr"; exit 1 }
-		printf "%-22s %15d %7d %12.3f M\n", name, d, k, d / k / 1e6 }'
+		printf "%-22s %15d %7d %12.3f M", name, d, k, d / k / 1e6
+		bad = limit != "" && (d / k / 1e6 > limit + 0)
+		if (limit != "") printf "  (limit %s M%s)", limit, (bad ? ", EXCEEDED" : "")
+		printf "\n"
+		exit bad ? 3 : 0 }' || {
+		[ $? -eq 3 ] || exit 1
+		over=1
+	}
 	if [ "$funcs" = 1 ]; then
 		selfcosts "$outdir/callgrind.$op.0" >"$tmp/c0"
 		selfcosts "$outdir/callgrind.$op.$n1" >"$tmp/c1"
@@ -93,3 +118,7 @@ for op in $ops; do
 			"$tmp/c0" "$tmp/c1" | sort -rn | head -25
 	fi
 done
+if [ "$over" = 1 ]; then
+	echo "instructions.sh: an operation exceeded its limit" >&2
+	exit 1
+fi

@@ -134,7 +134,7 @@ func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
 
 // shortFromList turns a random list into a Short element (exactly W
 // nonzero coefficients ±1) by sorting, as the reference "Short_fromlist":
-// the first W words lose bit 0, the others become odd with bit 1 clear,
+// the first W keys lose bit 0, the others become odd with bit 1 clear,
 // and the coefficients are the low two bits of the sorted words, minus 1.
 // Constant time: masks by public index, then the sorting network. W is
 // even, so each packed word of two keys gets one kind of mask.

@@ -97,4 +97,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "instrcount: unknown op", os.Args[1])
 		os.Exit(2)
 	}
+	if n > 0 && len(sink) == 0 { // every operation leaves its last output here
+		fmt.Fprintln(os.Stderr, "instrcount: no output")
+		os.Exit(1)
+	}
 }
