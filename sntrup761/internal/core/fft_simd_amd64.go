@@ -2,7 +2,10 @@
 
 package core
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+	"sync"
+)
 
 // The length-768 transform of plan768 on 4-lane float64 vectors.
 //
@@ -84,31 +87,66 @@ func cmulConjv(zr, zi, wr, wi f64x4) (f64x4, f64x4) {
 	return zr.Mul(wr).Add(zi.Mul(wi)), zi.Mul(wr).Sub(zr.Mul(wi))
 }
 
+// simdScratch holds a transform's working buffers. They come from a pool,
+// cleared after every use (they hold secret-derived values), so that the
+// transforms neither zero nor clear 30 KB of stack on each call.
+type simdScratch struct {
+	in   [768]float64
+	s, t splitSpectrum
+	i16  [768]int16
+	i8   [776]int8 // 8 bytes of padding for the last 16-byte load
+}
+
+var simdScratchPool = sync.Pool{New: func() any { return new(simdScratch) }}
+
+// put clears the transform buffers of sc (and the input buffers too if
+// inputs is set) and returns it to the pool. It runs after clearUpper: the
+// compiler clears memory with legacy-SSE stores.
+func (sc *simdScratch) put(inputs bool) {
+	sc.s, sc.t = splitSpectrum{}, splitSpectrum{}
+	if inputs { // public
+		clear(sc.in[:])
+		clear(sc.i16[:])
+		clear(sc.i8[:])
+	}
+	simdScratchPool.Put(sc)
+}
+
 // forward768SIMD is forwardInt(plan768, x, a) for len(a) <= 768.
 func forward768SIMD[T int8 | int16 | int32](x *spectrum, a []T) {
-	var in [768]float64
-	for j, v := range a[:min(len(a), 768)] {
-		in[j] = float64(v)
+	sc := simdScratchPool.Get().(*simdScratch)
+	switch b := any(a).(type) {
+	case []int8:
+		copy(sc.i8[:], b)
+		for k := range 96 { // 8 values per step: sign-extend, convert
+			w := loadI8x16((*[16]int8)(sc.i8[8*k : 8*k+16])).ExtendLo8ToInt16().ExtendToInt32()
+			storeF(w.GetLo().ConvertToFloat64(), (*[4]float64)(sc.in[8*k:8*k+4]))
+			storeF(w.GetHi().ConvertToFloat64(), (*[4]float64)(sc.in[8*k+4:8*k+8]))
+		}
+	case []int16:
+		copy(sc.i16[:], b)
+		for k := range 96 {
+			w := loadI16x8((*[8]int16)(sc.i16[8*k : 8*k+8])).ExtendToInt32()
+			storeF(w.GetLo().ConvertToFloat64(), (*[4]float64)(sc.in[8*k:8*k+4]))
+			storeF(w.GetHi().ConvertToFloat64(), (*[4]float64)(sc.in[8*k+4:8*k+8]))
+		}
+	default:
+		for j, v := range a[:min(len(a), 768)] {
+			sc.in[j] = float64(v)
+		}
 	}
-	// All buffers are zeroed before the first vector instruction and
-	// cleared after clearUpper: the compiler zeroes memory with legacy SSE
-	// stores, which must not run while the upper YMM halves are dirty.
-	var s, t splitSpectrum
+	s, t := &sc.s, &sc.t
 	tb := fftTables
-	twistRadix3SIMD(&s, &in, tb)
-	radix4DIF(&s, 16, &tb.r4aR, &tb.r4aI)
-	radix4DIF(&s, 4, &tb.r4bR, &tb.r4bI)
-	transposeGroups(&t, &s)
+	twistRadix3SIMD(s, &sc.in, tb)
+	radix4DIF(s, 16, &tb.r4aR, &tb.r4aI)
+	radix4DIF(s, 4, &tb.r4bR, &tb.r4bI)
+	transposeGroups(t, s)
 	for g := range 12 {
 		dif16SIMD((*[16][4]float64)(t.re[16*g:16*g+16]), (*[16][4]float64)(t.im[16*g:16*g+16]))
 	}
 	clearUpper()
-	fromSplit(x, &t)
-	clear(in[:])
-	clear(s.re[:])
-	clear(s.im[:])
-	clear(t.re[:])
-	clear(t.im[:])
+	fromSplit(x, t)
+	sc.put(true)
 }
 
 // twistRadix3SIMD is twistRadix3 for m = 768 (butterfly3 written out).
@@ -452,35 +490,32 @@ func toSplitProducts(s *splitSpectrum, a, b, c, d []complex128) {
 // inverseProducts768SIMD is plan768.inverseProducts: the inverse transform
 // of a*b (c, d nil) or a*b + c*d into out.
 func inverseProducts768SIMD(out *[1536]int64, a, b, c, d []complex128) {
-	var t splitSpectrum
-	toSplitProducts(&t, a, b, c, d)
-	inverseSplit(out, &t)
+	sc := simdScratchPool.Get().(*simdScratch)
+	toSplitProducts(&sc.t, a, b, c, d)
+	inverseSplit(out, sc)
 }
 
 // inverse768SIMD is plan768.inverse(c, x): x is destroyed.
 func inverse768SIMD(c *[1536]int64, x *spectrum) {
-	var t splitSpectrum
-	toSplit(&t, x)
-	inverseSplit(c, &t)
+	sc := simdScratchPool.Get().(*simdScratch)
+	toSplit(&sc.t, x)
+	inverseSplit(c, sc)
 }
 
-// inverseSplit is the inverse transform of t (transposed layout, cleared
-// afterwards) into c.
-func inverseSplit(c *[1536]int64, t *splitSpectrum) {
-	var s splitSpectrum
+// inverseSplit is the inverse transform of sc.t (transposed layout) into
+// c; it returns sc to the pool.
+func inverseSplit(c *[1536]int64, sc *simdScratch) {
+	s, t := &sc.s, &sc.t
 	tb := fftTables
 	for g := range 12 {
 		dit16SIMD((*[16][4]float64)(t.re[16*g:16*g+16]), (*[16][4]float64)(t.im[16*g:16*g+16]))
 	}
-	untransposeGroups(&s, t)
-	radix4DIT(&s, 4, &tb.r4bR, &tb.r4bI)
-	radix4DIT(&s, 16, &tb.r4aR, &tb.r4aI)
-	lastInverseSIMD(c, &s, tb)
+	untransposeGroups(s, t)
+	radix4DIT(s, 4, &tb.r4bR, &tb.r4bI)
+	radix4DIT(s, 16, &tb.r4aR, &tb.r4aI)
+	lastInverseSIMD(c, s, tb)
 	clearUpper()
-	clear(s.re[:])
-	clear(s.im[:])
-	clear(t.re[:])
-	clear(t.im[:])
+	sc.put(false)
 }
 
 // lastInverseSIMD is lastInverse768: the radix-3 stage of dit, the
