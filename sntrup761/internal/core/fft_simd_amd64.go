@@ -103,7 +103,10 @@ var simdScratchPool = sync.Pool{New: func() any { return new(simdScratch) }}
 // inputs is set) and returns it to the pool. It runs after clearUpper: the
 // compiler clears memory with legacy-SSE stores.
 func (sc *simdScratch) put(inputs bool) {
-	sc.s, sc.t = splitSpectrum{}, splitSpectrum{}
+	clear(sc.s.re[:])
+	clear(sc.s.im[:])
+	clear(sc.t.re[:])
+	clear(sc.t.im[:])
 	if inputs { // public
 		clear(sc.in[:])
 		clear(sc.i16[:])
