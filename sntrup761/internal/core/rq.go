@@ -81,6 +81,10 @@ func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
 // foldRqScaled sets out = k*c mod (x^p-x-1, q) for a linear product c
 // (k*|c| folded below 2^34 / 3).
 func foldRqScaled(out *[P]int16, c *[2 * 768]int64, k int64) {
+	if simdEnabled && (k == 1 || k == 3) {
+		foldRqSIMD(out, c, k)
+		return
+	}
 	lo, hi, hm := foldParts(c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]
@@ -112,6 +116,10 @@ func mulRounded(R *[P]uint32, z, sa, sb *spectrum) {
 func mulLift3(e *[P]int8, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
 	inverseOfProduct(&c, z, sa, sb)
+	if simdEnabled {
+		lift3SIMD(e, &c)
+		return
+	}
 	lo, hi, hm := foldParts(&c)
 	o := e[1 : P-1]
 	o = o[:len(lo)]
@@ -131,6 +139,10 @@ func mulR3(out *[P]int8, z, sa, sb *spectrum) {
 
 // foldR3 sets out = c mod (x^p-x-1, 3) for a linear product c.
 func foldR3(out *[P]int8, c *[2 * 768]int64) {
+	if simdEnabled {
+		foldR3SIMD(out, c)
+		return
+	}
 	lo, hi, hm := foldParts(c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]

@@ -260,3 +260,57 @@ func BenchmarkInverseProducts768(b *testing.B) {
 		})
 	})
 }
+
+func TestFoldSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(35, 36))
+	// Coefficient bounds: a product of two R/q elements for k = 1; for
+	// k = 3, the scalar code's limit (3 times the fold below 2^34).
+	const maxRq = P * Q12 * Q12
+	const max3 = (1 << 34) / 9
+	for k := range simdIterations(500) {
+		var c, c3, small [1536]int64
+		for i := range c {
+			c[i] = rng.Int64N(2*maxRq+1) - maxRq
+			c3[i] = rng.Int64N(2*max3+1) - max3
+			small[i] = rng.Int64N(2*P+1) - P
+			if k%4 == 1 { // extremes
+				sign := 1 - 2*int64(rng.IntN(2))
+				c[i], c3[i], small[i] = maxRq*sign, max3*sign, P*sign
+			}
+		}
+		for _, scale := range []int64{1, 3} {
+			in := &c
+			if scale == 3 {
+				in = &c3
+			}
+			var got, want [P]int16
+			foldRqSIMD(&got, in, scale)
+			scalarToo(func() { foldRqScaled(&want, in, scale) })
+			if got != want {
+				t.Fatalf("case %d: vector R/q fold (k = %d) differs from the scalar one", k, scale)
+			}
+		}
+		var got3, want3 [P]int8
+		foldR3SIMD(&got3, &small)
+		scalarToo(func() { foldR3(&want3, &small) })
+		if got3 != want3 {
+			t.Fatalf("case %d: vector R/3 fold differs from the scalar one", k)
+		}
+		// mulLift3's fold: 3*c mod q, then mod 3 (scalar: freeze3(freezeQ(3*v)))
+		lift3SIMD(&got3, &c3)
+		for i := range want3 {
+			v := c3[i]
+			if i < P-1 {
+				v += c3[P+i]
+			}
+			if i > 0 {
+				v += c3[P+i-1]
+			}
+			want3[i] = freeze3(int64(freezeQ(3 * v)))
+		}
+		if got3 != want3 {
+			t.Fatalf("case %d: vector lift to R/3 differs from the scalar one", k)
+		}
+	}
+}

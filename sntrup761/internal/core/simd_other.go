@@ -24,3 +24,9 @@ func forward768SIMD[T int8 | int16 | int32](x *spectrum, a []T) { panic("core: n
 func inverse768SIMD(c *[1536]int64, x *spectrum) { panic("core: no SIMD path") }
 
 func inverseProducts768SIMD(out *[1536]int64, a, b, c, d []complex128) { panic("core: no SIMD path") }
+
+func foldRqSIMD(out *[P]int16, c *[1536]int64, k int64) { panic("core: no SIMD path") }
+
+func foldR3SIMD(out *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
+
+func lift3SIMD(e *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
