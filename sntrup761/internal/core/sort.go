@@ -94,7 +94,13 @@ func swarPass(w *[sortW]uint64, pw, dw, r int) {
 //go:noinline // as swarCmpExchange
 func swarStrided(xs, ys []uint64, stride int) {
 	ys = ys[:len(xs)]
-	for i := 0; i < len(xs); i += stride {
+	i := 0
+	for ; i+stride < len(xs); i += 2 * stride { // two per iteration
+		j := i + stride
+		xs[i], ys[i] = swarMinmax(xs[i], ys[i])
+		xs[j], ys[j] = swarMinmax(xs[j], ys[j])
+	}
+	if i < len(xs) {
 		xs[i], ys[i] = swarMinmax(xs[i], ys[i])
 	}
 }
