@@ -1,5 +1,7 @@
 package core
 
+import "math/bits"
+
 // Constant-time sorting of the 761 keys of Short_fromlist.
 //
 // The network is Batcher's merge exchange (Knuth, TAOCP 5.2.2 Algorithm M),
@@ -118,13 +120,17 @@ func swarCmpExchange(xs, ys []uint64) {
 // swarMinmax returns the lane-wise minimum and maximum of the two 32-bit
 // lanes of a and b.
 //
-// Each lane pair is compared by a 64-bit subtraction of the zero-extended
-// lanes, whose sign is set iff b's lane is below a's; the two signs become
-// a mask that is all ones on the lanes to exchange.
+// The low lanes are compared by a 64-bit subtraction of the zero-extended
+// lanes, whose sign is set iff b's lane is below a's. The high lanes are
+// compared through the whole words: b < a as 64-bit numbers iff b's high
+// lane is below a's, or the high lanes are equal, when exchanging them
+// changes nothing. The two results become a mask that is all ones on the
+// lanes to exchange. Constant time: bits.Sub64 is a subtraction with
+// borrow, no branch.
 func swarMinmax(a, b uint64) (uint64, uint64) {
 	mlo := uint64(int64(uint64(uint32(b))-uint64(uint32(a))) >> 63)
-	mhi := uint64(int64(b>>32-a>>32) >> 63)
-	m := mlo>>32 | mhi<<32
+	_, borrow := bits.Sub64(b, a, 0) // 1 iff b < a
+	m := uint64(uint32(mlo)) | -borrow<<32
 	t := (a ^ b) & m
 	return a ^ t, b ^ t
 }
