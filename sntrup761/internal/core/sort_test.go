@@ -24,6 +24,25 @@ func TestSortShort(t *testing.T) {
 			}
 			L[i] &^= 1 // keys of Short_fromlist always have a low bit cleared
 		}
+		switch k {
+		case 0: // descending
+			slices.Sort(L[:])
+			slices.Reverse(L[:])
+		case 1, 2, 3: // sorted except for the top keys, reversed
+			slices.Sort(L[:])
+			slices.Reverse(L[P-1-4*k:])
+		default:
+			switch k % 3 {
+			case 0: // 0-1 principle: two key values, varying density
+				for i := range L {
+					L[i] = uint32(2 * rng.IntN(2+k%7) / (1 + k%7))
+				}
+			case 1: // plain random keys: the top keys distinct too
+				for i := range L {
+					L[i] = rng.Uint32() &^ 1
+				}
+			}
+		}
 		want := slices.Clone(L[:])
 		ref.SortUint32(want)
 		if !slices.IsSorted(want) {
