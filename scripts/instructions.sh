@@ -2,10 +2,12 @@
 # instructions.sh: instructions per sntrup761 operation through the public
 # API (GenerateKey, Encapsulate, Decapsulate, and GenerateKeys(32) per key),
 # counted by valgrind's callgrind (Debian package valgrind). Unlike
-# wall-clock times, the counts repeat from run to run (within about 0.2%:
-# Go runtime bookkeeping) and from one x86-64 machine to another, apart from
-# library code that picks an implementation by CPU feature (SHA-512's AVX2
-# path, memmove).
+# wall-clock times, the counts repeat from run to run (within about 0.5%
+# for GenerateKey, less for the others: the Go scheduler's preemption
+# requests, which follow elapsed time, add a few instructions where they
+# land) and from one x86-64 machine to another, apart from library code
+# that picks an implementation by CPU feature (SHA-512's AVX2 path,
+# memmove).
 #
 # Usage: scripts/instructions.sh [-f] [-o dir] [-l limits] [op...]
 #   -f      also print the per-function breakdown: instructions per

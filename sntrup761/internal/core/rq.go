@@ -102,12 +102,17 @@ func foldRqScaled(out *[P]int16, c *[2 * 768]int64, k int64) {
 // multiplication by 10923/2^15 (exact for 0 < v <= Q: the excess
 // v*(10923/2^15 - 1/3) stays below 0.05).
 func mulRounded(R *[P]uint32, z, sa, sb *spectrum) {
-	var y [P]int16
-	mulRq(&y, z, sa, sb)
-	for i, v := range y {
-		R[i] = (uint32(int32(v)+Q12+1) * 10923) >> 15
+	var c [2 * 768]int64
+	inverseOfProduct(&c, z, sa, sb)
+	digit := func(v int64) uint32 { return (uint32(int32(freezeQ(v))+Q12+1) * 10923) >> 15 }
+	lo, hi, hm := foldParts(&c)
+	o := R[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = digit(v + hi[i] + hm[i])
 	}
-	clear(y[:])
+	R[0] = digit(c[0] + c[P])
+	R[P-1] = digit(c[P-1] + c[2*P-2])
 }
 
 // mulLift3 sets e = 3*a*b in R/q, lifted to R/3 (coefficients in [-Q12,

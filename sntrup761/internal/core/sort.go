@@ -11,10 +11,13 @@ package core
 //
 // With n even, every pass with p >= 2 compares even-aligned runs of even
 // length at an even distance, so those passes work on two keys per uint64
-// (swarMinmax); only the final p = 1 passes, which compare neighbours,
-// run one key at a time. Which pairs are compared depends only on n, and
-// every compare-exchange is branch-free, so the running time does not
-// depend on the keys.
+// (swarMinmax). The final p = 1 passes compare odd keys with even ones;
+// they run on the odd and the even keys packed into separate arrays (see
+// sortKeys). Which pairs are compared depends only on n, and every
+// compare-exchange is branch-free, so the running time does not depend on
+// the keys.
+
+import "math/bits"
 
 const (
 	sortN = P + 1     // 762 keys including the sentinel
@@ -52,22 +55,43 @@ func sortKeys(x *[sortW][2]uint32, w *[sortW]uint64) {
 		}
 	}
 
-	for i := range w {
-		x[i] = [2]uint32{uint32(w[i]), uint32(w[i] >> 32)}
-	}
 	// p = 1: pairs (i, i+d) for i with i&1 == r: first d = 1, r = 0 (the
 	// two keys of each pair), then r = 1 and odd d = q-1 for q = 2^(t-1),
-	// ..., 2: key 2k+1 against key 2(k+e) with e = (d+1)/2 = q/2.
-	for k := range x {
-		x[k][0], x[k][1] = minmax32(x[k][0], x[k][1])
+	// ..., 2: odd key 2k+1 against even key 2(k+e) with e = (d+1)/2 = q/2.
+	// With the odd keys A[k] = key 2k+1 and the even keys B[k] = key 2k
+	// packed two to a word in separate arrays, these compare lane l of
+	// wa[t] with lane l of wb[t+e/2] for even e, and for e = 1 with the
+	// words of wb shifted by one key. The padding keys (381 in each array,
+	// one real key fewer) are 0xffffffff at the top, so the extra pairs
+	// that involve them leave every key in place.
+	const nh = (sortW + 1) / 2
+	var wa, wb [nh]uint64
+	for t := range nh - 1 {
+		w0, w1 := w[2*t], w[2*t+1]
+		wb[t] = w0&0xffffffff | w1<<32
+		wa[t] = w0>>32 | w1&^0xffffffff
 	}
-	for e := 1 << (sortT - 2); e > 0; e >>= 1 {
-		lo, hi := x[:sortW-e], x[e:]
-		hi = hi[:len(lo)]
-		for k := range lo {
-			lo[k][1], hi[k][0] = minmax32(lo[k][1], hi[k][0])
-		}
+	wb[nh-1] = w[sortW-1]&0xffffffff | 0xffffffff<<32
+	wa[nh-1] = w[sortW-1]>>32 | 0xffffffff<<32
+	for t := range wb {
+		wb[t], wa[t] = swarMinmax(wb[t], wa[t])
 	}
+	for e := 1 << (sortT - 2); e > 1; e >>= 1 {
+		swarCmpExchange(wa[:nh-e/2], wb[e/2:])
+	}
+	for t := range nh - 1 { // e = 1: A[2t], A[2t+1] against B[2t+1], B[2t+2]
+		y := wb[t]>>32 | wb[t+1]<<32
+		wa[t], y = swarMinmax(wa[t], y)
+		wb[t] = wb[t]&0xffffffff | y<<32
+		wb[t+1] = wb[t+1]&^0xffffffff | y>>32
+	}
+	for t := range nh - 1 {
+		x[2*t] = [2]uint32{uint32(wb[t]), uint32(wa[t])}
+		x[2*t+1] = [2]uint32{uint32(wb[t] >> 32), uint32(wa[t] >> 32)}
+	}
+	x[sortW-1] = [2]uint32{uint32(wb[nh-1]), uint32(wa[nh-1])}
+	clear(wa[:])
+	clear(wb[:])
 }
 
 // swarPass runs one pass on the packed keys: runs of pw words starting at
@@ -98,7 +122,13 @@ func swarPass(w *[sortW]uint64, pw, dw, r int) {
 //go:noinline // as swarCmpExchange
 func swarStrided(xs, ys []uint64, stride int) {
 	ys = ys[:len(xs)]
-	for i := 0; i < len(xs); i += stride {
+	i := 0
+	for ; i+stride < len(xs); i += 2 * stride { // two per iteration
+		j := i + stride
+		xs[i], ys[i] = swarMinmax(xs[i], ys[i])
+		xs[j], ys[j] = swarMinmax(xs[j], ys[j])
+	}
+	if i < len(xs) {
 		xs[i], ys[i] = swarMinmax(xs[i], ys[i])
 	}
 }
@@ -116,21 +146,17 @@ func swarCmpExchange(xs, ys []uint64) {
 // swarMinmax returns the lane-wise minimum and maximum of the two 32-bit
 // lanes of a and b.
 //
-// Each lane pair is compared by a 64-bit subtraction of the zero-extended
-// lanes, whose sign is set iff b's lane is below a's; the two signs become
-// a mask that is all ones on the lanes to exchange.
+// The low lanes are compared by a 64-bit subtraction of the zero-extended
+// lanes, whose sign is set iff b's lane is below a's. The high lanes are
+// compared through the whole words: b < a as 64-bit numbers iff b's high
+// lane is below a's, or the high lanes are equal, when exchanging them
+// changes nothing. The two results become a mask that is all ones on the
+// lanes to exchange. Constant time: bits.Sub64 is a subtraction with
+// borrow, no branch.
 func swarMinmax(a, b uint64) (uint64, uint64) {
 	mlo := uint64(int64(uint64(uint32(b))-uint64(uint32(a))) >> 63)
-	mhi := uint64(int64(b>>32-a>>32) >> 63)
-	m := mlo>>32 | mhi<<32
+	_, borrow := bits.Sub64(b, a, 0) // 1 iff b < a
+	m := uint64(uint32(mlo)) | -borrow<<32
 	t := (a ^ b) & m
 	return a ^ t, b ^ t
-}
-
-// minmax32 returns (min(a, c), max(a, c)) without branching: m is all ones
-// iff c < a (the borrow of the 64-bit difference c - a).
-func minmax32(a, c uint32) (uint32, uint32) {
-	m := uint32(int64(uint64(c)-uint64(a)) >> 63)
-	s := (a ^ c) & m
-	return a ^ s, c ^ s
 }
