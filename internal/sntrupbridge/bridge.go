@@ -21,4 +21,8 @@ var (
 	Encapsulate func(ek any, rand io.Reader) (sharedKey, ciphertext []byte, err error)
 	// GenerateKeys is the batch form of GenerateKey ([]*sntrup761.DecapsulationKey).
 	GenerateKeys func(rand io.Reader, n int) (any, error)
+	// Arithmetic names the arithmetic the sntrup761 code runs in this
+	// binary: "scalar", or "avx2 (GOEXPERIMENT=simd)" for the vector path
+	// (see sntrup761/internal/core/simd_amd64.go), for pqkex bench.
+	Arithmetic func() string
 )

@@ -148,7 +148,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		sk   *PrivateKey // the key being built; sk.sf is the transform of f
 		sg   spectrum
 		// sPair is the transform of c_(k-1) + 2^pairShift*g_k, where c_(k-1)
-		// is the R/3 prefix product before this key (see product3Pair).
+		// is the R/3 prefix product before this key (see mul3Pair).
 		sPair spectrum
 		sPreq spectrum // transform of the R/q prefix product before this key
 	}
@@ -194,14 +194,11 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		s := &slots[k]
 		s.sPair.transformSmall(&c3)
 		s.sPreq.transformRq(&dq)
-		mulR3(&c3, &s.sPair, &s.sg)
+		mulR3(&c3, &x, &s.sPair, &s.sg)
 		for j := range s.sPair {
 			s.sPair[j] += s.sg[j] * (1 << pairShift)
 		}
-		for j := range x {
-			x[j] = s.sPreq[j] * s.sk.sf[j] * 3
-		}
-		productRq(&dq, &x)
+		mulRq3(&dq, &x, &s.sPreq, &s.sk.sf)
 	}
 
 	// One inversion in each ring; both succeed since every g is invertible
@@ -219,13 +216,9 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		stq.transformRq(&tq)
 		var v [P]int8
 		var finv [P]int16
-		mul(x[:], st3[:], s.sPair[:])
-		product3Pair(&v, &t3, &x)    // 1/g_k = t3 * c_(k-1); t3 = 1/c_(k-1)
-		mulRq(&finv, &stq, &s.sPreq) // 1/(3f_k) = tq * d_(k-1)
-		for j := range x {
-			x[j] = stq[j] * s.sk.sf[j] * 3
-		}
-		productRq(&tq, &x) // tq = 1/d_(k-1)
+		mul3Pair(&v, &t3, &x, &st3, &s.sPair)  // 1/g_k = t3 * c_(k-1); t3 = 1/c_(k-1)
+		mulRq(&finv, &s.sPreq, &s.sPreq, &stq) // 1/(3f_k) = tq * d_(k-1)
+		mulRq3(&tq, &x, &stq, &s.sk.sf)        // tq = 1/d_(k-1)
 		keys[k] = s.sk
 		s.sk.assemble(&s.f, &v, &finv, &s.rho, &s.sg)
 		clear(v[:])

@@ -389,7 +389,7 @@ var dudectCases = []dudect.Case{
 				},
 				Run: func(i int) {
 					sr.transformSmall(&rs[i])
-					mulRq(&out, sh, &sr)
+					mulRq(&out, &sr, &sr, sh)
 				},
 			}
 		},
@@ -425,8 +425,7 @@ var dudectCases = []dudect.Case{
 					for j := range sp {
 						sp[j] += sg[j] * (1 << pairShift)
 					}
-					mul(x[:], st[:], sp[:])
-					product3Pair(&a, &b, &x)
+					mul3Pair(&a, &b, &x, &st, &sp)
 					dudectSink += int64(a[0]) + int64(b[0])
 				},
 			}
@@ -455,7 +454,7 @@ var dudectCases = []dudect.Case{
 				},
 				Run: func(i int) {
 					sr.transformSmall(&rs[i])
-					mulRq(&out, sh, &sr)
+					mulRq(&out, &sr, &sr, sh)
 				},
 			}
 		},

@@ -26,6 +26,13 @@ type codecLevel struct {
 	recip []uint64 // ceil(2^64 / m[i]) for the exact division of decode
 	emit  []int    // bytes emitted per pair (or, for one value, in total)
 	off   int      // offset of this level's bytes in the encoding
+	// The first bulk pairs all have modulus bm for both values and emit
+	// bk bytes (1 or 2): encode and decode run them in a loop with these
+	// constants, and only the pairs after them use the tables.
+	bulk   int
+	bm     uint32
+	brecip uint64
+	bk     int
 }
 
 type radixCodec struct {
@@ -69,6 +76,11 @@ func newRadixCodec(n int, m0 uint32) *radixCodec {
 		if len(M)%2 == 1 {
 			M2[len(M2)-1] = M[len(M)-1]
 		}
+		lv.bm, lv.brecip, lv.bk = M[0], lv.recip[0], lv.emit[0]
+		for lv.bulk < len(lv.emit) && M[2*lv.bulk] == lv.bm && M[2*lv.bulk+1] == lv.bm &&
+			lv.emit[lv.bulk] == lv.bk && (lv.bk == 1 || lv.bk == 2) {
+			lv.bulk++
+		}
 		c.levels = append(c.levels, lv)
 		M = M2
 	}
@@ -98,8 +110,8 @@ func (c *radixCodec) encode(out []byte, R []uint32) {
 			return
 		}
 		n := len(cur)
-		w := 0
-		for i := 0; i+1 < n; i += 2 {
+		w := encodeBulk(o, cur, lv)
+		for i := 2 * lv.bulk; i+1 < n; i += 2 {
 			r := cur[i] + cur[i+1]*lv.m[i]
 			for range lv.emit[i/2] {
 				o[w] = byte(r)
@@ -134,8 +146,8 @@ func (c *radixCodec) decode(R []uint32, s []byte) {
 		n := len(lv.m)
 		nx := next[:n]
 		o := s[lv.off:]
-		w := 0
-		for i := 0; i+1 < n; i += 2 {
+		w := decodeBulk(nx, cur, o, lv)
+		for i := 2 * lv.bulk; i+1 < n; i += 2 {
 			var lo uint32
 			k := lv.emit[i/2]
 			for t := range k {
@@ -153,6 +165,53 @@ func (c *radixCodec) decode(R []uint32, s []byte) {
 		cur, next = nx, cur[:cap(cur)]
 	}
 	copy(R, cur)
+}
+
+// encodeBulk encodes the level's first lv.bulk pairs of cur into o,
+// leaving the combined values in cur[:lv.bulk], and returns the number of
+// bytes written.
+func encodeBulk(o []byte, cur []uint32, lv *codecLevel) int {
+	m := lv.bm
+	pairs := cur[:2*lv.bulk]
+	if lv.bk == 1 {
+		o = o[:lv.bulk]
+		for i := range o {
+			r := pairs[2*i] + pairs[2*i+1]*m
+			o[i] = byte(r)
+			cur[i] = r >> 8
+		}
+		return len(o)
+	}
+	o = o[:2*lv.bulk]
+	for i := 0; i+1 < len(o); i += 2 {
+		r := pairs[i] + pairs[i+1]*m
+		o[i], o[i+1] = byte(r), byte(r>>8)
+		cur[i/2] = r >> 16
+	}
+	return len(o)
+}
+
+// decodeBulk decodes the level's first lv.bulk pairs from o and cur (the
+// combined values of the level above) into nx, and returns the number of
+// bytes read.
+func decodeBulk(nx, cur []uint32, o []byte, lv *codecLevel) int {
+	m, recip := lv.bm, lv.brecip
+	nx = nx[:2*lv.bulk]
+	cur = cur[:lv.bulk]
+	if lv.bk == 1 {
+		o = o[:len(cur)]
+		for i, hi := range cur {
+			q, rem := divmod(uint32(o[i])|hi<<8, m, recip)
+			nx[2*i], nx[2*i+1] = rem, mod(q, m, recip)
+		}
+		return len(o)
+	}
+	o = o[:2*len(cur)]
+	for i, hi := range cur {
+		q, rem := divmod(uint32(o[2*i])|uint32(o[2*i+1])<<8|hi<<16, m, recip)
+		nx[2*i], nx[2*i+1] = rem, mod(q, m, recip)
+	}
+	return len(o)
 }
 
 // divmod returns x / m and x % m using recip = ceil(2^64/m), exact for

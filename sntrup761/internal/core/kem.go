@@ -133,19 +133,33 @@ func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
 }
 
 // shortFromList turns a random list into a Short element (exactly W
-// nonzero coefficients ±1) by sorting, as the reference "Short_fromlist".
-// Constant time: masks by public index, then the sorting network.
+// nonzero coefficients ±1) by sorting, as the reference "Short_fromlist":
+// the first W keys lose bit 0, the others become odd with bit 1 clear,
+// and the coefficients are the low two bits of the sorted words, minus 1.
+// Constant time: masks by public index, then the sorting network. W is
+// even, so each packed word of two keys gets one kind of mask.
 func shortFromList(out *[P]int8, L *[P]uint32) {
-	for i := range W {
-		L[i] &^= 1
+	if simdEnabled {
+		shortFromListSIMD(out, L)
+		return
 	}
-	for i := W; i < P; i++ {
-		L[i] = L[i]&^3 | 1
+	var w [sortW]uint64
+	for i := range W / 2 {
+		w[i] = (uint64(L[2*i]) | uint64(L[2*i+1])<<32) &^ (1 | 1<<32)
 	}
-	sortShort(L)
-	for i := range out {
-		out[i] = int8(L[i]&3) - 1
+	for i := W / 2; i < P/2; i++ {
+		w[i] = (uint64(L[2*i])|uint64(L[2*i+1])<<32)&^(3|3<<32) | (1 | 1<<32)
 	}
+	w[sortW-1] = uint64(L[P-1]&^3|1) | 0xffffffff<<32
+	var x [sortW][2]uint32
+	sortKeys(&x, &w)
+	for k := range P / 2 {
+		out[2*k] = int8(x[k][0]&3) - 1
+		out[2*k+1] = int8(x[k][1]&3) - 1
+	}
+	out[P-1] = int8(x[P/2][0]&3) - 1
+	clear(x[:])
+	clear(w[:])
 }
 
 // smallFromList maps random words to small coefficients ("Small_random").
@@ -214,7 +228,7 @@ func (sk *PrivateKey) assemble(f, v *[P]int8, finv *[P]int16, rho *[smallBytes]b
 	var sfinv spectrum
 	sfinv.transformRq(finv)
 	var h [P]int16
-	mulRq(&h, &sfinv, sg)
+	mulRq(&h, &sfinv, &sfinv, sg)
 	clear(sfinv[:])
 
 	// sk = Small_encode(f) || Small_encode(v) || pk || rho || Hash_4(pk)
@@ -243,13 +257,11 @@ func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
 	smallEncode(rEnc[:], r)
 	var sr spectrum
 	sr.transformSmall(r)
-	var hr [P]int16
-	mulRq(&hr, &pk.sh, &sr)
+	var R [P]uint32
+	mulRounded(&R, &sr, &sr, &pk.sh) // Round(h*r), as digits of Rounded_encode
 	clear(sr[:])
-	for i := range hr {
-		hr[i] -= int16(freeze3(int64(hr[i]))) // Round: nearest multiple of 3
-	}
-	roundedEncode(ct[:roundedBytes], &hr)
+	roundedCodec.encode(ct[:roundedBytes], R[:])
+	clear(R[:])
 	h3 = hashPrefix(prefixInput, rEnc[:])
 	clear(rEnc[:])
 	confirm := hashPrefix(prefixConfirm, h3[:], pk.cache[:])
@@ -301,16 +313,12 @@ func (sk *PrivateKey) Decapsulate(ct *[CiphertextSize]byte, k *[SharedKeySize]by
 func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	var sc spectrum
 	sc.transformRq(c)
-	var cf [P]int16
-	mulRq(&cf, &sc, &sk.sf)
 	var e [P]int8
-	for i := range e {
-		e[i] = freeze3(int64(freezeQ(3 * int64(cf[i]))))
-	}
+	mulLift3(&e, &sc, &sc, &sk.sf) // e = 3*f*c in R/q, lifted to R/3
 	var se spectrum
 	se.transformSmall(&e)
 	var ev [P]int8
-	mulR3(&ev, &se, &sk.sv)
+	mulR3(&ev, &se, &se, &sk.sv)
 	weight := int32(0)
 	for i := range ev {
 		weight += int32(ev[i]) & 1
@@ -322,7 +330,7 @@ func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	for i := W; i < P; i++ {
 		r[i] = ev[i] &^ mask
 	}
-	clear(cf[:])
+	clear(sc[:])
 	clear(e[:])
 	clear(se[:])
 	clear(ev[:])

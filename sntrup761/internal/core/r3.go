@@ -39,6 +39,9 @@ func add3(anz, asg, bnz, bsg uint64) (nz, sg uint64) {
 // influence the result, and v and r have at most k+1 nonzero coefficients,
 // so each step touches only those words (the counts depend on k alone).
 func r3Recip(out *[P]int8, a *[P]int8) int32 {
+	if simdEnabled {
+		return r3RecipSIMD(out, a)
+	}
 	var f, g, v, r r3vec
 	// f = reversed x^p - x - 1: coefficients f_0 = 1, f_{p-1} = f_p = -1.
 	setCoeff(&f, 0, 1)

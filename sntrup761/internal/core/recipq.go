@@ -202,13 +202,11 @@ func jump(ar *arena, n int, delta int32, f, g []int32, topRow bool) (int32, jump
 	c := ar.wides(2 * m)
 	f1 := ar.ints(n - j)
 	g1 := ar.ints(n - j)
-	mulAdd(t, xu, xf, xv, xg)
-	pl.inverse(c, t)
+	pl.inverseProducts(c, t, xu, xf, xv, xg)
 	for i := range f1 {
 		f1[i] = int32(freezeQ(c[j+i]))
 	}
-	mulAdd(t, xq, xf, xr, xg)
-	pl.inverse(c, t)
+	pl.inverseProducts(c, t, xq, xf, xr, xg)
 	for i := range g1 {
 		g1[i] = int32(freezeQ(c[j+i]))
 	}
@@ -236,8 +234,7 @@ func jump(ar *arena, n int, delta int32, f, g []int32, topRow bool) (int32, jump
 	}
 	z := ar.complexes(m)
 	for _, e := range products {
-		mulAdd(z, e.a, e.b, e.c, e.d)
-		pl.inverse(c, z)
+		pl.inverseProducts(c, z, e.a, e.b, e.c, e.d)
 		for i := range e.out {
 			e.out[i] = int32(freezeQ(c[i]))
 		}
@@ -273,6 +270,9 @@ func putRecipArena(a *arena) {
 // not invertible (only a = 0 for sntrup761, where R/q is a field).
 // Constant time: 2p-1 divsteps through jump, whose shape is fixed.
 func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
+	if simdEnabled {
+		return recipRqSIMD(out, a, scale)
+	}
 	// Reversed x^p - x - 1 and reversed a, as power series.
 	var F, G [P + 1]int32
 	F[0], F[P-1], F[P] = 1, -1, -1
@@ -297,50 +297,43 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 	forwardInt(pl, xr[:], M1.r)
 	forwardInt(pl, xg[:], G[:])
 	c := ar.wides(2 * m)
-	timesF := func(u []int32, k int) int64 { // coefficient k of u*F
-		x := int64(0)
-		for _, d := range [3]int{0, P - 1, P} {
-			if k-d >= 0 && k-d < len(u) { // public indices
-				if d == 0 {
-					x += int64(u[k-d])
-				} else {
-					x -= int64(u[k-d])
-				}
-			}
-		}
-		return x
-	}
+	// Coefficient j+i of u*F is u_(j+i) - u_i - u_(i-1) (j = P-1), where
+	// u has j+1 coefficients: the first term exists only for i = 0, the
+	// second for i <= j, the third for i >= 1.
 	var f1, g1 [P + 1]int32
-	mul(t[:], xv[:], xg[:])
-	pl.inverse(c, t[:])
-	for i := range f1 {
-		f1[i] = int32(freezeQ(c[j+i] + timesF(M1.u, j+i)))
+	timesF := func(out *[P + 1]int32, u []int32) {
+		u = u[:j+1]
+		cs := c[j : j+P+1]
+		out[0] = int32(freezeQ(cs[0] + int64(u[j]) - int64(u[0])))
+		for i := 1; i <= j; i++ {
+			out[i] = int32(freezeQ(cs[i] - int64(u[i]) - int64(u[i-1])))
+		}
+		out[P] = int32(freezeQ(cs[P] - int64(u[j])))
 	}
-	mul(t[:], xr[:], xg[:])
-	pl.inverse(c, t[:])
-	for i := range g1 {
-		g1[i] = int32(freezeQ(c[j+i] + timesF(M1.q, j+i)))
-	}
+	pl.inverseProducts(c, t[:], xv[:], xg[:], nil, nil)
+	timesF(&f1, M1.u)
+	pl.inverseProducts(c, t[:], xr[:], xg[:], nil, nil)
+	timesF(&g1, M1.q)
 
 	delta, M2 := jump(ar, n-j, delta, f1[:], g1[:], true) // only u2, v2 are used
 
 	// f after n steps is the constant x^-(n-j) * (u2 f1 + v2 g1) at
 	// degree n-j.
+	// The sum stays below 762 * 2 * Q12^2 < 2^33, inside freezeQ's range.
 	var f0 int64
 	for i := 0; i <= n-j; i++ {
 		f0 += int64(M2.u[i])*int64(f1[n-j-i]) + int64(M2.v[i])*int64(g1[n-j-i])
-		f0 = int64(freezeQ(f0))
 	}
+	f0 = int64(freezeQ(f0))
 
 	// v = (M2 * M1).v = u2*v1 + v2*r1; only its low coefficients are needed.
 	forwardInt(pl, xa[:], M2.u)
 	forwardInt(pl, xb[:], M2.v)
-	mulAdd(t[:], xa[:], xv[:], xb[:], xr[:])
-	pl.inverse(c, t[:])
+	pl.inverseProducts(c, t[:], xa[:], xv[:], xb[:], xr[:])
 
-	s := int64(recipQ(int16(f0))) * int64(scale)
+	s := int64(freezeQ(int64(recipQ(int16(f0))) * int64(scale)))
 	for i := range P {
-		out[i] = freezeQ(int64(freezeQ(c[P-i])) * int64(freezeQ(s)))
+		out[i] = freezeQ(int64(freezeQ(c[P-i])) * s)
 	}
 	return nzMask(delta)
 }

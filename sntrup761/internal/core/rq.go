@@ -41,17 +41,6 @@ func freeze3(x int64) int8 {
 	return int8(r - 1)
 }
 
-// foldProduct reduces a linear product c (len 2P-1) modulo x^p - x - 1 in
-// place, using x^p = x + 1 from the top coefficient down; the result is in
-// c[:P] with |c_i| at most three times the largest input coefficient.
-func foldProduct(c []int64) {
-	c = c[:2*P-1]
-	for i := 2*P - 2; i >= P; i-- {
-		c[i-P] += c[i]
-		c[i-P+1] += c[i]
-	}
-}
-
 // plan768 multiplies elements of R/q and R/3: 2*768 >= 2P-1.
 var plan768 = newFFTPlan(768)
 
@@ -64,25 +53,120 @@ func (s *spectrum) transformRq(a *[P]int16) { forwardInt(plan768, s[:], a[:]) }
 // transformSmall sets s to the transform of a small element.
 func (s *spectrum) transformSmall(a *[P]int8) { forwardInt(plan768, s[:], a[:]) }
 
-// productRq sets out = (the polynomial with spectrum x) mod (x^p-x-1, q).
-// x is destroyed.
-func productRq(out *[P]int16, x *spectrum) {
-	var c [2*P - 1]int64
-	plan768.inverse(c[:], x[:])
-	foldProduct(c[:])
-	for i := range out {
-		out[i] = freezeQ(c[i])
-	}
+// inverseOfProduct sets c to the linear product of the polynomials with
+// spectra sa and sb, using z as scratch (z may be sa or sb).
+func inverseOfProduct(c *[2 * 768]int64, z, sa, sb *spectrum) {
+	plan768.inverseProducts(c[:], z[:], sa[:], sb[:], nil, nil)
 }
 
-// product3 is productRq for R/3.
-func product3(out *[P]int8, x *spectrum) {
-	var c [2*P - 1]int64
-	plan768.inverse(c[:], x[:])
-	foldProduct(c[:])
-	for i := range out {
-		out[i] = freeze3(c[i])
+// mulRq sets out = a*b in R/q, where sa and sb are their spectra, using z
+// as scratch (z may be sa or sb, which is then destroyed).
+func mulRq(out *[P]int16, z, sa, sb *spectrum) {
+	var c [2 * 768]int64
+	inverseOfProduct(&c, z, sa, sb)
+	foldRq(out, &c)
+}
+
+// mulRq3 sets out = 3*a*b in R/q (spectra sa, sb; z scratch as for
+// mulRq): the factor 3 is applied to the exact integer product.
+func mulRq3(out *[P]int16, z, sa, sb *spectrum) {
+	var c [2 * 768]int64
+	inverseOfProduct(&c, z, sa, sb)
+	foldRqScaled(out, &c, 3)
+}
+
+// foldRq sets out = c mod (x^p-x-1, q) for a linear product c.
+func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
+
+// foldRqScaled sets out = k*c mod (x^p-x-1, q) for a linear product c
+// (k*|c| folded below 2^34 / 3).
+func foldRqScaled(out *[P]int16, c *[2 * 768]int64, k int64) {
+	if simdEnabled && (k == 1 || k == 3) {
+		foldRqSIMD(out, c, k)
+		return
 	}
+	lo, hi, hm := foldParts(c)
+	o := out[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = freezeQ(k * (v + hi[i] + hm[i]))
+	}
+	out[0] = freezeQ(k * (c[0] + c[P]))
+	out[P-1] = freezeQ(k * (c[P-1] + c[2*P-2]))
+}
+
+// mulRounded sets R to the digits of Rounded_encode(Round(a*b)) for a*b in
+// R/q (spectra sa, sb; z scratch as for mulRq): R_i = (Round(y_i) + Q12)/3,
+// where Round takes y_i in [-Q12, Q12] to the nearest multiple of 3. Since
+// 3 divides Q12, that is floor((y_i + Q12 + 1)/3), computed as a
+// multiplication by 10923/2^15 (exact for 0 < v <= Q: the excess
+// v*(10923/2^15 - 1/3) stays below 0.05).
+func mulRounded(R *[P]uint32, z, sa, sb *spectrum) {
+	var c [2 * 768]int64
+	inverseOfProduct(&c, z, sa, sb)
+	digit := func(v int64) uint32 { return (uint32(int32(freezeQ(v))+Q12+1) * 10923) >> 15 }
+	lo, hi, hm := foldParts(&c)
+	o := R[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = digit(v + hi[i] + hm[i])
+	}
+	R[0] = digit(c[0] + c[P])
+	R[P-1] = digit(c[P-1] + c[2*P-2])
+}
+
+// mulLift3 sets e = 3*a*b in R/q, lifted to R/3 (coefficients in [-Q12,
+// Q12] reduced mod 3), as decryption needs (spectra sa, sb; z scratch as
+// for mulRq).
+func mulLift3(e *[P]int8, z, sa, sb *spectrum) {
+	var c [2 * 768]int64
+	inverseOfProduct(&c, z, sa, sb)
+	if simdEnabled {
+		lift3SIMD(e, &c)
+		return
+	}
+	lo, hi, hm := foldParts(&c)
+	o := e[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = freeze3(int64(freezeQ(3 * (v + hi[i] + hm[i]))))
+	}
+	e[0] = freeze3(int64(freezeQ(3 * (c[0] + c[P]))))
+	e[P-1] = freeze3(int64(freezeQ(3 * (c[P-1] + c[2*P-2]))))
+}
+
+// mulR3 sets out = a*b in R/3 (spectra sa, sb; z scratch as for mulRq).
+func mulR3(out *[P]int8, z, sa, sb *spectrum) {
+	var c [2 * 768]int64
+	inverseOfProduct(&c, z, sa, sb)
+	foldR3(out, &c)
+}
+
+// foldR3 sets out = c mod (x^p-x-1, 3) for a linear product c.
+func foldR3(out *[P]int8, c *[2 * 768]int64) {
+	if simdEnabled {
+		foldR3SIMD(out, c)
+		return
+	}
+	lo, hi, hm := foldParts(c)
+	o := out[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = freeze3(v + hi[i] + hm[i])
+	}
+	out[0] = freeze3(c[0] + c[P])
+	out[P-1] = freeze3(c[P-1] + c[2*P-2])
+}
+
+// foldParts returns the three slices whose sums are coefficients 1..p-2 of
+// the linear product c (len >= 2p-1) reduced modulo x^p - x - 1: since
+// x^(p+k) = x^(k+1) + x^k, coefficient p+k of c adds to coefficients k and
+// k+1, so coefficient i is c_i + c_(p+i) + c_(p+i-1). Coefficients 0
+// (c_0 + c_p) and p-1 (c_(p-1) + c_(2p-2)) have only two terms each. The
+// result is at most three times the largest |c_i|.
+func foldParts(c *[2 * 768]int64) (lo, hi, hm []int64) {
+	lo, hi, hm = c[1:P-1], c[P+1:2*P-1], c[P:2*P-2]
+	return lo, hi[:len(lo)], hm[:len(lo)]
 }
 
 // pairShift packs two R/3 products into one transform: for small t, c and
@@ -92,57 +176,68 @@ func product3(out *[P]int8, x *spectrum) {
 // exact range (see fft.go).
 const pairShift = 11
 
-// product3Pair sets a = t*c and b = t*g in R/3, where x is the pointwise
-// product of the spectrum of t and the spectrum of c + 2^pairShift*g. x is
-// destroyed. Constant time: the split is shifts and masks.
-func product3Pair(a, b *[P]int8, x *spectrum) {
-	var lo, hi [2*P - 1]int64
-	plan768.inverse(lo[:], x[:])
+// mul3Pair sets a = t*c and b = t*g in R/3, where st is the spectrum of t
+// and sp the spectrum of c + 2^pairShift*g (z scratch as for mulRq).
+// Constant time: the split is shifts and masks.
+func mul3Pair(a, b *[P]int8, z, st, sp *spectrum) {
+	var lo, hi [2 * 768]int64
+	inverseOfProduct(&lo, z, st, sp)
 	const half = 1 << (pairShift - 1)
-	for i, v := range lo {
+	for i, v := range lo[:2*P-1] {
 		l := (v+half)&(1<<pairShift-1) - half // centered residue: t*c
 		lo[i], hi[i] = l, (v-l)>>pairShift
 	}
-	foldProduct(lo[:])
-	foldProduct(hi[:])
-	for i := range a {
-		a[i] = freeze3(lo[i])
-		b[i] = freeze3(hi[i])
-	}
-}
-
-// mulRq sets out = a*b in R/q, where sa and sb are their spectra.
-func mulRq(out *[P]int16, sa, sb *spectrum) {
-	var x spectrum
-	mul(x[:], sa[:], sb[:])
-	productRq(out, &x)
-}
-
-// mulR3 sets out = a*b in R/3, where sa and sb are their spectra.
-func mulR3(out *[P]int8, sa, sb *spectrum) {
-	var x spectrum
-	mul(x[:], sa[:], sb[:])
-	product3(out, &x)
+	foldR3(a, &lo)
+	foldR3(b, &hi)
 }
 
 // forwardInt is fftPlan.forward for any integer coefficient type.
 func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 	m := pl.m
 	x = x[:m]
+	if simdEnabled && m == 768 && len(a) <= m {
+		forward768SIMD((*spectrum)(x), a)
+		return
+	}
 	if len(a) <= m { // public length: real inputs only
 		twistRadix3(pl, x, a)
 		pl.difFrom(x, 1)
 		return
 	}
-	tw := pl.twist[:m]
-	for j := range x {
-		var im float64
-		if j+m < len(a) { // public lengths only
-			im = float64(a[j+m])
-		}
-		x[j] = complex(float64(a[j]), im) * tw[j]
+	twistRadix3Complex(pl, x, a)
+	pl.difFrom(x, 1)
+}
+
+// twistRadix3Complex is twistRadix3 for m < len(a) <= 2m: value j is
+// a_j + i*a_(j+m), times the twist factor.
+func twistRadix3Complex[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
+	st := &pl.stages[0]
+	m := pl.m
+	q := m / 3
+	if st.radix != 3 || st.span != m {
+		panic("core: plan does not start with a radix-3 stage")
 	}
-	pl.dif(x)
+	re, im := a[:m], a[m:]
+	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
+	t0, t1, t2 := pl.twist[:q], pl.twist[q:2*q], pl.twist[2*q:3*q]
+	w1, w2 := st.tw[0][:q], st.tw[1][:q]
+	for j := range x0 {
+		// Coefficients past len(a) are zero; the bounds are public.
+		var i0, i1, i2 float64
+		if j < len(im) {
+			i0 = float64(im[j])
+		}
+		if j+q < len(im) {
+			i1 = float64(im[j+q])
+		}
+		if j+2*q < len(im) {
+			i2 = float64(im[j+2*q])
+		}
+		p := complex(float64(re[j]), i0) * t0[j]
+		b := complex(float64(re[j+q]), i1) * t1[j]
+		c := complex(float64(re[j+2*q]), i2) * t2[j]
+		x0[j], x1[j], x2[j] = butterfly3(p, b, c, w1[j], w2[j])
+	}
 }
 
 // twistRadix3 is the twist of forwardInt for a real input a (len(a) <= m)

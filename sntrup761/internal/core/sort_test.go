@@ -24,6 +24,25 @@ func TestSortShort(t *testing.T) {
 			}
 			L[i] &^= 1 // keys of Short_fromlist always have a low bit cleared
 		}
+		switch k {
+		case 0: // descending
+			slices.Sort(L[:])
+			slices.Reverse(L[:])
+		case 1, 2, 3: // sorted except for the top keys, reversed
+			slices.Sort(L[:])
+			slices.Reverse(L[P-1-4*k:])
+		default:
+			switch k % 3 {
+			case 0: // 0-1 principle: two key values, varying density
+				for i := range L {
+					L[i] = uint32(2 * rng.IntN(2+k%7) / (1 + k%7))
+				}
+			case 1: // plain random keys: the top keys distinct too
+				for i := range L {
+					L[i] = rng.Uint32() &^ 1
+				}
+			}
+		}
 		want := slices.Clone(L[:])
 		ref.SortUint32(want)
 		if !slices.IsSorted(want) {
@@ -41,9 +60,18 @@ func TestSwarMinmax(t *testing.T) {
 	edge := []uint32{0, 1, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff}
 	for k := range 200000 {
 		var a0, a1, b0, b1 uint32
-		if k < len(edge)*len(edge) {
+		n := len(edge) * len(edge)
+		if k < n {
 			a0, b0 = edge[k%len(edge)], edge[k/len(edge)]
 			a1, b1 = b0, a0
+		} else if k < 2*n { // equal high lanes (the high lanes' mask is taken from the whole words)
+			a0, b0 = edge[k%len(edge)], edge[(k-n)/len(edge)]
+			a1 = edge[(k/len(edge)+k)%len(edge)]
+			b1 = a1
+		} else if k < 2*n+1000 { // equal high lanes, random low lanes
+			a0, b0 = rng.Uint32(), rng.Uint32()
+			a1 = rng.Uint32()
+			b1 = a1
 		} else {
 			a0, a1, b0, b1 = rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Uint32()
 		}

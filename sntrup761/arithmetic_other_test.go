@@ -1,0 +1,5 @@
+//go:build !(goexperiment.simd && amd64)
+
+package sntrup761
+
+func wantArithmetic() string { return "scalar" }

@@ -1,0 +1,316 @@
+//go:build goexperiment.simd && amd64
+
+package core
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// The vector kernels against the scalar code they replace, on random
+// inputs, in the same binary. (The fast-vs-reference tests of the other
+// files run the vector path whenever the CPU has AVX2, since they call the
+// dispatching functions.)
+
+// scalarToo runs f with the vector path off, then restores it. The tests
+// that use it must not be parallel (t.Parallel), so that no other test
+// runs while the switch is off; top-level tests that are not parallel never
+// overlap with any other test.
+func scalarToo(f func()) {
+	defer func(on bool) { simdEnabled = on }(simdEnabled)
+	simdEnabled = false
+	f()
+}
+
+// simdIterations is iterations without t.Parallel (see scalarToo).
+func simdIterations(n int) int {
+	if os.Getenv("PQKEX_LONG") == "1" {
+		return 10000
+	}
+	if testing.Short() {
+		return max(1, n/10)
+	}
+	return n
+}
+
+func needAVX2(t *testing.T) {
+	if !simdEnabled {
+		t.Fatal("GOEXPERIMENT=simd build on a CPU without AVX2: the vector path cannot be tested here")
+	}
+}
+
+func TestSIMDName(t *testing.T) {
+	needAVX2(t)
+	if got := SIMD(); got != "avx2 (GOEXPERIMENT=simd)" {
+		t.Fatalf("SIMD() = %q", got)
+	}
+	scalarToo(func() {
+		if got := SIMD(); got == "avx2 (GOEXPERIMENT=simd)" {
+			t.Fatalf("SIMD() = %q with the vector path off", got)
+		}
+	})
+}
+
+func TestRecipRqSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for k := range simdIterations(100) {
+		a := randRq(rng)
+		switch k % 4 {
+		case 1: // small, as key generation inverts 3f
+			s := randSmall(rng)
+			for i := range a {
+				a[i] = int16(s[i])
+			}
+		case 2: // extreme coefficients
+			for i := range a {
+				a[i] = Q12 - int16(rng.IntN(2))*(Q-1)
+			}
+		case 3: // sparse: long runs of zero g0, many steps without a swap
+			a = [P]int16{}
+			a[rng.IntN(P)] = int16(rng.IntN(Q)) - Q12
+			a[rng.IntN(P)] = int16(rng.IntN(Q)) - Q12
+		}
+		scale := int16(rng.IntN(Q)) - Q12
+		var got, want [P]int16
+		ok := recipRqSIMD(&got, &a, scale)
+		var wok int32
+		scalarToo(func() { wok = recipRq(&want, &a, scale) })
+		if ok != wok || got != want {
+			t.Fatalf("input %d: vector inversion differs from the scalar one (ok %d vs %d)", k, ok, wok)
+		}
+	}
+	var zero, out [P]int16
+	if recipRqSIMD(&out, &zero, 1) != -1 {
+		t.Fatal("0 reported invertible")
+	}
+}
+
+func TestR3RecipSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(23, 24))
+	for k := range simdIterations(200) {
+		g := randSmall(rng)
+		switch k % 4 {
+		case 1: // not invertible: a multiple of a factor of x^p-x-1
+			f := [][]int8{factor19, factor60, factor682}[k/4%3]
+			s := make([]int8, P-len(f)+1)
+			for j := range s {
+				s[j] = int8(rng.IntN(3)) - 1
+			}
+			g = [P]int8{}
+			copy(g[:], mul3poly(f, s))
+		case 2: // sparse
+			g = [P]int8{}
+			g[rng.IntN(P)] = 1
+			g[rng.IntN(P)] = -1
+		}
+		var got, want [P]int8
+		ok := r3RecipSIMD(&got, &g)
+		var wok int32
+		scalarToo(func() { wok = r3Recip(&want, &g) })
+		if ok != wok || (ok == 0 && got != want) {
+			t.Fatalf("input %d: vector inversion differs from the scalar one (ok %d vs %d)", k, ok, wok)
+		}
+	}
+}
+
+func TestSortShortSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(25, 26))
+	for k := range simdIterations(2000) {
+		var L [P]uint32
+		for i := range L {
+			L[i] = rng.Uint32()
+			switch (i + k) % 4 {
+			case 0:
+				L[i] >>= 29 // many equal keys
+			case 1:
+				L[i] |= 0xfffffff0 // near the sentinel
+			}
+			L[i] &^= 1
+		}
+		got, want := L, L
+		sortShortSIMD(&got)
+		scalarToo(func() { sortShort(&want) })
+		if got != want {
+			t.Fatalf("case %d: vector sort differs from the scalar one", k)
+		}
+	}
+}
+
+func TestShortFromListSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(27, 28))
+	for k := range simdIterations(2000) {
+		var L [P]uint32
+		for i := range L {
+			L[i] = rng.Uint32()
+			if (i+k)%3 == 0 {
+				L[i] >>= 28 // ties between keys
+			}
+		}
+		in := L
+		var got, want [P]int8
+		shortFromListSIMD(&got, &L)
+		if L != in {
+			t.Fatal("shortFromListSIMD modified its input")
+		}
+		scalarToo(func() { shortFromList(&want, &L) })
+		if got != want {
+			t.Fatalf("case %d: vector Short_fromlist differs from the scalar one", k)
+		}
+	}
+}
+
+// sameValues reports whether two spectra hold the same numbers (== on
+// each part, so the sign of a zero does not count; see fft_simd_amd64.go).
+func sameValues(a, b *spectrum) bool {
+	for j := range a {
+		if real(a[j]) != real(b[j]) || imag(a[j]) != imag(b[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestFFTSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(29, 30))
+	for k := range simdIterations(200) {
+		a := randRq(rng)
+		s := randSmall(rng)
+		if k%5 == 4 { // extreme coefficients
+			for i := range a {
+				a[i] = Q12 - int16(rng.IntN(2))*(Q-1)
+			}
+		}
+		// forward transforms of both input types
+		var got, want, gs, ws spectrum
+		forward768SIMD(&got, a[:])
+		forward768SIMD(&gs, s[:])
+		scalarToo(func() {
+			want.transformRq(&a)
+			ws.transformSmall(&s)
+		})
+		if !sameValues(&got, &want) || !sameValues(&gs, &ws) {
+			t.Fatalf("input %d: vector forward transform differs from the scalar one", k)
+		}
+		// inverse of a product: the same integers
+		var x, y spectrum
+		mul(x[:], got[:], gs[:])
+		y = x
+		var c, d [1536]int64
+		inverse768SIMD(&c, &x)
+		scalarToo(func() { plan768.inverse(d[:], y[:]) })
+		if c != d {
+			t.Fatalf("input %d: vector inverse transform differs from the scalar one", k)
+		}
+		// inverse of products formed on the way in: a*b and a*b + c*d
+		var z spectrum
+		inverseProducts768SIMD(&c, got[:], gs[:], nil, nil)
+		scalarToo(func() { plan768.inverseProducts(d[:], z[:], got[:], gs[:], nil, nil) })
+		if c != d {
+			t.Fatalf("input %d: vector inverse of a product differs from the scalar one", k)
+		}
+		inverseProducts768SIMD(&c, got[:], gs[:], ws[:], want[:])
+		scalarToo(func() { plan768.inverseProducts(d[:], z[:], got[:], gs[:], ws[:], want[:]) })
+		if c != d {
+			t.Fatalf("input %d: vector inverse of a sum of products differs from the scalar one", k)
+		}
+	}
+}
+
+func BenchmarkForward768(b *testing.B) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	a := randRq(rng)
+	var x spectrum
+	b.Run("simd", func(b *testing.B) {
+		for b.Loop() {
+			x.transformRq(&a)
+		}
+	})
+	b.Run("scalar", func(b *testing.B) {
+		scalarToo(func() {
+			for b.Loop() {
+				x.transformRq(&a)
+			}
+		})
+	})
+}
+
+func BenchmarkInverseProducts768(b *testing.B) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	a, s := randRq(rng), randSmall(rng)
+	var x, y, z spectrum
+	x.transformRq(&a)
+	y.transformSmall(&s)
+	var c [1536]int64
+	b.Run("simd", func(b *testing.B) {
+		for b.Loop() {
+			plan768.inverseProducts(c[:], z[:], x[:], y[:], nil, nil)
+		}
+	})
+	b.Run("scalar", func(b *testing.B) {
+		scalarToo(func() {
+			for b.Loop() {
+				plan768.inverseProducts(c[:], z[:], x[:], y[:], nil, nil)
+			}
+		})
+	})
+}
+
+func TestFoldSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(35, 36))
+	// Coefficient bounds: a product of two R/q elements for k = 1; for
+	// k = 3, the scalar code's limit (3 times the fold below 2^34).
+	const maxRq = P * Q12 * Q12
+	const max3 = (1 << 34) / 9
+	for k := range simdIterations(500) {
+		var c, c3, small [1536]int64
+		for i := range c {
+			c[i] = rng.Int64N(2*maxRq+1) - maxRq
+			c3[i] = rng.Int64N(2*max3+1) - max3
+			small[i] = rng.Int64N(2*P+1) - P
+			if k%4 == 1 { // extremes
+				sign := 1 - 2*int64(rng.IntN(2))
+				c[i], c3[i], small[i] = maxRq*sign, max3*sign, P*sign
+			}
+		}
+		for _, scale := range []int64{1, 3} {
+			in := &c
+			if scale == 3 {
+				in = &c3
+			}
+			var got, want [P]int16
+			foldRqSIMD(&got, in, scale)
+			scalarToo(func() { foldRqScaled(&want, in, scale) })
+			if got != want {
+				t.Fatalf("case %d: vector R/q fold (k = %d) differs from the scalar one", k, scale)
+			}
+		}
+		var got3, want3 [P]int8
+		foldR3SIMD(&got3, &small)
+		scalarToo(func() { foldR3(&want3, &small) })
+		if got3 != want3 {
+			t.Fatalf("case %d: vector R/3 fold differs from the scalar one", k)
+		}
+		// mulLift3's fold: 3*c mod q, then mod 3 (scalar: freeze3(freezeQ(3*v)))
+		lift3SIMD(&got3, &c3)
+		for i := range want3 {
+			v := c3[i]
+			if i < P-1 {
+				v += c3[P+i]
+			}
+			if i > 0 {
+				v += c3[P+i-1]
+			}
+			want3[i] = freeze3(int64(freezeQ(3 * v)))
+		}
+		if got3 != want3 {
+			t.Fatalf("case %d: vector lift to R/3 differs from the scalar one", k)
+		}
+	}
+}
