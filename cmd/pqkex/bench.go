@@ -26,6 +26,7 @@ import (
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kat"
+	"github.com/pqkex/pqkex/internal/sntrupbridge"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
 	"github.com/pqkex/pqkex/mlkem768x25519"
@@ -59,10 +60,13 @@ type benchPrimitive struct {
 }
 
 type benchReport struct {
-	Go         string           `json:"go"`
-	GOOS       string           `json:"goos"`
-	GOARCH     string           `json:"goarch"`
-	CPU        string           `json:"cpu"`
+	Go     string `json:"go"`
+	GOOS   string `json:"goos"`
+	GOARCH string `json:"goarch"`
+	CPU    string `json:"cpu"`
+	// SNTRUP761 names the arithmetic sntrup761 runs in this binary:
+	// "scalar", or "avx2 (GOEXPERIMENT=simd)" for the optional vector path.
+	SNTRUP761  string           `json:"sntrup761_arithmetic"`
 	Rows       []benchRow       `json:"rows"`
 	Primitives []benchPrimitive `json:"primitives"`
 }
@@ -129,7 +133,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		defer fmt.Fprint(stderr, "\r\033[K")
 	}
 
-	rep := &benchReport{Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuName(),
+	rep := &benchReport{Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuName(), SNTRUP761: sntrupbridge.Arithmetic(),
 		Rows: []benchRow{}, Primitives: []benchPrimitive{}}
 	hostKey := benchHostKey()
 
@@ -247,7 +251,8 @@ func benchSelect(list string) ([]string, error) {
 const noisy = 10.0
 
 func printBench(w io.Writer, r *benchReport) {
-	fmt.Fprintf(w, "%s %s/%s, %s\n\n", r.Go, r.GOOS, r.GOARCH, r.CPU)
+	fmt.Fprintf(w, "%s %s/%s, %s\n", r.Go, r.GOOS, r.GOARCH, r.CPU)
+	fmt.Fprintf(w, "sntrup761 arithmetic: %s\n\n", r.SNTRUP761)
 	if len(r.Rows) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "key exchange\timplementation\tclient µs\tserver µs\tkex µs\tkex/s\thandshakes/s\tspread\t")

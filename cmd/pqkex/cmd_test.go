@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/sntrupbridge"
 	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
 )
@@ -213,6 +214,9 @@ func TestBenchJSON(t *testing.T) {
 	}
 	if rep.Go == "" || rep.GOOS == "" || rep.GOARCH == "" || rep.CPU == "" {
 		t.Fatalf("missing environment fields: %+v", rep)
+	}
+	if rep.SNTRUP761 != sntrupbridge.Arithmetic() || rep.SNTRUP761 == "" {
+		t.Fatalf("sntrup761_arithmetic = %q, this binary runs %q", rep.SNTRUP761, sntrupbridge.Arithmetic())
 	}
 	wantRows := []struct{ method, impl, variant string }{
 		{"mlkem768x25519-sha256", "pqkex", ""},
