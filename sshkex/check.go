@@ -3,7 +3,6 @@ package sshkex
 import (
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"slices"
 
@@ -223,5 +222,3 @@ func sameInterface(m mirrorTypes, got, want reflect.Type) error {
 	}
 	return nil
 }
-
-var _ io.Reader // the mirror's signatures use io.Reader

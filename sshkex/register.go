@@ -347,5 +347,3 @@ var keyPool atomic.Pointer[sntrup761.KeyPool]
 // While a closed pool is set, those key exchanges fail with an error:
 // call SetKeyPool(nil) before closing the pool.
 func SetKeyPool(pool *sntrup761.KeyPool) { keyPool.Store(pool) }
-
-var _ = ssh.KeyExchangeCurve25519
