@@ -138,6 +138,19 @@ func r3Invertible(g *[P]int8) uint64 {
 
 // GenerateKeys generates n key pairs with one inversion per ring. The keys
 // are exactly those n successive GenerateKey calls would produce from rand.
+//
+// With c_k = g_1...g_k in R/3 and d_k = 3f_1...3f_k in R/q, a forward pass
+// computes the prefix products; after inverting c_n and d_n, a backward pass
+// walks t3 = 1/c_k and tq = 1/d_k down:
+//
+//	1/g_k = t3*c_(k-1)    1/c_(k-1) = t3*g_k
+//	h_k = g_k/(3f_k) = (tq*g_k)*d_(k-1)    1/d_(k-1) = tq*3f_k
+//
+// Products are paired through mulSplit, an R/q-times-small product in the
+// low bits and an R/3 product 2^splitShift above it, one inverse transform
+// for two products: (d, f) with (c, g) going forward, (tq, f) with (t3, c)
+// and g times (tq, t3) going back. Per key that is 13 transforms: f, g,
+// c_(k-1), d_(k-1), t3, tq, tq*g, h and v forward, four inverse.
 func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	if n <= 0 {
 		return nil, nil
@@ -147,10 +160,10 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		rho  [smallBytes]byte
 		sk   *PrivateKey // the key being built; sk.sf is the transform of f
 		sg   spectrum
-		// sPair is the transform of c_(k-1) + 2^pairShift*g_k, where c_(k-1)
-		// is the R/3 prefix product before this key (see mul3Pair).
-		sPair spectrum
-		sPreq spectrum // transform of the R/q prefix product before this key
+		// sc is 2^splitShift times the transform of c_(k-1), the R/3
+		// prefix product before this key (a power-of-two scaling: exact).
+		sc spectrum
+		sd spectrum // transform of d_(k-1), the R/q prefix product before this key
 	}
 	slots := make([]slot, n)
 	defer func() {
@@ -185,20 +198,20 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	}
 	clear(L[:])
 
-	// Prefix products c_k = g_1...g_k in R/3 and d_k = 3f_1...3f_k in R/q.
+	// Forward: c_k = c_(k-1)*g_k and d_k = 3*d_(k-1)*f_k from one inverse
+	// transform of d_(k-1)*f_k + 2^splitShift*c_(k-1)*g_k.
 	var c3 [P]int8
 	var dq [P]int16
 	c3[0], dq[0] = 1, 1
 	var x spectrum
 	for k := range slots {
 		s := &slots[k]
-		s.sPair.transformSmall(&c3)
-		s.sPreq.transformRq(&dq)
-		mulR3(&c3, &x, &s.sPair, &s.sg)
-		for j := range s.sPair {
-			s.sPair[j] += s.sg[j] * (1 << pairShift)
+		s.sc.transformSmall(&c3)
+		for j := range s.sc {
+			s.sc[j] *= 1 << splitShift
 		}
-		mulRq3(&dq, &x, &s.sPreq, &s.sk.sf)
+		s.sd.transformRq(&dq)
+		mulSplit(&dq, &c3, 3, &x, &s.sd, &s.sk.sf, &s.sc, &s.sg)
 	}
 
 	// One inversion in each ring; both succeed since every g is invertible
@@ -209,20 +222,26 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	recipRq(&tq, &dq, 1)
 
 	keys := make([]*PrivateKey, n)
-	var st3, stq spectrum
+	var st3, stq, sw spectrum
 	for k := n - 1; k >= 0; k-- {
 		s := &slots[k]
 		st3.transformSmall(&t3)
 		stq.transformRq(&tq)
+		// sw = tq + 2^splitShift*t3 (one rounding per value, counted in
+		// the error bound)
+		for j := range sw {
+			sw[j] = stq[j] + st3[j]*(1<<splitShift)
+		}
 		var v [P]int8
-		var finv [P]int16
-		mul3Pair(&v, &t3, &x, &st3, &s.sPair)  // 1/g_k = t3 * c_(k-1); t3 = 1/c_(k-1)
-		mulRq(&finv, &s.sPreq, &s.sPreq, &stq) // 1/(3f_k) = tq * d_(k-1)
-		mulRq3(&tq, &x, &stq, &s.sk.sf)        // tq = 1/d_(k-1)
+		var w, h [P]int16
+		mulSplit(&w, &t3, 1, &x, &s.sg, &sw, nil, nil)        // w = tq*g_k; t3 = 1/c_(k-1)
+		mulSplit(&tq, &v, 3, &x, &stq, &s.sk.sf, &st3, &s.sc) // tq = 1/d_(k-1); v = 1/g_k
+		sw.transformRq(&w)
+		mulRq(&h, &sw, &sw, &s.sd) // h = g_k/(3f_k)
 		keys[k] = s.sk
-		s.sk.assemble(&s.f, &v, &finv, &s.rho, &s.sg)
+		s.sk.assemble(&s.f, &v, &h, &s.rho)
 		clear(v[:])
-		clear(finv[:])
+		clear(w[:])
 	}
 	clear(t3[:])
 	clear(tq[:])
@@ -231,6 +250,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	clear(x[:])
 	clear(st3[:])
 	clear(stq[:])
+	clear(sw[:])
 	return keys, nil
 }
 

@@ -57,6 +57,12 @@ func dudectSmall(rng *rand.Rand, g *[P]int8) {
 	}
 }
 
+func dudectRq(rng *rand.Rand, a *[P]int16) {
+	for i := range a {
+		a[i] = int16(rng.Uint32N(Q)) - Q12
+	}
+}
+
 func dudectShort(rng *rand.Rand, f *[P]int8) {
 	var L [P]uint32
 	for i := range L {
@@ -395,38 +401,45 @@ var dudectCases = []dudect.Case{
 		},
 	},
 	{
-		Name:  "product3Pair/fixed-vs-random",
-		About: "the batch's packed pair of R/3 products t*c and t*g (transform of t, product with the spectrum of c + 2^11 g, exact split); class 0 one fixed t, c and g, class 1 fresh random small elements",
+		Name:  "mulSplit/fixed-vs-random",
+		About: "the batch's paired products tq*f + 2^22 t3*c in one inverse transform, with the exact split into R/q and R/3; class 0 one fixed tq, f, t3 and c, class 1 fresh random ones",
 		Setup: func(t *testing.T) dudect.Target {
 			rng := dudect.NewRNG()
-			type input struct{ t, c, g [P]int8 }
+			type input struct {
+				a       [P]int16
+				f, t, c [P]int8
+			}
 			var fixed input
+			dudectRq(rng, &fixed.a)
+			dudectSmall(rng, &fixed.f)
 			dudectSmall(rng, &fixed.t)
 			dudectSmall(rng, &fixed.c)
-			dudectSmall(rng, &fixed.g)
 			ins := make([]input, 500)
-			var st, sp, sg, x spectrum
-			var a, b [P]int8
+			var sa, sf, st, sc, x spectrum
+			var rq [P]int16
+			var r3 [P]int8
 			return dudect.Target{
 				Slots: len(ins),
 				Prepare: func(i, class int) {
+					dudectRq(rng, &ins[i].a)
+					dudectSmall(rng, &ins[i].f)
 					dudectSmall(rng, &ins[i].t)
 					dudectSmall(rng, &ins[i].c)
-					dudectSmall(rng, &ins[i].g)
 					if class == 0 {
 						ins[i] = fixed
 					}
 				},
 				Run: func(i int) {
 					in := &ins[i]
+					sa.transformRq(&in.a)
+					sf.transformSmall(&in.f)
 					st.transformSmall(&in.t)
-					sp.transformSmall(&in.c)
-					sg.transformSmall(&in.g)
-					for j := range sp {
-						sp[j] += sg[j] * (1 << pairShift)
+					sc.transformSmall(&in.c)
+					for j := range sc {
+						sc[j] *= 1 << splitShift
 					}
-					mul3Pair(&a, &b, &x, &st, &sp)
-					dudectSink += int64(a[0]) + int64(b[0])
+					mulSplit(&rq, &r3, 3, &x, &sa, &sf, &st, &sc)
+					dudectSink += int64(rq[0]) + int64(r3[0])
 				},
 			}
 		},

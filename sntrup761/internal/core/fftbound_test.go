@@ -284,6 +284,11 @@ type productSite struct {
 	terms int
 	a, b  operand
 	extra int
+	// a2, b2, when set, are the second term's operands (terms = 2); its
+	// spectrum of b2 has extra2 extra roundings. Otherwise both terms
+	// are a*b.
+	a2, b2 operand
+	extra2 int
 }
 
 // errorBound returns the bound on the largest coefficient error of the
@@ -295,22 +300,32 @@ func errorBound(s productSite) (errBound, valueBound float64) {
 	}
 	pe := measurePlan(pl)
 	fr, fc, inv := transformErrors(pl, pe)
-	eA, eB := fr, fr
-	if s.a.n > s.m {
-		eA = fc
-	}
-	if s.b.n > s.m {
-		eB = fc
-	}
-	eB = (1+eB)*math.Pow(1+uRound, float64(s.extra)) - 1
 	sm := math.Sqrt(float64(s.m))
-	nX, nY := sm*s.a.l2(), sm*s.b.l2()
-	eX, eY := eA*nX, eB*nY
-	ez := eX*(s.b.l1()+eY) + s.a.l1()*eY + sqrt5*uRound*(nX+eX)*(s.b.l1()+eY)
-	nz := sm * min(s.a.l2()*s.b.l1(), s.a.l1()*s.b.l2())
+	// term returns the error bound and size bound of one product's
+	// spectrum z = X*Y.
+	term := func(a, b operand, extra int) (ez, nz float64) {
+		eA, eB := fr, fr
+		if a.n > s.m {
+			eA = fc
+		}
+		if b.n > s.m {
+			eB = fc
+		}
+		eB = (1+eB)*math.Pow(1+uRound, float64(extra)) - 1
+		nX, nY := sm*a.l2(), sm*b.l2()
+		eX, eY := eA*nX, eB*nY
+		ez = eX*(b.l1()+eY) + a.l1()*eY + sqrt5*uRound*(nX+eX)*(b.l1()+eY)
+		nz = sm * min(a.l2()*b.l1(), a.l1()*b.l2())
+		return ez, nz
+	}
+	ez, nz := term(s.a, s.b, s.extra)
 	if s.terms == 2 {
-		ez = 2*ez + uRound*2*(nz+ez)
-		nz *= 2
+		ez2, nz2 := ez, nz
+		if s.a2.n > 0 {
+			ez2, nz2 = term(s.a2, s.b2, s.extra2)
+		}
+		ez = ez + ez2 + uRound*(nz+nz2+ez+ez2)
+		nz += nz2
 	}
 	rz := ez / nz
 	rc := (1+rz)*(1+inv) - 1
@@ -324,17 +339,24 @@ func fftSites() []productSite {
 	rq := operand{P, Q12}
 	small := operand{P, 2}
 	sites := []productSite{
-		{"R/q x small (encryption, decryption, key assembly, batch d_k)", 768, 1, rq, small, 0},
-		{"R/q x R/q (batch 1/(3f_k) = t_q * d_(k-1))", 768, 1, rq, rq, 0},
+		{name: "R/q x small (encryption, decryption, key assembly h = g*finv)", m: 768, terms: 1, a: rq, b: small, extra: 0},
+		{name: "R/q x R/q (batch h = (tq*g)*d_(k-1))", m: 768, terms: 1, a: rq, b: rq, extra: 0},
 
-		{"small x (small + 2^11 small) (product3Pair)", 768, 1, operand{P, 1}, operand{P, 1 + 1<<pairShift}, 1},
-		{"recipRq: v1*G and u2*v1 + v2*r1", 768, 2, operand{P + 1, Q12}, operand{P + 1, Q12}, 0},
+		// batch key generation's paired products (mulSplit): f, g, c and
+		// t3 have coefficients in {-1, 0, 1}; the spectrum of 2^22*c is a
+		// scaled transform (exact), that of tq + 2^22*t3 a sum (one
+		// rounding).
+		{name: "batch: d*f + 2^22 c*g, tq*f + 2^22 t3*c (mulSplit)", m: 768, terms: 2,
+			a: rq, b: operand{P, 1}, a2: operand{P, 1}, b2: operand{P, 1 << splitShift}},
+		{name: "batch: g*(tq + 2^22 t3) (mulSplit)", m: 768, terms: 1,
+			a: operand{P, 1}, b: operand{P, Q12 + 1<<splitShift}, extra: 1},
+		{name: "recipRq: v1*G and u2*v1 + v2*r1", m: 768, terms: 2, a: operand{P + 1, Q12}, b: operand{P + 1, Q12}, extra: 0},
 	}
 	// jump: for every plan, the widest use (both operands filling the
 	// ring, two terms) bounds the update of (f, g) and the matrix product.
 	for k := range fftPlans {
 		m := 3 << k
-		sites = append(sites, productSite{"jump, full operands", m, 2, operand{2 * m, Q12}, operand{2 * m, Q12}, 0})
+		sites = append(sites, productSite{name: "jump, full operands", m: m, terms: 2, a: operand{2 * m, Q12}, b: operand{2 * m, Q12}, extra: 0})
 	}
 	return sites
 }
@@ -407,7 +429,7 @@ func productError(t *testing.T, pl *fftPlan, a, b []int32, exact []int64) float6
 func TestFFTRoundingSearch(t *testing.T) {
 	pl := plan768
 	m := pl.m
-	bound, _ := errorBound(productSite{"", m, 1, operand{2 * m, Q12}, operand{2 * m, Q12}, 0})
+	bound, _ := errorBound(productSite{name: "", m: m, terms: 1, a: operand{2 * m, Q12}, b: operand{2 * m, Q12}, extra: 0})
 	rng := rand.New(rand.NewPCG(21, 22))
 	n := 2 * m
 	worst := 0.0

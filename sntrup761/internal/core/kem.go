@@ -214,35 +214,33 @@ func GenerateKey(rand io.Reader) (*PrivateKey, error) {
 // assembleKey computes h = g/(3f) from finv = 1/(3f) and builds the key.
 func assembleKey(f, g, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte) *PrivateKey {
 	sk := new(PrivateKey)
-	var sg spectrum
 	sk.sf.transformSmall(f)
+	var sg, sfinv spectrum
 	sg.transformSmall(g)
-	sk.assemble(f, v, finv, rho, &sg)
+	sfinv.transformRq(finv)
+	var h [P]int16
+	mulRq(&h, &sfinv, &sfinv, &sg)
+	sk.assemble(f, v, &h, rho)
 	clear(sg[:])
+	clear(sfinv[:])
 	return sk
 }
 
-// assemble fills in sk from f, v = 1/g in R/3, finv = 1/(3f) in R/q, rho
-// and the transform sg of g; sk.sf must already hold the transform of f.
-func (sk *PrivateKey) assemble(f, v *[P]int8, finv *[P]int16, rho *[smallBytes]byte, sg *spectrum) {
-	var sfinv spectrum
-	sfinv.transformRq(finv)
-	var h [P]int16
-	mulRq(&h, &sfinv, &sfinv, sg)
-	clear(sfinv[:])
-
+// assemble fills in sk from f, v = 1/g in R/3, the public h = g/(3f) in
+// R/q and rho; sk.sf must already hold the transform of f.
+func (sk *PrivateKey) assemble(f, v *[P]int8, h *[P]int16, rho *[smallBytes]byte) {
 	// sk = Small_encode(f) || Small_encode(v) || pk || rho || Hash_4(pk)
 	const pkOff = 2 * smallBytes
 	smallEncode(sk.bytes[:smallBytes], f)
 	smallEncode(sk.bytes[smallBytes:pkOff], v)
 	pk := (*[PublicKeySize]byte)(sk.bytes[pkOff : pkOff+rqBytes])
-	rqEncode(pk[:], &h)
+	rqEncode(pk[:], h)
 	copy(sk.bytes[pkOff+rqBytes:], rho[:])
 	cache := hashPrefix(prefixCache, pk[:])
 	copy(sk.bytes[PrivateKeySize-32:], cache[:])
 
 	sk.pk.bytes = *pk
-	sk.pk.sh.transformRq(&h)
+	sk.pk.sh.transformRq(h)
 	sk.pk.cache = cache
 	sk.sv.transformSmall(v)
 	sk.initRhoHash()

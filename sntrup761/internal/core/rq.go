@@ -169,26 +169,43 @@ func foldParts(c *[2 * 768]int64) (lo, hi, hm []int64) {
 	return lo, hi[:len(lo)], hm[:len(lo)]
 }
 
-// pairShift packs two R/3 products into one transform: for small t, c and
-// g, the linear products t*c and t*g have coefficients of absolute value at
-// most P < 2^10, so t*(c + 2^pairShift*g) = t*c + 2^pairShift*(t*g) can be
-// split exactly. Its coefficients stay below 2^21, far inside the FFT's
-// exact range (see fft.go).
-const pairShift = 11
+// splitShift separates two products summed in one inverse transform, as
+// batch key generation (batch.go) uses it: y = lo + 2^splitShift*hi, where
+// lo is a linear product of an R/q element (|coefficients| <= Q12) and a
+// small one with coefficients in {-1, 0, 1}, so |lo_i| <= P*Q12, and hi is
+// an integer polynomial. Reduced modulo x^p - x - 1 (three terms per
+// coefficient, see foldParts) lo stays below 3*P*Q12 < 2^23 =
+// 2^(splitShift-1) in absolute value, so the centered residue of a folded
+// coefficient of y modulo 2^splitShift is that of lo exactly. For the
+// products batch.go forms (hi a product of two small elements, |hi_i| <=
+// P), |y_i| < 2^34; their FFT error bounds are in fftbound_test.go.
+const splitShift = 24
 
-// mul3Pair sets a = t*c and b = t*g in R/3, where st is the spectrum of t
-// and sp the spectrum of c + 2^pairShift*g (z scratch as for mulRq).
-// Constant time: the split is shifts and masks.
-func mul3Pair(a, b *[P]int8, z, st, sp *spectrum) {
-	var lo, hi [2 * 768]int64
-	inverseOfProduct(&lo, z, st, sp)
-	const half = 1 << (pairShift - 1)
-	for i, v := range lo[:2*P-1] {
-		l := (v+half)&(1<<pairShift-1) - half // centered residue: t*c
-		lo[i], hi[i] = l, (v-l)>>pairShift
+// mulSplit computes the linear product y = a*b + c*d from spectra (c and d
+// nil: y = a*b; z scratch as for mulRq), reduces it modulo x^p - x - 1,
+// splits each coefficient as lo + 2^splitShift*hi (see splitShift for the
+// bound lo must meet), and sets rq = k*lo in R/q (k = 1 or 3) and r3 = hi in
+// R/3. Constant time: the split is shifts and masks.
+func mulSplit(rq *[P]int16, r3 *[P]int8, k int64, z, a, b, c, d *spectrum) {
+	var y [2 * 768]int64
+	var cs, ds []complex128
+	if c != nil {
+		cs, ds = c[:], d[:]
 	}
-	foldR3(a, &lo)
-	foldR3(b, &hi)
+	plan768.inverseProducts(y[:], z[:], a[:], b[:], cs, ds)
+	const half = 1 << (splitShift - 1)
+	split := func(v int64) (int16, int8) {
+		l := (v+half)&(1<<splitShift-1) - half // centered residue
+		return freezeQ(k * l), freeze3((v - l) >> splitShift)
+	}
+	lo, hi, hm := foldParts(&y)
+	o, o3 := rq[1:P-1], r3[1:P-1]
+	o, o3 = o[:len(lo)], o3[:len(lo)]
+	for i, v := range lo {
+		o[i], o3[i] = split(v + hi[i] + hm[i])
+	}
+	rq[0], r3[0] = split(y[0] + y[P])
+	rq[P-1], r3[P-1] = split(y[P-1] + y[2*P-2])
 }
 
 // forwardInt is fftPlan.forward for any integer coefficient type.

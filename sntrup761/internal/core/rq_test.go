@@ -87,31 +87,52 @@ func TestRingMultMatchesReference(t *testing.T) {
 	}
 }
 
-// TestProduct3PairMatchesReference checks the packed pair of R/3 products
-// against the reference, including the extremes where every coefficient of
-// both linear products reaches its largest magnitude with either sign.
-func TestProduct3PairMatchesReference(t *testing.T) {
+// TestMulSplitMatchesReference checks both ways batch key generation pairs
+// products in one transform against the reference: a*f + 2^22*t*c from two
+// spectra pairs (scaled by 3 in R/q), and g*(a + 2^22*t) from a sum of
+// spectra. The first inputs are the extremes, where every coefficient of
+// the R/q product reaches its largest magnitude P*Q12 with either sign.
+func TestMulSplitMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 19))
+	times3 := func(a [P]int16) (out [P]int16) {
+		for i, v := range a {
+			out[i] = freezeQ(3 * int64(v))
+		}
+		return out
+	}
 	for i := range iterations(t, 200) {
-		tt, c, g := randSmall(rng), randSmall(rng), randSmall(rng)
-		if i < 4 { // extremes: all ones and all minus ones, in every sign mix
-			for j := range tt {
-				tt[j], c[j], g[j] = 1, int8(1-2*(i&1)), int8(1-(i&2))
+		a, f, tt, c, g := randRq(rng), randSmall(rng), randSmall(rng), randSmall(rng), randSmall(rng)
+		if i < 8 { // extremes: constant polynomials in every sign mix
+			for j := range a {
+				a[j] = int16(Q12 * (1 - 2*(i&1)))
+				f[j], g[j] = int8(1-(i&2)), int8(1-(i&2))
+				tt[j], c[j] = 1, int8(1-(i&4)/2)
 			}
 		}
-		var st, sc, sg, x spectrum
+		var sa, sf, st, sc, sg, sw, x spectrum
+		sa.transformRq(&a)
+		sf.transformSmall(&f)
 		st.transformSmall(&tt)
 		sc.transformSmall(&c)
 		sg.transformSmall(&g)
 		for j := range sc {
-			sc[j] += sg[j] * (1 << pairShift)
+			sc[j] *= 1 << splitShift
+			sw[j] = sa[j] + st[j]*(1<<splitShift)
 		}
-		var a, b [P]int8
-		mul3Pair(&a, &b, &x, &st, &sc)
-		if a != [P]int8(ref.R3Mult((*[ref.P]int8)(&tt), (*[ref.P]int8)(&c))) {
+		var rq [P]int16
+		var r3 [P]int8
+		mulSplit(&rq, &r3, 3, &x, &sa, &sf, &st, &sc)
+		if rq != times3([P]int16(ref.RqMultSmall((*[ref.P]int16)(&a), (*[ref.P]int8)(&f)))) {
+			t.Fatalf("input %d: 3*a*f differs from the reference", i)
+		}
+		if r3 != [P]int8(ref.R3Mult((*[ref.P]int8)(&tt), (*[ref.P]int8)(&c))) {
 			t.Fatalf("input %d: t*c differs from the reference", i)
 		}
-		if b != [P]int8(ref.R3Mult((*[ref.P]int8)(&tt), (*[ref.P]int8)(&g))) {
+		mulSplit(&rq, &r3, 1, &x, &sg, &sw, nil, nil)
+		if rq != [P]int16(ref.RqMultSmall((*[ref.P]int16)(&a), (*[ref.P]int8)(&g))) {
+			t.Fatalf("input %d: a*g differs from the reference", i)
+		}
+		if r3 != [P]int8(ref.R3Mult((*[ref.P]int8)(&tt), (*[ref.P]int8)(&g))) {
 			t.Fatalf("input %d: t*g differs from the reference", i)
 		}
 	}
