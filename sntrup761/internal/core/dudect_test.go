@@ -402,7 +402,7 @@ var dudectCases = []dudect.Case{
 	},
 	{
 		Name:  "mulSplit/fixed-vs-random",
-		About: "the batch's paired products tq*f + 2^22 t3*c in one inverse transform, with the exact split into R/q and R/3; class 0 one fixed tq, f, t3 and c, class 1 fresh random ones",
+		About: "the batch's paired products tq*f + 2^24 t3*c in one inverse transform, with the exact split into R/q and R/3; class 0 one fixed tq, f, t3 and c, class 1 fresh random ones",
 		Setup: func(t *testing.T) dudect.Target {
 			rng := dudect.NewRNG()
 			type input struct {

@@ -343,12 +343,12 @@ func fftSites() []productSite {
 		{name: "R/q x R/q (batch h = (tq*g)*d_(k-1))", m: 768, terms: 1, a: rq, b: rq, extra: 0},
 
 		// batch key generation's paired products (mulSplit): f, g, c and
-		// t3 have coefficients in {-1, 0, 1}; the spectrum of 2^22*c is a
-		// scaled transform (exact), that of tq + 2^22*t3 a sum (one
+		// t3 have coefficients in {-1, 0, 1}; the spectrum of 2^24*c is a
+		// scaled transform (exact), that of tq + 2^24*t3 a sum (one
 		// rounding).
-		{name: "batch: d*f + 2^22 c*g, tq*f + 2^22 t3*c (mulSplit)", m: 768, terms: 2,
+		{name: "batch: d*f + 2^24 c*g, tq*f + 2^24 t3*c (mulSplit)", m: 768, terms: 2,
 			a: rq, b: operand{P, 1}, a2: operand{P, 1}, b2: operand{P, 1 << splitShift}},
-		{name: "batch: g*(tq + 2^22 t3) (mulSplit)", m: 768, terms: 1,
+		{name: "batch: g*(tq + 2^24 t3) (mulSplit)", m: 768, terms: 1,
 			a: operand{P, 1}, b: operand{P, Q12 + 1<<splitShift}, extra: 1},
 		{name: "recipRq: v1*G and u2*v1 + v2*r1", m: 768, terms: 2, a: operand{P + 1, Q12}, b: operand{P + 1, Q12}, extra: 0},
 	}

@@ -88,8 +88,8 @@ func TestRingMultMatchesReference(t *testing.T) {
 }
 
 // TestMulSplitMatchesReference checks both ways batch key generation pairs
-// products in one transform against the reference: a*f + 2^22*t*c from two
-// spectra pairs (scaled by 3 in R/q), and g*(a + 2^22*t) from a sum of
+// products in one transform against the reference: a*f + 2^24*t*c from two
+// spectra pairs (scaled by 3 in R/q), and g*(a + 2^24*t) from a sum of
 // spectra. The first inputs are the extremes, where every coefficient of
 // the R/q product reaches its largest magnitude P*Q12 with either sign.
 func TestMulSplitMatchesReference(t *testing.T) {
