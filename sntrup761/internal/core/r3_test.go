@@ -63,3 +63,45 @@ func TestAdd3(t *testing.T) {
 		}
 	}
 }
+
+// TestR3Elim checks the word operation of a divstep on every encoding of
+// f and g (a zero with either sign bit), every c and both swap decisions:
+// f' = (swap ? -c*g : f) and s = g + c*f as F_3 values.
+func TestR3Elim(t *testing.T) {
+	val := func(nz, sg uint64) int {
+		if nz&1 == 0 {
+			return 0
+		}
+		return 1 - 2*int(sg&1)
+	}
+	mod3 := func(x int) int { return ((x+1)%3+3)%3 - 1 }
+	for e := range 16 {
+		fn, fs, gn, gs := uint64(e&1), uint64(e>>1&1), uint64(e>>2&1), uint64(e>>3&1)
+		f, g := val(fn, fs), val(gn, gs)
+		for c := -1; c <= 1; c++ {
+			for sw := range 2 {
+				if sw == 1 && c == 0 {
+					continue // a swap needs g0 != 0, so c != 0
+				}
+				ctl := r3Ctl{sw: -uint64(sw), cn: 0, ncs: ^uint64(0)}
+				if c != 0 {
+					ctl.cn = ^uint64(0)
+				}
+				if c == -1 {
+					ctl.ncs = 0
+				}
+				fn2, fs2, sn, ss := r3Elim(fn, fs, gn, gs, &ctl)
+				wantF := f
+				if sw == 1 {
+					wantF = mod3(-c * g)
+				}
+				if got, want := val(sn, ss), mod3(g+c*f); got != want {
+					t.Errorf("f=%d g=%d (enc %d) c=%d: s = %d, want %d", f, g, e, c, got, want)
+				}
+				if got := val(fn2, fs2); got != wantF {
+					t.Errorf("f=%d g=%d (enc %d) c=%d swap=%d: f' = %d, want %d", f, g, e, c, sw, got, wantF)
+				}
+			}
+		}
+	}
+}
