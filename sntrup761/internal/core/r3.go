@@ -1,5 +1,7 @@
 package core
 
+import "math/bits"
+
 // Bitsliced arithmetic in R/3 for the inversion of g.
 //
 // A vector of up to 64*r3Words coefficients in F_3 is held in two bit-planes
@@ -36,26 +38,18 @@ func add3(anz, asg, bnz, bsg uint64) (nz, sg uint64) {
 // where c = -g0*f0 is the multiple of f added to g.
 type r3Ctl struct{ sw, cn, ncs uint64 }
 
-// r3pair holds two rows of the divsteps side by side, f and g or v and r,
-// and the decisions of the current pass (one base pointer for all).
-type r3pair struct {
-	a, b r3vec
-	c    [2]r3Ctl
-}
-
 // r3Decide returns the masks of the divstep that sees the constant
-// coefficients f0 (never zero) and g0 in bit 0 of fs, gn, gs, and the new
-// delta. Constant time: masks only.
-func r3Decide(delta int32, fs, gn, gs uint64) (r3Ctl, int32) {
-	g0 := gn & 1
-	swap := negMask(-delta) & -int32(g0)
-	delta ^= swap & (delta ^ -delta)
-	delta++
+// coefficients f0 (never zero) and g0 in bit 63 of fs, gn, gs, and the new
+// delta. Constant time: masks and arithmetic shifts only.
+func r3Decide(delta int64, fs, gn, gs uint64) (r3Ctl, int64) {
+	cn := uint64(int64(gn) >> 63)         // g0 != 0
+	sw := uint64(-delta>>63) & cn         // delta > 0 and g0 != 0
+	delta ^= int64(sw) & (delta ^ -delta) // -delta on a swap
 	return r3Ctl{
-		sw:  uint64(int64(swap)),
-		cn:  -g0,
-		ncs: -((gs ^ fs) & 1), // c = -g0*f0 is -1 iff g0 = f0
-	}, delta
+		sw:  sw,
+		cn:  cn,
+		ncs: uint64(int64(gs^fs) >> 63), // c = -g0*f0 is -1 iff g0 = f0
+	}, delta + 1
 }
 
 // r3Elim is one divstep on one word of two rows: it returns the new first
@@ -87,42 +81,71 @@ func r3Elim(fn, fs, gn, gs uint64, c *r3Ctl) (fn2, fs2, sn, ss uint64) {
 	return fn2, fs2, sn, ss
 }
 
+// Layout of r3Recip: words that overlap.
+//
+// A pass applies r3T divsteps to one word before it moves on to the next.
+// Each step moves f, g down by one coefficient (g/x) and v, r up by one
+// (x*v), so a word needs one coefficient of its neighbour per step.
+// Instead of passing these along, a word owns r3Own = 64-r3T coefficients
+// and also holds copies of the r3T coefficients next to them. Apart from
+// the shift a step works coefficient by coefficient, so r3T steps can run
+// on each word alone; in both rows the shift is a shift up (<<1), so
+// afterwards bits r3T..63 are right and the copies in bits 0..r3T-1 are
+// wrong. Each pass renews them as it loads a word, from the neighbour's
+// bits r3Own..63 (its own coefficients) before that neighbour has been
+// processed in the pass: word i is w[i]&^0xff | w[i±1]>>r3Own.
+//
+//   - f, g (word 0..r3N-1): bit 63-t of word i is coefficient r3Own*i+t,
+//     t = 0..63, so g/x is g<<1; bits 0..r3T-1 copy word i+1 (word r3N
+//     stays zero, above the top coefficient p). Passes run bottom-up.
+//   - v, r (word 1..r3N; word 0 stays zero, below coefficient 0): bit t of
+//     word i is coefficient r3Own*(i-1)+t-r3T, so x*v is v<<1; bits
+//     0..r3T-1 copy word i-1. Passes run top-down.
+const (
+	r3T   = 8                           // divsteps per pass
+	r3Own = 64 - r3T                    // coefficients owned by a word
+	r3N   = (P + 1 + r3Own - 1) / r3Own // words for p+1 coefficients: 14
+	r3Cp  = 1<<r3T - 1                  // the copied bits
+)
+
+// r3State holds the rows of r3Recip in the overlapping layout and the
+// decisions of the current pass, all behind one pointer.
+type r3State struct {
+	fn, fs, gn, gs [r3N + 1]uint64
+	vn, vs, rn, rs [r3N + 1]uint64
+	c              [r3T]r3Ctl
+}
+
 // r3Recip sets out = 1/a in R/3 and returns 0, or returns -1 (and garbage)
 // if a is not invertible. It runs the same 2p-1 divsteps as ../ref.R3Recip
-// (Bernstein–Yang), 64 coefficients per machine word, with the same
-// sequence of delta and swap decisions.
+// (Bernstein–Yang), bitsliced, with the same sequence of delta and swap
+// decisions.
 //
 // No swap of the second row. The reference swaps (f, v) with (g, r) and
 // then adds c*f to g, c = -g0*f0. We instead compute g + c*f from the rows
-// before the swap and only select the new f (f' = swap ? g : f). Without a
-// swap the result is the same; with one (then c = ±1) the reference gets
-// f + c*g = c*(g + c*f), so our second row (g, r) is the reference's times
-// c = ±1. Scaling a row by ±1 changes nothing that matters: the decisions
-// depend on delta and on g0 != 0 only, c is computed from our own f0, g0
-// (so the scales carry through), and the result v/f0 has v and f in the
-// same row.
+// before the swap and select the new first row: f' = swap ? -c*g : f (the
+// factor -c saves an operation in r3Elim). Without a swap the result is
+// the reference's; with one (then c = ±1) the reference gets f' = g and
+// f + c*g = c*(g + c*f), so our rows are the reference's times ±1. Such
+// scalings change nothing that matters: the decisions depend on delta and
+// on g0 != 0 only, c is computed from our own f0, g0 (so the scales carry
+// through: with f = a*f*, g = b*g* our c is a*b*c* and our g + c*f is
+// b*(g* + c*f*)), and the result v/f0 has v and f in the same row.
 //
-// Two steps per pass. The decision of a step depends only on delta and the
-// constant coefficients of f and g, so the decisions of steps k and k+1
-// are computed first on word 0 alone (step k on word 0 gives the constant
-// coefficients after step k: f'_0 and s_1). Then one pass over the words
-// applies both steps to each word:
+// r3T steps per pass (see the layout above). The decision of a step
+// depends only on delta and the constant coefficients of f and g, so the
+// decisions of a pass are found by running its r3T steps on word 0 of f, g
+// alone (decide); that word's new value is kept. Then every other word
+// gets the same r3T steps, one after the other in registers (passFG,
+// passVR).
 //
-//   - f, g top-down: step k on word i gives f'[i] and s[i]; g'[i] =
-//     s/x = s[i]>>1 | s[i+1]<<63 needs bit 0 of s[i+1], kept from the
-//     word above, so step k+1 runs on word i at once, and the same holds
-//     for its own s.
-//   - v, r bottom-up: x*v[i] = v[i]<<1 | v[i-1]>>63 needs the top bit of
-//     the word below, kept from the previous word for both steps.
-//
-// Each word is loaded and stored once per two steps.
-//
-// Word counts: after k steps only the first 2p-1-k coefficients of f and g
-// can still influence the result, and v and r have at most k+2 nonzero
-// coefficients (k+1 before the step); a pass uses the larger count of its
-// two steps. Words past the precision of f, g hold stale values that are
-// never read again; the top word takes a zero carry, wrong only past the
-// precision. The words touched and all loop bounds depend on k alone.
+// Word counts: with k steps done, only the first 2p-1-k coefficients of
+// f and g can still influence the result (coefficient j after a step
+// depends on coefficients j and j+1 before it), and v and r have at most
+// k+1 nonzero coefficients, of which only the first p matter (coefficient
+// j never influences lower ones). Passes touch only those words; what lies
+// above in f, g is stale and wrong only past the precision. The words
+// touched and all loop bounds depend on k alone.
 //
 // Constant time: only boolean operations, shifts by public amounts and
 // masks; no branch or index depends on the coefficients.
@@ -130,91 +153,165 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 	if simdEnabled {
 		return r3RecipSIMD(out, a)
 	}
-	var fg, vr r3pair
-	f, g, v, r := &fg.a, &fg.b, &vr.a, &vr.b
+	var st r3State
 	// f = reversed x^p - x - 1: coefficients f_0 = 1, f_{p-1} = f_p = -1.
-	setCoeff(f, 0, 1)
-	setCoeff(f, P-1, -1)
-	setCoeff(f, P, -1)
-	for i := range P {
-		setCoeff(g, P-1-i, a[i])
+	st.setF(0, 1)
+	st.setF(P-1, -1)
+	st.setF(P, -1)
+	// g = reversed a: coefficient j is a[p-1-j] = pa[r3Pad+p-1-j], so bit
+	// 63-t of word i, coefficient r3Own*i+t, is byte b+63-t of pa for
+	// b = r3Pad+p-64-r3Own*i: gather pa[b..b+63] into bits 0..63.
+	var pa [r3Pad + P]int8 // zeros below a
+	copy(pa[r3Pad:], a[:])
+	for i := range r3N {
+		b := r3Pad + P - 64 - r3Own*i
+		var nz, sg uint64
+		for u := 0; u < 64; u += 8 {
+			x := r3Load8(&pa, b+u)
+			nz |= r3Gather8(x) << u    // c = ±1 has its low bit set
+			sg |= r3Gather8(x>>1) << u // c = -1 has all bits set
+		}
+		st.gn[i], st.gs[i] = nz, sg
 	}
-	setCoeff(r, 0, 1)
-	delta := int32(1)
+	st.rn[1] = 1 << r3T // r = 1
+	delta := int64(1)
 
 	const steps = 2*P - 1
 	k := 0
-	for ; k+2 <= steps; k += 2 {
-		// Decisions of steps k and k+1 from word 0.
-		c := &fg.c
-		c[0], delta = r3Decide(delta, f.sg[0], g.nz[0], g.sg[0])
-		_, fs, sn, ss := r3Elim(f.nz[0], f.sg[0], g.nz[0], g.sg[0], &c[0])
-		c[1], delta = r3Decide(delta, fs, sn>>1, ss>>1)
-		vr.c = *c
-
-		nfg := min(r3Words, (steps-k+63)/64)
-		nvr := min(r3Words, (k+3+63)/64)
-		r3PassFG2(&fg, nfg)
-		r3PassVR2(&vr, nvr)
+	for ; k+r3T <= steps; k += r3T {
+		delta = st.decide(delta)
+		st.passFG(min(r3N, (min(steps-k, P+1)+r3Own-1)/r3Own))
+		st.passVR(min(r3N, (min(k+r3T+1, P)+r3Own-1)/r3Own))
 	}
-	if k < steps { // the last step alone; only v and f0 matter after it
-		c, d := r3Decide(delta, f.sg[0], g.nz[0], g.sg[0])
-		delta = d
-		f.sg[0] ^= c.sw & (f.sg[0] ^ g.sg[0] ^ c.ncs) // f0 = -c*g0 on a swap
-		var kn, ks uint64
-		for i := range r3Words {
-			xn, xs := v.nz[i]<<1|kn, v.sg[i]<<1|ks
-			kn, ks = v.nz[i]>>63, v.sg[i]>>63
-			v.nz[i] = xn ^ (c.sw & (xn ^ r.nz[i]))
-			v.sg[i] = xs ^ (c.sw & (xs ^ r.sg[i] ^ c.ncs))
+	f0s := st.fs[0] >> 63
+	for ; k < steps; k++ { // the last steps one by one: only v and f0 matter
+		fn, fs := st.fn[0]&^r3Cp|st.fn[1]>>r3Own, st.fs[0]&^r3Cp|st.fs[1]>>r3Own
+		gn, gs := st.gn[0]&^r3Cp|st.gn[1]>>r3Own, st.gs[0]&^r3Cp|st.gs[1]>>r3Own
+		var c r3Ctl
+		c, delta = r3Decide(delta, fs, gn, gs)
+		fn, fs, gn, gs = r3Elim(fn, fs, gn, gs, &c)
+		st.fn[0], st.fs[0], st.gn[0], st.gs[0] = fn, fs, gn<<1, gs<<1
+		f0s = fs >> 63
+		for i := r3N; i >= 1; i-- {
+			vn, vs := st.vn[i]&^r3Cp|st.vn[i-1]>>r3Own, st.vs[i]&^r3Cp|st.vs[i-1]>>r3Own
+			rn, rs := st.rn[i]&^r3Cp|st.rn[i-1]>>r3Own, st.rs[i]&^r3Cp|st.rs[i-1]>>r3Own
+			st.vn[i], st.vs[i], st.rn[i], st.rs[i] = r3Elim(vn<<1, vs<<1, rn, rs, &c)
 		}
 	}
 
 	// out = v / f_0, reversed: out_i = f0 * v_(p-1-i) since f0 = ±1.
-	fsg := -(f.sg[0] & 1)
-	for i := range P {
-		j := P - 1 - i
-		nz := (v.nz[j/64] >> (j % 64)) & 1
-		sg := ((v.sg[j/64] ^ fsg) >> (j % 64)) & 1
-		out[i] = int8(nz) - 2*int8(sg&nz)
+	// Word 1+w of v holds coefficient r3Own*w+t in bit r3T+t, which is
+	// bit 55-t = s of the word reversed, and out index p-1-r3Own*w-t =
+	// p-r3Own-r3Own*w+s: bytes po[r3Pad+...] in order.
+	fsg := -f0s
+	var po [r3Pad + P]int8 // po[r3Pad+i] = out[i]
+	for w := range r3N {
+		nz := bits.Reverse64(st.vn[1+w])
+		sg := bits.Reverse64(st.vs[1+w]^fsg) & nz
+		b := r3Pad + P - r3Own - r3Own*w
+		for u := 0; u < r3Own; u += 8 {
+			// 1, all ones (-1) or 0 in each byte.
+			r3Store8(&po, b+u, r3Spread8(nz>>u&0xff)|r3Spread8(sg>>u&0xff)*0xfe)
+		}
 	}
-	return nzMask(delta)
+	copy(out[:], po[r3Pad:])
+	return nzMask(int32(delta)) // |delta| <= 2p
 }
 
-// r3PassFG2 applies two divsteps with decisions c1, c2 to words 0..n-1 of
-// f and g: f, g <- f', (g + c*f)/x twice (see r3Recip). It runs top-down:
-// k1, k2 hold bit 0 of the sums s of the word above, moved to bit 63.
-func r3PassFG2(fg *r3pair, n int) {
-	f, g, c := &fg.a, &fg.b, &fg.c
-	var k1n, k1s, k2n, k2s uint64
-	for i := n - 1; i >= 0; i-- {
-		fn, fs, sn, ss := r3Elim(f.nz[i], f.sg[i], g.nz[i], g.sg[i], &c[0])
-		gn, gs := sn>>1|k1n, ss>>1|k1s
-		k1n, k1s = sn<<63, ss<<63
-		fn, fs, sn, ss = r3Elim(fn, fs, gn, gs, &c[1])
-		f.nz[i], f.sg[i] = fn, fs
-		g.nz[i], g.sg[i] = sn>>1|k2n, ss>>1|k2s
-		k2n, k2s = sn<<63, ss<<63
+// r3Pad is the zero padding below the byte buffers of r3Recip: the top
+// word of g takes bytes from below a, and of v gives bytes below out.
+const r3Pad = 64
+
+// setF sets coefficient j of f to c = ±1 in every word that holds it (f
+// is zero before); j is public.
+func (st *r3State) setF(j int, c int8) {
+	for i := range r3N {
+		if t := j - r3Own*i; t >= 0 && t < 64 { // public
+			st.fn[i] |= 1 << (63 - t)
+			st.fs[i] |= uint64(c>>1&1) << (63 - t)
+		}
 	}
 }
 
-// r3PassVR2 applies two divsteps with decisions c1, c2 to words 0..n-1 of
-// v and r: v, r <- (sw ? r : x*v), r + c*x*v twice. It runs bottom-up: k1,
-// k2 hold the top bits of the words below (v before and after step 1),
-// moved to bit 0.
-func r3PassVR2(vr *r3pair, n int) {
-	v, r, c := &vr.a, &vr.b, &vr.c
-	var k1n, k1s, k2n, k2s uint64
-	for i := range n {
-		vn, vs := v.nz[i], v.sg[i]
-		xn, xs := vn<<1|k1n, vs<<1|k1s
-		k1n, k1s = vn>>63, vs>>63
-		vn, vs, rn, rs := r3Elim(xn, xs, r.nz[i], r.sg[i], &c[0])
-		xn, xs = vn<<1|k2n, vs<<1|k2s
-		k2n, k2s = vn>>63, vs>>63
-		vn, vs, rn, rs = r3Elim(xn, xs, rn, rs, &c[1])
-		v.nz[i], v.sg[i] = vn, vs
-		r.nz[i], r.sg[i] = rn, rs
+// r3Load8 returns the bytes p[k..k+7] as a little-endian word.
+func r3Load8(p *[r3Pad + P]int8, k int) uint64 {
+	q := (*[8]int8)(p[k : k+8])
+	return uint64(uint8(q[0])) | uint64(uint8(q[1]))<<8 | uint64(uint8(q[2]))<<16 |
+		uint64(uint8(q[3]))<<24 | uint64(uint8(q[4]))<<32 | uint64(uint8(q[5]))<<40 |
+		uint64(uint8(q[6]))<<48 | uint64(uint8(q[7]))<<56
+}
+
+// r3Store8 stores x little-endian into p[k..k+7].
+func r3Store8(p *[r3Pad + P]int8, k int, x uint64) {
+	q := (*[8]int8)(p[k : k+8])
+	q[0], q[1], q[2], q[3] = int8(x), int8(x>>8), int8(x>>16), int8(x>>24)
+	q[4], q[5], q[6], q[7] = int8(x>>32), int8(x>>40), int8(x>>48), int8(x>>56)
+}
+
+// r3Gather8 returns bit 0 of byte u of x in bit u, u = 0..7. The product
+// moves bit 8u by 7k+7 for k = 0..7, to 56+u for k = 7-u; no two terms
+// meet (8u+7k = 8u'+7k' forces k = k'), so nothing carries.
+func r3Gather8(x uint64) uint64 {
+	return (x & 0x0101010101010101) * 0x0102040810204080 >> 56
+}
+
+// r3Spread8 returns bit u of b (b < 256) in bit 0 of byte u: byte u of
+// the copies keeps bit u, and adding 0x7f carries it into bit 7 (no byte
+// overflows).
+func r3Spread8(b uint64) uint64 {
+	y := b * 0x0101010101010101 & 0x8040201008040201
+	return (y + 0x7f7f7f7f7f7f7f7f) & 0x8080808080808080 >> 7
+}
+
+// decide finds the decisions of the next r3T divsteps from word 0 of f
+// and g, whose new value it keeps, and returns the new delta.
+func (st *r3State) decide(delta int64) int64 {
+	fn, fs := st.fn[0]&^r3Cp|st.fn[1]>>r3Own, st.fs[0]&^r3Cp|st.fs[1]>>r3Own
+	gn, gs := st.gn[0]&^r3Cp|st.gn[1]>>r3Own, st.gs[0]&^r3Cp|st.gs[1]>>r3Own
+	for j := range r3T {
+		st.c[j], delta = r3Decide(delta, fs, gn, gs)
+		fn, fs, gn, gs = r3Elim(fn, fs, gn, gs, &st.c[j])
+		gn, gs = gn<<1, gs<<1
+	}
+	st.fn[0], st.fs[0], st.gn[0], st.gs[0] = fn, fs, gn, gs
+	return delta
+}
+
+// passFG applies the r3T divsteps of st.c to words 1..n-1 of f and g (word
+// 0 is done), bottom-up: f, g <- f', (g + c*f)/x.
+func (st *r3State) passFG(n int) {
+	n = min(n, r3N) // no-op; lets the compiler drop the bounds checks
+	for i := 1; i < n; i++ {
+		fn, fs := st.fn[i]&^r3Cp|st.fn[i+1]>>r3Own, st.fs[i]&^r3Cp|st.fs[i+1]>>r3Own
+		gn, gs := st.gn[i]&^r3Cp|st.gn[i+1]>>r3Own, st.gs[i]&^r3Cp|st.gs[i+1]>>r3Own
+		fn, fs, gn, gs = r3Elim(fn, fs, gn, gs, &st.c[0])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[1])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[2])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[3])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[4])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[5])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[6])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[7])
+		st.fn[i], st.fs[i], st.gn[i], st.gs[i] = fn, fs, gn<<1, gs<<1
+	}
+}
+
+// passVR applies the r3T divsteps of st.c to words 1..n of v and r,
+// top-down: with w = x*v, v, r <- (sw ? -c*r : w), r + c*w.
+func (st *r3State) passVR(n int) {
+	n = min(n, r3N) // no-op; lets the compiler drop the bounds checks
+	for i := n; i >= 1; i-- {
+		vn, vs := st.vn[i]&^r3Cp|st.vn[i-1]>>r3Own, st.vs[i]&^r3Cp|st.vs[i-1]>>r3Own
+		rn, rs := st.rn[i]&^r3Cp|st.rn[i-1]>>r3Own, st.rs[i]&^r3Cp|st.rs[i-1]>>r3Own
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[0])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[1])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[2])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[3])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[4])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[5])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[6])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[7])
+		st.vn[i], st.vs[i], st.rn[i], st.rs[i] = vn, vs, rn, rs
 	}
 }
 
