@@ -42,14 +42,13 @@ type r3Ctl struct{ sw, cn, ncs uint64 }
 // coefficients f0 (never zero) and g0 in bit 63 of fs, gn, gs, and the new
 // delta. Constant time: masks and arithmetic shifts only.
 func r3Decide(delta int64, fs, gn, gs uint64) (r3Ctl, int64) {
-	cn := uint64(int64(gn) >> 63)         // g0 != 0
-	sw := uint64(-delta>>63) & cn         // delta > 0 and g0 != 0
-	delta ^= int64(sw) & (delta ^ -delta) // -delta on a swap
+	cn := uint64(int64(gn) >> 63) // g0 != 0
+	sw := uint64(-delta>>63) & cn // delta > 0 and g0 != 0
 	return r3Ctl{
 		sw:  sw,
 		cn:  cn,
 		ncs: uint64(int64(gs^fs) >> 63), // c = -g0*f0 is -1 iff g0 = f0
-	}, delta + 1
+	}, 1 + (delta ^ int64(sw)) - int64(sw) // 1-delta on a swap, else 1+delta
 }
 
 // r3Elim is one divstep on one word of two rows: it returns the new first
@@ -62,7 +61,8 @@ func r3Decide(delta int64, fs, gn, gs uint64) (r3Ctl, int64) {
 // g and h would have equal signs (q = fs ^ gs ^ ncs, meaningful where both
 // are nonzero):
 //
-//	sn = x | (gn & q)         zero iff both are zero or opposite
+//	sn = x | (hn & q)         zero iff both are zero or opposite (where
+//	                          x = 0, gn = hn)
 //	ss = gs ^ (hn & (x ^ q))  g's sign if h = 0; -g's if equal signs
 //	                          (1+1 = -1, -1-1 = 1); h's if g = 0
 //	                          (then x = 1 and gs ^ ^q = sign of h)
@@ -74,7 +74,7 @@ func r3Elim(fn, fs, gn, gs uint64, c *r3Ctl) (fn2, fs2, sn, ss uint64) {
 	hn := fn & c.cn
 	x := gn ^ hn
 	q := fs ^ gs ^ c.ncs
-	sn = x | (gn & q)
+	sn = x | (hn & q)
 	ss = gs ^ (hn & (x ^ q))
 	fn2 = fn ^ (c.sw & x)
 	fs2 = fs ^ (c.sw & q)
@@ -139,13 +139,16 @@ type r3State struct {
 // gets the same r3T steps, one after the other in registers (passFG,
 // passVR).
 //
-// Word counts: with k steps done, only the first 2p-1-k coefficients of
-// f and g can still influence the result (coefficient j after a step
-// depends on coefficients j and j+1 before it), and v and r have at most
-// k+1 nonzero coefficients, of which only the first p matter (coefficient
-// j never influences lower ones). Passes touch only those words; what lies
-// above in f, g is stale and wrong only past the precision. The words
-// touched and all loop bounds depend on k alone.
+// Word counts: with k steps done, only the first L = 2p-1-k coefficients
+// of f and g can still influence the result (coefficient j after a step
+// depends on coefficients j and j+1 before it). A pass that starts with
+// the first L right ends with the first L-r3T right if it processes the
+// words that own them (their inputs, up to r3T coefficients higher, are
+// right as loaded); words above are stale, wrong only past the precision.
+// v and r have at most k+1 nonzero coefficients, of which only the first p
+// matter (coefficient j never influences lower ones); a pass processes
+// the words that can be nonzero after it. The words touched and all loop
+// bounds depend on k alone.
 //
 // Constant time: only boolean operations, shifts by public amounts and
 // masks; no branch or index depends on the coefficients.
@@ -180,7 +183,7 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 	k := 0
 	for ; k+r3T <= steps; k += r3T {
 		delta = st.decide(delta)
-		st.passFG(min(r3N, (min(steps-k, P+1)+r3Own-1)/r3Own))
+		st.passFG(min(r3N, (min(steps-k-r3T, P+1)+r3Own-1)/r3Own))
 		st.passVR(min(r3N, (min(k+r3T+1, P)+r3Own-1)/r3Own))
 	}
 	f0s := st.fs[0] >> 63
