@@ -81,39 +81,60 @@ func r3Elim(fn, fs, gn, gs uint64, c *r3Ctl) (fn2, fs2, sn, ss uint64) {
 	return fn2, fs2, sn, ss
 }
 
-// Layout of r3Recip: words that overlap.
+// Layout of r3Recip: overlapping windows.
 //
 // A pass applies r3T divsteps to one word before it moves on to the next.
 // Each step moves f, g down by one coefficient (g/x) and v, r up by one
 // (x*v), so a word needs one coefficient of its neighbour per step.
-// Instead of passing these along, a word owns r3Own = 64-r3T coefficients
-// and also holds copies of the r3T coefficients next to them. Apart from
-// the shift a step works coefficient by coefficient, so r3T steps can run
-// on each word alone; in both rows the shift is a shift up (<<1), so
-// afterwards bits r3T..63 are right and the copies in bits 0..r3T-1 are
-// wrong. Each pass renews them as it loads a word, from the neighbour's
-// bits r3Own..63 (its own coefficients) before that neighbour has been
-// processed in the pass: word i is w[i]&^0xff | w[i±1]>>r3Own.
+// Instead of passing these along, every plane of a row is a byte string
+// and word i is the 8-byte little-endian window at offset o(i), with
+// stride 7: a word owns the r3Own = 56 coefficients in its top 7 bytes
+// (bits 8..63), and its low byte (bits 0..7) is the top byte of the
+// neighbour whose coefficients the shift brings in. Apart from the shift a
+// step works coefficient by coefficient, and in both rows the shift is a
+// shift up (<<1), so the r3T = 8 steps of a pass run on each word alone:
+// afterwards bits 8..63 are right and bits 0..7 wrong.
 //
-//   - f, g (word 0..r3N-1): bit 63-t of word i is coefficient r3Own*i+t,
-//     t = 0..63, so g/x is g<<1; bits 0..r3T-1 copy word i+1 (word r3N
-//     stays zero, above the top coefficient p). Passes run bottom-up.
-//   - v, r (word 1..r3N; word 0 stays zero, below coefficient 0): bit t of
-//     word i is coefficient r3Own*(i-1)+t-r3T, so x*v is v<<1; bits
-//     0..r3T-1 copy word i-1. Passes run top-down.
+//   - f, g: bit 63-t of word i is coefficient 56i+t (t = 0..63), so g/x is
+//     g<<1, and word i's low byte is the top byte of word i+1:
+//     o(i) = r3FG0-7i. Word r3N is zero (above the top coefficient p).
+//   - v, r: bit t of word i is coefficient 56(i-1)+t-8, so x*v is v<<1,
+//     and word i's low byte is the top byte of word i-1: o(i) = 7i. Word 0
+//     is zero (below coefficient 0).
+//
+// A pass reads the words from one copy of the rows and writes them, as
+// whole windows, to the other (the copies swap roles every pass), so each
+// word reads its neighbour's byte as it was before the pass. A written
+// window's wrong low byte lands on the neighbour's top byte; the passes
+// write that neighbour afterwards (f, g bottom-up, v, r top-down) and
+// finally the zero word beyond the last word written.
 const (
 	r3T   = 8                           // divsteps per pass
 	r3Own = 64 - r3T                    // coefficients owned by a word
 	r3N   = (P + 1 + r3Own - 1) / r3Own // words for p+1 coefficients: 14
-	r3Cp  = 1<<r3T - 1                  // the copied bits
+	r3FG0 = 7 * r3N                     // offset of word 0 of f, g
+	r3Len = 128 + 8                     // bytes per plane; offsets are < 128
 )
 
-// r3State holds the rows of r3Recip in the overlapping layout and the
-// decisions of the current pass, all behind one pointer.
-type r3State struct {
-	fn, fs, gn, gs [r3N + 1]uint64
-	vn, vs, rn, rs [r3N + 1]uint64
-	c              [r3T]r3Ctl
+// r3Rows holds one copy of the rows of r3Recip in the overlapping layout,
+// and the decisions of the pass that reads it.
+type r3Rows struct {
+	fn, fs, gn, gs, vn, vs, rn, rs [r3Len]byte
+	c                              [r3T]r3Ctl
+}
+
+// r3Ld returns the window at offset o of p (o < 128).
+func r3Ld(p *[r3Len]byte, o int) uint64 {
+	b := (*[8]byte)(p[o&127:]) // o&127 = o lets the compiler drop the checks
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// r3St stores x as the window at offset o of p (o < 128).
+func r3St(p *[r3Len]byte, o int, x uint64) {
+	b := (*[8]byte)(p[o&127:]) // o&127 = o lets the compiler drop the checks
+	b[0], b[1], b[2], b[3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	b[4], b[5], b[6], b[7] = byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56)
 }
 
 // r3Recip sets out = 1/a in R/3 and returns 0, or returns -1 (and garbage)
@@ -156,14 +177,12 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 	if simdEnabled {
 		return r3RecipSIMD(out, a)
 	}
-	var st r3State
-	// f = reversed x^p - x - 1: coefficients f_0 = 1, f_{p-1} = f_p = -1.
-	st.setF(0, 1)
-	st.setF(P-1, -1)
-	st.setF(P, -1)
+	var rows [2]r3Rows
+	src, dst := &rows[0], &rows[1]
 	// g = reversed a: coefficient j is a[p-1-j] = pa[r3Pad+p-1-j], so bit
 	// 63-t of word i, coefficient r3Own*i+t, is byte b+63-t of pa for
 	// b = r3Pad+p-64-r3Own*i: gather pa[b..b+63] into bits 0..63.
+	// f = reversed x^p - x - 1: coefficients f_0 = 1, f_{p-1} = f_p = -1.
 	var pa [r3Pad + P]int8 // zeros below a
 	copy(pa[r3Pad:], a[:])
 	for i := range r3N {
@@ -174,32 +193,46 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 			nz |= r3Gather8(x) << u    // c = ±1 has its low bit set
 			sg |= r3Gather8(x>>1) << u // c = -1 has all bits set
 		}
-		st.gn[i], st.gs[i] = nz, sg
+		var fn, fs uint64
+		for _, j := range [...]int{0, P - 1, P} {
+			if t := j - r3Own*i; t >= 0 && t < 64 { // public
+				fn |= 1 << (63 - t)
+				fs |= uint64(min(j, 1)) << (63 - t) // -1 for j > 0
+			}
+		}
+		o := r3FG0 - 7*i
+		r3St(&src.fn, o, fn)
+		r3St(&src.fs, o, fs)
+		r3St(&src.gn, o, nz)
+		r3St(&src.gs, o, sg)
 	}
-	st.rn[1] = 1 << r3T // r = 1
+	r3St(&src.rn, 7, 1<<r3T) // r = 1
 	delta := int64(1)
 
 	const steps = 2*P - 1
 	k := 0
 	for ; k+r3T <= steps; k += r3T {
-		delta = st.decide(delta)
-		st.passFG(min(r3N, (min(steps-k-r3T, P+1)+r3Own-1)/r3Own))
-		st.passVR(min(r3N, (min(k+r3T+1, P)+r3Own-1)/r3Own))
+		delta = r3Decide8(src, dst, delta)
+		r3PassFG(src, dst, min(r3N, (min(steps-k-r3T, P+1)+r3Own-1)/r3Own))
+		r3PassVR(src, dst, min(r3N, (min(k+r3T+1, P)+r3Own-1)/r3Own))
+		src, dst = dst, src
 	}
-	f0s := st.fs[0] >> 63
-	for ; k < steps; k++ { // the last steps one by one: only v and f0 matter
-		fn, fs := st.fn[0]&^r3Cp|st.fn[1]>>r3Own, st.fs[0]&^r3Cp|st.fs[1]>>r3Own
-		gn, gs := st.gn[0]&^r3Cp|st.gn[1]>>r3Own, st.gs[0]&^r3Cp|st.gs[1]>>r3Own
+	f0s := r3Ld(&src.fs, r3FG0) >> 63
+	for ; k < steps; k++ { // the last step alone: only v and f0 matter
+		fn, fs := r3Ld(&src.fn, r3FG0), r3Ld(&src.fs, r3FG0)
+		gn, gs := r3Ld(&src.gn, r3FG0), r3Ld(&src.gs, r3FG0)
 		var c r3Ctl
 		c, delta = r3Decide(delta, fs, gn, gs)
-		fn, fs, gn, gs = r3Elim(fn, fs, gn, gs, &c)
-		st.fn[0], st.fs[0], st.gn[0], st.gs[0] = fn, fs, gn<<1, gs<<1
+		_, fs, _, _ = r3Elim(fn, fs, gn, gs, &c)
 		f0s = fs >> 63
 		for i := r3N; i >= 1; i-- {
-			vn, vs := st.vn[i]&^r3Cp|st.vn[i-1]>>r3Own, st.vs[i]&^r3Cp|st.vs[i-1]>>r3Own
-			rn, rs := st.rn[i]&^r3Cp|st.rn[i-1]>>r3Own, st.rs[i]&^r3Cp|st.rs[i-1]>>r3Own
-			st.vn[i], st.vs[i], st.rn[i], st.rs[i] = r3Elim(vn<<1, vs<<1, rn, rs, &c)
+			vn, vs := r3Ld(&src.vn, 7*i), r3Ld(&src.vs, 7*i)
+			rn, rs := r3Ld(&src.rn, 7*i), r3Ld(&src.rs, 7*i)
+			vn, vs, _, _ = r3Elim(vn<<1, vs<<1, rn, rs, &c)
+			r3St(&dst.vn, 7*i, vn)
+			r3St(&dst.vs, 7*i, vs)
 		}
+		src = dst
 	}
 
 	// out = v / f_0, reversed: out_i = f0 * v_(p-1-i) since f0 = ±1.
@@ -209,8 +242,8 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 	fsg := -f0s
 	var po [r3Pad + P]int8 // po[r3Pad+i] = out[i]
 	for w := range r3N {
-		nz := bits.Reverse64(st.vn[1+w])
-		sg := bits.Reverse64(st.vs[1+w]^fsg) & nz
+		nz := bits.Reverse64(r3Ld(&src.vn, 7*(1+w)))
+		sg := bits.Reverse64(r3Ld(&src.vs, 7*(1+w))^fsg) & nz
 		b := r3Pad + P - r3Own - r3Own*w
 		for u := 0; u < r3Own; u += 8 {
 			// 1, all ones (-1) or 0 in each byte.
@@ -224,17 +257,6 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 // r3Pad is the zero padding below the byte buffers of r3Recip: the top
 // word of g takes bytes from below a, and of v gives bytes below out.
 const r3Pad = 64
-
-// setF sets coefficient j of f to c = ±1 in every word that holds it (f
-// is zero before); j is public.
-func (st *r3State) setF(j int, c int8) {
-	for i := range r3N {
-		if t := j - r3Own*i; t >= 0 && t < 64 { // public
-			st.fn[i] |= 1 << (63 - t)
-			st.fs[i] |= uint64(c>>1&1) << (63 - t)
-		}
-	}
-}
 
 // r3Load8 returns the bytes p[k..k+7] as a little-endian word.
 func r3Load8(p *[r3Pad + P]int8, k int) uint64 {
@@ -266,56 +288,93 @@ func r3Spread8(b uint64) uint64 {
 	return (y + 0x7f7f7f7f7f7f7f7f) & 0x8080808080808080 >> 7
 }
 
-// decide finds the decisions of the next r3T divsteps from word 0 of f
-// and g, whose new value it keeps, and returns the new delta.
-func (st *r3State) decide(delta int64) int64 {
-	fn, fs := st.fn[0]&^r3Cp|st.fn[1]>>r3Own, st.fs[0]&^r3Cp|st.fs[1]>>r3Own
-	gn, gs := st.gn[0]&^r3Cp|st.gn[1]>>r3Own, st.gs[0]&^r3Cp|st.gs[1]>>r3Own
-	for j := range r3T {
-		st.c[j], delta = r3Decide(delta, fs, gn, gs)
-		fn, fs, gn, gs = r3Elim(fn, fs, gn, gs, &st.c[j])
-		gn, gs = gn<<1, gs<<1
-	}
-	st.fn[0], st.fs[0], st.gn[0], st.gs[0] = fn, fs, gn, gs
+// r3Decide8 finds the decisions of the next r3T divsteps from word 0 of f
+// and g in src, keeps them in src.c, writes that word's new value to dst
+// and returns the new delta.
+func r3Decide8(src, dst *r3Rows, delta int64) int64 {
+	fn, fs := r3Ld(&src.fn, r3FG0), r3Ld(&src.fs, r3FG0)
+	gn, gs := r3Ld(&src.gn, r3FG0), r3Ld(&src.gs, r3FG0)
+	delta, fn, fs, gn, gs = r3Steps(&src.c, delta, fn, fs, gn, gs)
+	r3St(&dst.fn, r3FG0, fn)
+	r3St(&dst.fs, r3FG0, fs)
+	r3St(&dst.gn, r3FG0, gn)
+	r3St(&dst.gs, r3FG0, gs)
 	return delta
 }
 
-// passFG applies the r3T divsteps of st.c to words 1..n-1 of f and g (word
-// 0 is done), bottom-up: f, g <- f', (g + c*f)/x.
-func (st *r3State) passFG(n int) {
-	n = min(n, r3N) // no-op; lets the compiler drop the bounds checks
-	for i := 1; i < n; i++ {
-		fn, fs := st.fn[i]&^r3Cp|st.fn[i+1]>>r3Own, st.fs[i]&^r3Cp|st.fs[i+1]>>r3Own
-		gn, gs := st.gn[i]&^r3Cp|st.gn[i+1]>>r3Own, st.gs[i]&^r3Cp|st.gs[i+1]>>r3Own
-		fn, fs, gn, gs = r3Elim(fn, fs, gn, gs, &st.c[0])
-		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[1])
-		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[2])
-		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[3])
-		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[4])
-		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[5])
-		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[6])
-		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &st.c[7])
-		st.fn[i], st.fs[i], st.gn[i], st.gs[i] = fn, fs, gn<<1, gs<<1
-	}
+// r3Steps runs r3T divsteps on one word of f and g, finding each decision
+// from its bit 63 (the constant coefficients) and keeping it in c.
+func r3Steps(c *[r3T]r3Ctl, delta int64, fn, fs, gn, gs uint64) (int64, uint64, uint64, uint64, uint64) {
+	c[0], delta = r3Decide(delta, fs, gn, gs)
+	fn, fs, gn, gs = r3Elim(fn, fs, gn, gs, &c[0])
+	c[1], delta = r3Decide(delta, fs, gn<<1, gs<<1)
+	fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &c[1])
+	c[2], delta = r3Decide(delta, fs, gn<<1, gs<<1)
+	fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &c[2])
+	c[3], delta = r3Decide(delta, fs, gn<<1, gs<<1)
+	fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &c[3])
+	c[4], delta = r3Decide(delta, fs, gn<<1, gs<<1)
+	fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &c[4])
+	c[5], delta = r3Decide(delta, fs, gn<<1, gs<<1)
+	fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &c[5])
+	c[6], delta = r3Decide(delta, fs, gn<<1, gs<<1)
+	fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &c[6])
+	c[7], delta = r3Decide(delta, fs, gn<<1, gs<<1)
+	fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &c[7])
+	return delta, fn, fs, gn << 1, gs << 1
 }
 
-// passVR applies the r3T divsteps of st.c to words 1..n of v and r,
-// top-down: with w = x*v, v, r <- (sw ? -c*r : w), r + c*w.
-func (st *r3State) passVR(n int) {
-	n = min(n, r3N) // no-op; lets the compiler drop the bounds checks
-	for i := n; i >= 1; i-- {
-		vn, vs := st.vn[i]&^r3Cp|st.vn[i-1]>>r3Own, st.vs[i]&^r3Cp|st.vs[i-1]>>r3Own
-		rn, rs := st.rn[i]&^r3Cp|st.rn[i-1]>>r3Own, st.rs[i]&^r3Cp|st.rs[i-1]>>r3Own
-		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[0])
-		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[1])
-		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[2])
-		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[3])
-		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[4])
-		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[5])
-		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[6])
-		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &st.c[7])
-		st.vn[i], st.vs[i], st.rn[i], st.rs[i] = vn, vs, rn, rs
+// r3PassFG applies the r3T divsteps of src.c to words 1..n-1 of f and g
+// (word 0 is done), bottom-up: f, g <- f', (g + c*f)/x. Then word n is
+// written as zero.
+func r3PassFG(src, dst *r3Rows, n int) {
+	end := r3FG0 - 7*n
+	for o := r3FG0 - 7; o > end; o -= 7 {
+		q := o & 127 // = o; here for the compiler, see r3Ld
+		fn, fs, gn, gs := r3Ld(&src.fn, q), r3Ld(&src.fs, q), r3Ld(&src.gn, q), r3Ld(&src.gs, q)
+		fn, fs, gn, gs = r3Elim(fn, fs, gn, gs, &src.c[0])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &src.c[1])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &src.c[2])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &src.c[3])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &src.c[4])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &src.c[5])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &src.c[6])
+		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &src.c[7])
+		r3St(&dst.fn, o, fn)
+		r3St(&dst.fs, o, fs)
+		r3St(&dst.gn, o, gn<<1)
+		r3St(&dst.gs, o, gs<<1)
 	}
+	r3St(&dst.fn, end, 0)
+	r3St(&dst.fs, end, 0)
+	r3St(&dst.gn, end, 0)
+	r3St(&dst.gs, end, 0)
+}
+
+// r3PassVR applies the r3T divsteps of src.c to words n..1 of v and r,
+// top-down: with w = x*v, v, r <- (sw ? -c*r : w), r + c*w. Then word 0
+// is written as zero.
+func r3PassVR(src, dst *r3Rows, n int) {
+	for o := 7 * n; o > 0; o -= 7 {
+		q := o & 127 // = o; here for the compiler, see r3Ld
+		vn, vs, rn, rs := r3Ld(&src.vn, q), r3Ld(&src.vs, q), r3Ld(&src.rn, q), r3Ld(&src.rs, q)
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[0])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[1])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[2])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[3])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[4])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[5])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[6])
+		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[7])
+		r3St(&dst.vn, o, vn)
+		r3St(&dst.vs, o, vs)
+		r3St(&dst.rn, o, rn)
+		r3St(&dst.rs, o, rs)
+	}
+	r3St(&dst.vn, 0, 0)
+	r3St(&dst.vs, 0, 0)
+	r3St(&dst.rn, 0, 0)
+	r3St(&dst.rs, 0, 0)
 }
 
 // setCoeff sets coefficient i of x to c in {-1, 0, 1}; i is public.
