@@ -161,9 +161,9 @@ func r3St(p *[r3Len]byte, o int, x uint64) {
 // r3T steps per pass (see the layout above). The decision of a step
 // depends only on delta and the constant coefficients of f and g, so the
 // decisions of a pass are found by running its r3T steps on word 0 of f, g
-// alone (decide); that word's new value is kept. Then every other word
-// gets the same r3T steps, one after the other in registers (passFG,
-// passVR).
+// alone (r3Decide8); that word's new value is kept. Then every other word
+// gets the same r3T steps, one after the other in registers (r3PassFG,
+// r3PassVR). 2p-1 = 190*r3T + 1: the last step runs alone.
 //
 // Word counts: with k steps done, only the first L = 2p-1-k coefficients
 // of f and g can still influence the result (coefficient j after a step
@@ -222,33 +222,32 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 		r3PassVR(src, dst, min(r3N, (min(k+r3T+1, P)+r3Own-1)/r3Own))
 		src, dst = dst, src
 	}
-	f0s := r3Ld(&src.fs, r3FG0) >> 63
-	for ; k < steps; k++ { // the last step alone: only v and f0 matter
-		fn, fs := r3Ld(&src.fn, r3FG0), r3Ld(&src.fs, r3FG0)
-		gn, gs := r3Ld(&src.gn, r3FG0), r3Ld(&src.gs, r3FG0)
-		var c r3Ctl
-		c, delta = r3Decide(delta, fs, gn, gs)
-		_, fs, _, _ = r3Elim(fn, fs, gn, gs, &c)
-		f0s = fs >> 63
-		for i := r3N; i >= 1; i-- {
-			vn, vs := r3Ld(&src.vn, 7*i), r3Ld(&src.vs, 7*i)
-			rn, rs := r3Ld(&src.rn, 7*i), r3Ld(&src.rs, 7*i)
-			vn, vs, _, _ = r3Elim(vn<<1, vs<<1, rn, rs, &c)
-			r3St(&dst.vn, 7*i, vn)
-			r3St(&dst.vs, 7*i, vs)
-		}
-		src = dst
+	if steps-k != 1 {
+		panic("r3Recip: steps") // constant; see the doc comment
+	}
+	// The last step: only v and f0 matter after it.
+	fn, fs := r3Ld(&src.fn, r3FG0), r3Ld(&src.fs, r3FG0)
+	gn, gs := r3Ld(&src.gn, r3FG0), r3Ld(&src.gs, r3FG0)
+	var c r3Ctl
+	c, delta = r3Decide(delta, fs, gn, gs)
+	_, fs, _, _ = r3Elim(fn, fs, gn, gs, &c)
+	for i := r3N; i >= 1; i-- { // top-down, as in r3PassVR
+		vn, vs := r3Ld(&src.vn, 7*i), r3Ld(&src.vs, 7*i)
+		rn, rs := r3Ld(&src.rn, 7*i), r3Ld(&src.rs, 7*i)
+		vn, vs, _, _ = r3Elim(vn<<1, vs<<1, rn, rs, &c)
+		r3St(&dst.vn, 7*i, vn)
+		r3St(&dst.vs, 7*i, vs)
 	}
 
 	// out = v / f_0, reversed: out_i = f0 * v_(p-1-i) since f0 = ±1.
 	// Word 1+w of v holds coefficient r3Own*w+t in bit r3T+t, which is
 	// bit 55-t = s of the word reversed, and out index p-1-r3Own*w-t =
 	// p-r3Own-r3Own*w+s: bytes po[r3Pad+...] in order.
-	fsg := -f0s
+	fsg := -(fs >> 63)
 	var po [r3Pad + P]int8 // po[r3Pad+i] = out[i]
 	for w := range r3N {
-		nz := bits.Reverse64(r3Ld(&src.vn, 7*(1+w)))
-		sg := bits.Reverse64(r3Ld(&src.vs, 7*(1+w))^fsg) & nz
+		nz := bits.Reverse64(r3Ld(&dst.vn, 7*(1+w)))
+		sg := bits.Reverse64(r3Ld(&dst.vs, 7*(1+w))^fsg) & nz
 		b := r3Pad + P - r3Own - r3Own*w
 		for u := 0; u < r3Own; u += 8 {
 			// 1, all ones (-1) or 0 in each byte.
@@ -335,7 +334,10 @@ func r3Steps(c *[r3T]r3Ctl, delta int64, fn, fs, gn, gs uint64) (int64, uint64, 
 func r3PassFG(src, dst *r3Rows, n int) {
 	end := r3FG0 - 7*n
 	for o := r3FG0 - 7; o > end; o -= 7 {
-		q := o & 127 // = o; here for the compiler, see r3Ld
+		// o&127 = o, masked on the loads' line: the compiler drops the
+		// bounds checks and finds an instruction of this line for the
+		// inlined calls (else it adds a NOP for each).
+		q := o & 127
 		fn, fs, gn, gs := r3Ld(&src.fn, q), r3Ld(&src.fs, q), r3Ld(&src.gn, q), r3Ld(&src.gs, q)
 		fn, fs, gn, gs = r3Elim(fn, fs, gn, gs, &src.c[0])
 		fn, fs, gn, gs = r3Elim(fn, fs, gn<<1, gs<<1, &src.c[1])
@@ -361,7 +363,7 @@ func r3PassFG(src, dst *r3Rows, n int) {
 // is written as zero.
 func r3PassVR(src, dst *r3Rows, n int) {
 	for o := 7 * n; o > 0; o -= 7 {
-		q := o & 127 // = o; here for the compiler, see r3Ld
+		q := o & 127 // = o; see r3PassFG
 		vn, vs, rn, rs := r3Ld(&src.vn, q), r3Ld(&src.vs, q), r3Ld(&src.rn, q), r3Ld(&src.rs, q)
 		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[0])
 		vn, vs, rn, rs = r3Elim(vn<<1, vs<<1, rn, rs, &src.c[1])
