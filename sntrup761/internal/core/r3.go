@@ -176,8 +176,9 @@ func r3St(p *[r3Len]byte, o int, x uint64) {
 // the words that can be nonzero after it. The words touched and all loop
 // bounds depend on k alone.
 //
-// Constant time: only boolean operations, shifts by public amounts and
-// masks; no branch or index depends on the coefficients.
+// Constant time: only boolean operations, shifts by public amounts, masks
+// and (to convert in and out) multiplications by constants; no branch,
+// index or address depends on the coefficients or on delta.
 func r3Recip(out *[P]int8, a *[P]int8) int32 {
 	if simdEnabled {
 		return r3RecipSIMD(out, a)
