@@ -93,79 +93,139 @@ func planFor(n int) *fftPlan {
 func nzMask(x int32) int32  { return -int32(uint32(x|-x) >> 31) }
 func negMask(x int32) int32 { return x >> 31 }
 
-// jumpPlain runs n <= jumpBase divsteps one by one on copies of f and g
-// (len n) and returns the new δ and the n-step matrix.
+// jumpPlain runs n <= jumpBase divsteps from δ on the first n coefficients
+// of f and g (in [-Q12, Q12]) and returns the new δ and the n-step matrix,
+// one divstep at a time.
 //
-// A divstep either keeps (f, g) or swaps them, then sets g to
-// (f0*g - g0*f)/x with the post-swap constants. Written without the swap,
-// the new g is s*(f0*g - g0*f)/x with the pre-swap values and s = -1 on a
-// swap, and the new f is g or f: so each step needs one masked select (of
-// f) instead of a full exchange. Rows of the matrix follow the same rule,
-// and the f row is multiplied by x.
+// Only the matrix is updated step by step; f and g never are. A divstep
+// needs f_k[0] and g_k[0], the constant terms after k steps, and
+// x^k (f_k, g_k) = M_k (f, g) gives them from the matrix M_k so far:
 //
-// The matrix rows are packed two entries to a word, uv[i] = u_i | v_i<<32
-// and qr[i] = q_i | r_i<<32, with both lanes in [0, q): the update
-// a*qr + (-b)*uv of non-negative lanes below q stays below 2q^2 < 2^26 per
-// lane, so one multiply-add serves both entries and reduceLanes brings the
-// lanes back below q.
+//   - f_k[0] is f_(k-1)[0] or g_(k-1)[0], as the step swapped or not (a
+//     step sets f to f or g, not shifted);
+//   - g_k[0] is coefficient k of q_k f + r_k g, a dot product of k+1 terms
+//     that leafState.step accumulates while it writes q_k and r_k.
+//
+// This costs one multiplication per matrix coefficient and step, where
+// updating f and g cost two per coefficient of f and g and step.
+//
+// Constant time: the loop bounds depend only on n and the step index; the
+// swap is a mask.
 func jumpPlain(ar *arena, n int, delta int32, f0s, g0s []int32) (int32, jumpMatrix) {
 	M := newJumpMatrix(ar, n)
-	var f, g [jumpBase]int32
-	var uv, qr [jumpBase + 1]uint64
-	copy(f[:n], f0s[:n])
-	copy(g[:n], g0s[:n])
-	uv[0], qr[0] = 1, 1<<32 // u = 1, r = 1
-	for k := range n {
-		swap := negMask(-delta) & nzMask(g[0])
-		delta ^= swap & (delta ^ -delta)
-		delta++
-		f0, g0 := f[0], g[0]
-		// a = s*f0, b = s*g0 with s = -1 on a swap: (x ^ swap) - swap
-		a := (f0 ^ swap) - swap
-		b := (g0 ^ swap) - swap
-		l := n - k // coefficients of f and g still meaningful
-		for i := 1; i < l; i++ {
-			fi, gi := f[i], g[i]
-			g[i-1] = freezeQ26(a*gi - b*fi)
-			f[i] = fi ^ (swap & (fi ^ gi))
-		}
-		// f[0] of the new f is irrelevant beyond this step only through
-		// the next step's f0, which must be the selected constant.
-		f[0] = f0 ^ (swap & (f0 ^ g0))
-		// New f row is x * (selected row); new g row is a*rowg - b*rowf,
-		// with a and -b taken in [0, q).
-		ap := uint64(a + Q&negMask(a))
-		nb := -b
-		nbp := uint64(nb + Q&negMask(nb))
-		sw := uint64(int64(swap))
-		for i := k; i >= 0; i-- {
-			uvi, qri := uv[i], qr[i]
-			qr[i] = reduceLanes(ap*qri + nbp*uvi)
-			uv[i+1] = uvi ^ (sw & (uvi ^ qri))
-		}
-		uv[0] = 0
-	}
+	var st leafState
+	delta = st.run(n, delta, f0s, g0s)
 	for i := range n + 1 {
-		M.u[i] = freezeQ26(int32(uint32(uv[i])))
-		M.v[i] = freezeQ26(int32(uv[i] >> 32))
-		M.q[i] = freezeQ26(int32(uint32(qr[i])))
-		M.r[i] = freezeQ26(int32(qr[i] >> 32))
+		M.u[i] = freezeQ26(int32(uint32(st.uv[i])))
+		M.v[i] = freezeQ26(int32(st.uv[i] >> 32))
+		M.q[i] = freezeQ26(int32(uint32(st.qr[i])))
+		M.r[i] = freezeQ26(int32(st.qr[i] >> 32))
 	}
 	return delta, M
 }
 
-// reduceLanes reduces both 32-bit lanes of x, each below 2^26, modulo q
-// into [0, q). For 0 <= y < 2^26, (y*reduceM)>>40 is exactly floor(y/q):
-// reduceM = ceil(2^40/q) exceeds 2^40/q by less than 1, so the estimate
-// exceeds y/q by less than 2^26/2^40 = 2^-14, while y/q is at least 1/q >
-// 2^-13 below the next integer (checked for every y by TestReduceLanes).
-// Constant time: multiplications and shifts only.
-func reduceLanes(x uint64) uint64 {
-	const reduceM = (1<<40 + Q - 1) / Q
-	lo, hi := x&0xffffffff, x>>32
-	lo -= Q * ((lo * reduceM) >> 40)
-	hi -= Q * ((hi * reduceM) >> 40)
-	return lo | hi<<32
+// leafState is the working state of jumpPlain.
+//
+// The matrix rows are packed two entries to a word, uv[i] = u_i | v_i<<32
+// and qr[i] = q_i | r_i<<32, with lanes below leafLane: a multiplication
+// by a scalar below q serves both entries.
+//
+// gf holds the inputs packed the other way round, g_j | f_j<<32 at
+// gf[64-j], with lanes in [0, q). Then, with X = 2^32,
+//
+//	qr[i] * gf[64-j] = (q_i + r_i X)(g_j + f_j X) mod 2^64
+//	                 = q_i g_j + (q_i f_j + r_i g_j) X mod 2^64,
+//
+// whose high lane is the term of q f + r g that g_k[0] needs: one 64-bit
+// multiplication per term. The low lanes q_i g_j < 2^32 never carry into
+// the high lane, even summed over the at most 48 terms (48 * leafLane * q <
+// 2^31), and the high lanes sum to less than 48 * 2 * leafLane * q < 2^32.
+//
+// The sizes let step index with k & 63 without bounds checks.
+type leafState struct {
+	uv, qr [65]uint64
+	gf     [128]uint64
+}
+
+// leafLane bounds the lanes of the matrix rows (see montReduce).
+const leafLane = 5400
+
+// run runs n <= jumpBase divsteps from δ on f and g and returns the new δ;
+// the matrix is left in st.uv and st.qr.
+func (st *leafState) run(n int, delta int32, fs, gs []int32) int32 {
+	if n > jumpBase {
+		panic("core: jumpPlain too long")
+	}
+	fs, gs = fs[:n], gs[:n]
+	for i := range n {
+		f := fs[i] + Q&negMask(fs[i])
+		g := gs[i] + Q&negMask(gs[i])
+		st.gf[64-i] = uint64(g) | uint64(f)<<32
+	}
+	st.uv[0], st.qr[0] = 1, 1<<32 // u = 1, r = 1
+	f0, g0 := int32(st.gf[64]>>32), int32(uint32(st.gf[64]))
+	for k := range n {
+		// Divstep: swap when δ > 0 and g0 != 0; then
+		// g = (f0 g - g0 f)/x with the post-swap f and g, which is
+		// s (f0 g - g0 f)/x with the pre-swap ones, s = -1 on a swap.
+		swap := negMask(-delta) & nzMask(g0)
+		delta ^= swap & (delta ^ -delta)
+		delta++
+		a := (f0 ^ swap) - swap // s f0
+		b := (g0 ^ swap) - swap // s g0
+		f0 ^= swap & (f0 ^ g0)
+		// a and -b in [0, q), times 2^16 for montReduce.
+		ap := freezeQ26(a * (1 << 16 % Q))
+		ap += Q & negMask(ap)
+		nbp := freezeQ26(-b * (1 << 16 % Q))
+		nbp += Q & negMask(nbp)
+		acc := st.step(k, uint64(ap), uint64(nbp), uint64(int64(swap)), montMask)
+		g0 = int32(freezeQ(int64(acc >> 32)))
+		g0 += Q & negMask(g0)
+	}
+	return delta
+}
+
+// step turns the matrix of steps 0..k-1 into that of steps 0..k: the new
+// q r row is a*(q r) - b*(u v), the new u v row is x times the row that
+// the swap mask sw selects, with ap = a*2^16 and nb = -b*2^16 mod q. It
+// returns the sum of qr[i] * gf[64-(k+1-i)] over the new row, whose high
+// lane is g_(k+1)[0] (mod q).
+func (st *leafState) step(k int, ap, nb, sw, mask uint64) uint64 {
+	var acc uint64
+	k &= 63
+	uv, qr := &st.uv, &st.qr
+	gf := (*[64]uint64)(st.gf[63-k:]) // gf[i] = g_(k+1-i) | f_(k+1-i)<<32
+	for i := k; i >= 0; i-- {
+		uvi, qri := uv[i], qr[i]
+		nq := montReduce(ap*qri+nb*uvi, mask)
+		qr[i] = nq
+		uv[i+1] = uvi ^ (sw & (uvi ^ qri))
+		acc += nq * gf[i]
+	}
+	uv[0] = 0
+	return acc
+}
+
+// montMask selects the low 16 bits of both lanes. It is a variable so that
+// step keeps it in a register.
+var montMask uint64 = 0x0000ffff0000ffff
+
+// montReduce returns x * 2^-16 mod q in both 32-bit lanes of x, each below
+// 2^31, by Montgomery reduction: t = -x/q mod 2^16 per lane makes x + t*q
+// a multiple of 2^16, and (x + t*q)/2^16 < x/2^16 + q. The low 16 bits of
+// each lane (mask = montMask) multiplied by qinv stay in their lane, and
+// t*q < 2^28.2, so no lane overflows into the next; the high lane's low 16
+// bits become zero, so the shift leaves a clean low lane.
+//
+// In step, the lanes of qr and uv are below leafLane and ap, nb below q, so
+// x < 2*q*leafLane < 2^26 and the result is below
+// 2*q*leafLane/2^16 + q < 5348 < leafLane: the bound holds at every step.
+// Constant time: multiplications, masks and shifts only.
+func montReduce(x, mask uint64) uint64 {
+	const qinv = 49905 // -1/q mod 2^16
+	t := ((x & mask) * qinv) & mask
+	return (x + t*Q) >> 16
 }
 
 // jump returns δ after n divsteps from (δ, f, g) and their transition
