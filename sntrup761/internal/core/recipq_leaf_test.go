@@ -108,9 +108,9 @@ func TestJumpPlainMatchesRef(t *testing.T) {
 		for it := range iterations(t, 300) {
 			for i := range f {
 				switch {
-				case it%5 == 1: // extremes
-					f[i] = Q12 * (1 - 2*rng.Int32N(2))
-					g[i] = Q12 * (1 - 2*rng.Int32N(2))
+				case it%5 == 1: // extremes: ±Q12, and -1 (q-1 in [0, q))
+					f[i] = [3]int32{Q12, -Q12, -1}[rng.IntN(3)]
+					g[i] = [3]int32{Q12, -Q12, -1}[rng.IntN(3)]
 				case it%5 == 2: // sparse: many zero g0
 					f[i] = (rng.Int32N(3) - 1) * rng.Int32N(Q12+1)
 					g[i] = (rng.Int32N(3) - 1) * rng.Int32N(Q12+1) * rng.Int32N(2)
@@ -126,13 +126,109 @@ func TestJumpPlainMatchesRef(t *testing.T) {
 			}
 			checkJumpPlain(t, n, randDelta(rng), f, g)
 		}
-		for _, c := range [][2]int32{{Q12, Q12}, {-Q12, -Q12}, {Q12, -Q12}, {-Q12, Q12}, {0, Q12}, {Q12, 0}, {0, 0}} {
+		for _, c := range [][2]int32{{Q12, Q12}, {-Q12, -Q12}, {Q12, -Q12}, {-Q12, Q12}, {0, Q12}, {Q12, 0}, {0, 0}, {-1, -1}, {1, -1}, {-1, 1}} {
 			for i := range f {
 				f[i], g[i] = c[0], c[1]
 			}
 			for _, d := range []int32{1, 0, -1, 1 << 19, -1 << 19} {
 				checkJumpPlain(t, n, d, f, g)
 			}
+		}
+	}
+}
+
+// TestLeafProducts compares the Karatsuba products and middle products of
+// leafSplit with schoolbook ones. Their arithmetic is exact modulo 2^64
+// for any inputs, so the inputs are arbitrary 64-bit words (besides a few
+// structured ones), which exercises every wrap-around.
+func TestLeafProducts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(96, 97))
+	word := func(kind int) uint64 {
+		switch kind {
+		case 0:
+			return rng.Uint64()
+		case 1:
+			return ^uint64(0)
+		case 2:
+			return uint64(rng.IntN(Q)) | uint64(rng.IntN(Q))<<32
+		default:
+			return Q - 1 | (Q-1)<<32
+		}
+	}
+	for it := range iterations(t, 200) {
+		kind := it % 4
+		var u, q, b, h1, h2 [48]uint64
+		var x, y [96]uint64
+		for i := range 48 {
+			u[i], q[i], b[i], h1[i], h2[i] = word(kind), word(kind), word(kind), word(kind), word(kind)
+		}
+		for i := range 96 {
+			x[i], y[i] = word(kind), word(kind)
+		}
+		var p1, p2, w1, w2 [96]uint64
+		mul48(&p1, &p2, &u, &q, &b)
+		for i := range 48 {
+			for j := range 48 {
+				w1[i+j] += u[i] * b[j]
+				w2[i+j] += q[i] * b[j]
+			}
+		}
+		if p1 != w1 || p2 != w2 {
+			t.Fatalf("mul48 differs from schoolbook (input %d)", it)
+		}
+		var o, w [48]uint64
+		mp48(&o, &h1, &h2, &x, &y)
+		for i := range 48 {
+			for k := range 48 {
+				w[i] += h1[k]*x[i+k] + h2[k]*y[i+k]
+			}
+		}
+		if o != w {
+			t.Fatalf("mp48 differs from schoolbook (input %d)", it)
+		}
+		var d uint64
+		for k := range 48 {
+			d += h1[k]*x[48+k] + h2[k]*y[48+k]
+		}
+		if got := dot48(&h1, (*[48]uint64)(x[48:]), &h2, (*[48]uint64)(y[48:])); got != d {
+			t.Fatalf("dot48 = %#x, want %#x", got, d)
+		}
+	}
+}
+
+// TestLeafReductions checks reduceLane, reduceLanes and freezeLane on the
+// values next to every multiple of q below 2^31 (where an estimated
+// quotient would first go wrong) and on random ones, and laneSubQ on every
+// lane value below 2q.
+func TestLeafReductions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(98, 99))
+	check := func(y uint64) {
+		if got := reduceLane(y); got != y%Q {
+			t.Fatalf("reduceLane(%d) = %d", y, got)
+		}
+		if got := freezeLane(y); int64(got) != centered(int64(y), Q) {
+			t.Fatalf("freezeLane(%d) = %d", y, got)
+		}
+		z := uint64(1<<31-1) - y
+		if got := reduceLanes(y | z<<32); got != y%Q|(z%Q)<<32 {
+			t.Fatalf("reduceLanes(%d | %d<<32) = %#x", y, z, got)
+		}
+	}
+	for m := uint64(0); m < 1<<31; m += Q {
+		for _, y := range []uint64{m, m + Q12, m + Q12 + 1, m + Q - 1} {
+			if y < 1<<31 {
+				check(y)
+			}
+		}
+	}
+	check(1<<31 - 1)
+	for range 100000 {
+		check(rng.Uint64N(1 << 31))
+	}
+	for v := uint64(0); v < 2*Q; v++ {
+		w := 2*Q - 1 - v
+		if got := laneSubQ(v | w<<32); got != v%Q|(w%Q)<<32 {
+			t.Fatalf("laneSubQ(%d | %d<<32) = %#x", v, w, got)
 		}
 	}
 }
