@@ -104,8 +104,9 @@ func TestJumpPlainMatchesRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(47, 48))
 	f := make([]int32, jumpBase)
 	g := make([]int32, jumpBase)
+	iters := iterations(t, 300)
 	for n := 1; n <= jumpBase; n++ {
-		for it := range iterations(t, 300) {
+		for it := range iters {
 			for i := range f {
 				switch {
 				case it%5 == 1: // extremes: ±Q12, and -1 (q-1 in [0, q))
