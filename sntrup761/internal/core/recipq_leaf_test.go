@@ -7,9 +7,9 @@ import (
 
 // jumpPlainRef is the straightforward leaf: n divsteps one at a time, each
 // updating every remaining coefficient of f and g and every coefficient of
-// the matrix (the jumpPlain of before the blocked version). The matrix
-// rows are packed two entries to a word, uv[i] = u_i | v_i<<32 and
-// qr[i] = q_i | r_i<<32, with lanes in [0, q), reduced every step.
+// the matrix (jumpPlain as of commit 7c9261d, with a plain % reduction).
+// The matrix rows are packed two entries to a word, uv[i] = u_i | v_i<<32
+// and qr[i] = q_i | r_i<<32, with lanes in [0, q), reduced every step.
 func jumpPlainRef(n int, delta int32, f0s, g0s []int32) (int32, [4][]int32) {
 	var f, g [jumpBase]int32
 	var uv, qr [jumpBase + 1]uint64
