@@ -54,15 +54,22 @@ func BenchmarkRecipRq(b *testing.B) {
 	}
 }
 
-func TestReduceLanes(t *testing.T) {
+// TestMontReduce checks montReduce on every lane value that jumpPlain's
+// step can produce, x < 2*(q-1)*(leafLane-1) (and the other lane a
+// different value of the same range): the result is x/2^16 mod q and
+// stays below leafLane.
+func TestMontReduce(t *testing.T) {
 	if testing.Short() {
-		t.Skip("exhaustive over 2^26 values")
+		t.Skip("exhaustive over 2^25.6 values")
 	}
-	for y := uint64(0); y < 1<<26; y++ {
-		x := y | (y^0x2aaaaaa)&(1<<26-1)<<32
-		got := reduceLanes(x)
-		if lo, hi := got&0xffffffff, got>>32; lo != y%Q || hi != ((y^0x2aaaaaa)&(1<<26-1))%Q {
-			t.Fatalf("reduceLanes(%#x) = %#x", x, got)
+	const top = 2 * (Q - 1) * (leafLane - 1)
+	const rinv = 3496 // 1/2^16 mod q
+	for y := uint64(0); y <= top; y++ {
+		z := top - y
+		got := montReduce(y|z<<32, montMask)
+		lo, hi := got&0xffffffff, got>>32
+		if lo%Q != y*rinv%Q || hi%Q != z*rinv%Q || lo >= leafLane || hi >= leafLane {
+			t.Fatalf("montReduce(%d | %d<<32) = %d | %d<<32", y, z, lo, hi)
 		}
 	}
 }
