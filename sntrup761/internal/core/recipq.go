@@ -559,7 +559,14 @@ func dot48(a, x, b, y *[48]uint64) uint64 {
 // and r are left unwritten): a caller that needs only the top row of
 // M2 * M1 needs only the top row of M2, and so on down the recursion.
 // topRow is a public parameter.
-func jump(ar *arena, n int, delta int32, f, g []int32, topRow bool) (int32, jumpMatrix) {
+//
+// fOne, also public, says that f[:n] is 1, 0, ..., 0, as the reversed
+// modulus of recipRq is in its first p-1 coefficients: then f's transform
+// is exactly all ones (the twist of a unit impulse is the impulse, and
+// every FFT stage maps an impulse at index 0 to ones, with the twiddle
+// exp(0) = 1 exactly), so it is set instead of computed. The first child
+// sees the same f; the second sees an updated one.
+func jump(ar *arena, n int, delta int32, f, g []int32, topRow, fOne bool) (int32, jumpMatrix) {
 	if n <= jumpBase {
 		return jumpPlain(ar, n, delta, f, g)
 	}
@@ -567,7 +574,7 @@ func jump(ar *arena, n int, delta int32, f, g []int32, topRow bool) (int32, jump
 	mk := ar.mark()
 	defer ar.release(mk)
 	j := n / 2
-	delta, M1 := jump(ar, j, delta, f, g, false)
+	delta, M1 := jump(ar, j, delta, f, g, false, fOne)
 
 	pl := planFor(n + 1)
 	m := pl.m
@@ -578,7 +585,13 @@ func jump(ar *arena, n int, delta int32, f, g []int32, topRow bool) (int32, jump
 	forwardInt(pl, xv, M1.v)
 	forwardInt(pl, xq, M1.q)
 	forwardInt(pl, xr, M1.r)
-	forwardInt(pl, xf, f[:n])
+	if fOne {
+		for i := range xf {
+			xf[i] = 1
+		}
+	} else {
+		forwardInt(pl, xf, f[:n])
+	}
 	forwardInt(pl, xg, g[:n])
 
 	// (f, g) <- M1 (f, g) / x^j, coefficients j..n-1: the wrap-around of
@@ -595,7 +608,7 @@ func jump(ar *arena, n int, delta int32, f, g []int32, topRow bool) (int32, jump
 		g1[i] = int32(freezeQ(c[j+i]))
 	}
 
-	delta, M2 := jump(ar, n-j, delta, f1, g1, topRow)
+	delta, M2 := jump(ar, n-j, delta, f1, g1, topRow, false)
 
 	// M = M2 * M1 (degree <= n < 2m: no wrap-around).
 	yu, yv, yq, yr := xf, xg, t, X[7*m:]
@@ -668,7 +681,7 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 	const j = P - 1 // first jump: 760 steps on the first 760 coefficients
 	ar := getRecipArena()
 	defer putRecipArena(ar)
-	delta, M1 := jump(ar, j, 1, F[:], G[:], false)
+	delta, M1 := jump(ar, j, 1, F[:], G[:], false, true) // F[:j] = 1, 0, ..., 0
 
 	// (f, g) after j steps: coefficients j..j+P+1 of u*F + v*G and
 	// q*F + r*G (the largest index of these products is j+P, so 2m >= j+P+2
@@ -699,7 +712,7 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 	pl.inverseProducts(c, t[:], xr[:], xg[:], nil, nil)
 	timesF(&g1, M1.q)
 
-	delta, M2 := jump(ar, n-j, delta, f1[:], g1[:], true) // only u2, v2 are used
+	delta, M2 := jump(ar, n-j, delta, f1[:], g1[:], true, false) // only u2, v2 are used
 
 	// f after n steps is the constant x^-(n-j) * (u2 f1 + v2 g1) at
 	// degree n-j.

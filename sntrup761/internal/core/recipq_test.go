@@ -73,3 +73,25 @@ func TestMontReduce(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardOfOneIsOnes checks what jump's fOne relies on: for every plan
+// and every input length jump uses (real and complex paths), the transform
+// of 1, 0, ..., 0 is exactly 1 in every bin.
+func TestForwardOfOneIsOnes(t *testing.T) {
+	for _, pl := range fftPlans {
+		if !pl.tail16 { // jump only uses plans with the radix-16 pass
+			continue
+		}
+		for _, n := range []int{pl.m, pl.m + 1, 2*pl.m - 1} {
+			a := make([]int32, n)
+			a[0] = 1
+			x := make([]complex128, pl.m)
+			forwardInt(pl, x, a)
+			for i, v := range x {
+				if v != 1 {
+					t.Fatalf("m=%d n=%d: bin %d is %v, not exactly 1", pl.m, n, i, v)
+				}
+			}
+		}
+	}
+}
