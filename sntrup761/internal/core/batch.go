@@ -155,6 +155,9 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	if n <= 0 {
 		return nil, nil
 	}
+	if simdEnabled {
+		return generateKeysSIMD(rand, n)
+	}
 	type slot struct {
 		f, g [P]int8
 		rho  [smallBytes]byte

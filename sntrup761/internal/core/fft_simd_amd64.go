@@ -91,18 +91,20 @@ func cmulConjv(zr, zi, wr, wi f64x4) (f64x4, f64x4) {
 // cleared after every use (they hold secret-derived values), so that the
 // transforms neither zero nor clear 30 KB of stack on each call.
 type simdScratch struct {
-	in   [768]float64
+	in   [192][4]float64 // input coefficient j at [j/4][j%4]
 	s, t splitSpectrum
 	i16  [768]int16
-	i8   [776]int8 // 8 bytes of padding for the last 16-byte load
+	i8   [800]int8 // padding for the last 16-byte load
 }
 
 var simdScratchPool = sync.Pool{New: func() any { return new(simdScratch) }}
 
-// put clears the transform buffers of sc (and the input buffers too if
-// inputs is set) and returns it to the pool. It runs after clearUpper: the
-// compiler clears memory with legacy-SSE stores.
+// put clears the upper halves of the vector registers, then the transform
+// buffers of sc (and the input buffers too if inputs is set), and returns
+// sc to the pool. (The clearing comes after clearUpper: the compiler
+// clears small arrays with legacy-SSE stores.)
 func (sc *simdScratch) put(inputs bool) {
+	clearUpper()
 	clear(sc.s.re[:])
 	clear(sc.s.im[:])
 	clear(sc.t.re[:])
@@ -115,50 +117,77 @@ func (sc *simdScratch) put(inputs bool) {
 	simdScratchPool.Put(sc)
 }
 
+// group returns group g (16 vectors, 64 values) of s.
+func group(s *splitSpectrum, g int) (re, im *[16][4]float64) {
+	return (*[16][4]float64)(s.re[16*g : 16*g+16]), (*[16][4]float64)(s.im[16*g : 16*g+16])
+}
+
 // forward768SIMD is forwardInt(plan768, x, a) for len(a) <= 768.
 func forward768SIMD[T int8 | int16 | int32](x *spectrum, a []T) {
 	sc := simdScratchPool.Get().(*simdScratch)
 	switch b := any(a).(type) {
 	case []int8:
 		copy(sc.i8[:], b)
-		for k := range 96 { // 8 values per step: sign-extend, convert
-			w := loadI8x16((*[16]int8)(sc.i8[8*k : 8*k+16])).ExtendLo8ToInt16().ExtendToInt32()
-			storeF(w.GetLo().ConvertToFloat64(), (*[4]float64)(sc.in[8*k:8*k+4]))
-			storeF(w.GetHi().ConvertToFloat64(), (*[4]float64)(sc.in[8*k+4:8*k+8]))
-		}
+		convertSmall(&sc.in, &sc.i8, false)
 	case []int16:
 		copy(sc.i16[:], b)
-		for k := range 96 {
-			w := loadI16x8((*[8]int16)(sc.i16[8*k : 8*k+8])).ExtendToInt32()
-			storeF(w.GetLo().ConvertToFloat64(), (*[4]float64)(sc.in[8*k:8*k+4]))
-			storeF(w.GetHi().ConvertToFloat64(), (*[4]float64)(sc.in[8*k+4:8*k+8]))
-		}
+		convertRq(&sc.in, &sc.i16)
 	default:
 		for j, v := range a[:min(len(a), 768)] {
-			sc.in[j] = float64(v)
+			sc.in[j/4][j%4] = float64(v)
 		}
 	}
-	s, t := &sc.s, &sc.t
-	tb := fftTables
-	twistRadix3SIMD(s, &sc.in, tb)
-	radix4DIF(s, 16, &tb.r4aR, &tb.r4aI)
-	radix4DIF(s, 4, &tb.r4bR, &tb.r4bI)
-	transposeGroups(t, s)
-	for g := range 12 {
-		dif16SIMD((*[16][4]float64)(t.re[16*g:16*g+16]), (*[16][4]float64)(t.im[16*g:16*g+16]))
-	}
+	forwardSplit(&sc.t, &sc.s, &sc.in)
 	clearUpper()
-	fromSplit(x, t)
+	fromSplit(x, &sc.t)
 	sc.put(true)
 }
 
+// convertSmall sets in to the coefficients of a (768 of them, zero
+// padded), times 2^splitShift if scaled (public): 8 values per step,
+// sign-extended and converted.
+func convertSmall(in *[192][4]float64, a *[800]int8, scaled bool) {
+	sv := archsimd.BroadcastFloat64x4(1)
+	if scaled {
+		sv = archsimd.BroadcastFloat64x4(1 << splitShift)
+	}
+	for k := range 96 {
+		w := loadI8x16((*[16]int8)(a[8*k : 8*k+16])).ExtendLo8ToInt16().ExtendToInt32()
+		storeF(w.GetLo().ConvertToFloat64().Mul(sv), &in[2*k])
+		storeF(w.GetHi().ConvertToFloat64().Mul(sv), &in[2*k+1])
+	}
+}
+
+// convertRq sets in to the coefficients of a.
+func convertRq(in *[192][4]float64, a *[768]int16) {
+	for k := range 96 {
+		w := loadI16x8((*[8]int16)(a[8*k : 8*k+8])).ExtendToInt32()
+		storeF(w.GetLo().ConvertToFloat64(), &in[2*k])
+		storeF(w.GetHi().ConvertToFloat64(), &in[2*k+1])
+	}
+}
+
+// forwardSplit sets dst to the transform of in, in the transposed layout,
+// using s as scratch: the twist and radix-3 stage, the radix-4 stage of
+// span 256, then per group the stage of span 64 with the transpose
+// (radix4DIFT) and the radix-16 pass.
+func forwardSplit(dst, s *splitSpectrum, in *[192][4]float64) {
+	tb := fftTables
+	twistRadix3SIMD(s, in, tb)
+	radix4DIF(s, 16, &tb.r4aR, &tb.r4aI)
+	for g := range 12 {
+		dre, dim := group(dst, g)
+		sre, sim := group(s, g)
+		radix4DIFT(dre, dim, sre, sim, tb)
+		dif16SIMD(dre, dim)
+	}
+}
+
 // twistRadix3SIMD is twistRadix3 for m = 768 (butterfly3 written out).
-func twistRadix3SIMD(s *splitSpectrum, in *[768]float64, tb *simdTables) {
+func twistRadix3SIMD(s *splitSpectrum, in *[192][4]float64, tb *simdTables) {
 	half, sq := archsimd.BroadcastFloat64x4(0.5), archsimd.BroadcastFloat64x4(sqrt3h)
 	for v := range 64 {
-		a0 := ld((*[4]float64)(in[4*v : 4*v+4]))
-		a1 := ld((*[4]float64)(in[256+4*v : 256+4*v+4]))
-		a2 := ld((*[4]float64)(in[512+4*v : 512+4*v+4]))
+		a0, a1, a2 := ld(&in[v]), ld(&in[64+v]), ld(&in[128+v])
 		ar, ai := a0.Mul(ld(&tb.twR[0][v])), a0.Mul(ld(&tb.twI[0][v]))
 		br, bi := a1.Mul(ld(&tb.twR[1][v])), a1.Mul(ld(&tb.twI[1][v]))
 		cr, ci := a2.Mul(ld(&tb.twR[2][v])), a2.Mul(ld(&tb.twI[2][v]))
@@ -235,21 +264,60 @@ func radix4DIT(s *splitSpectrum, qv int, wR, wI *[3][16][4]float64) {
 	}
 }
 
-// transposeGroups writes src (split layout) to dst in the transposed
-// layout: in each group of 16 vectors, vector 4r+c lane L of dst is vector
-// 4L+r lane c of src (a 4x4 transpose for each r); untransposeGroups is
-// its inverse.
-func transposeGroups(dst, src *splitSpectrum) {
-	for g := range 12 {
-		transpose16((*[16][4]float64)(dst.re[16*g:16*g+16]), (*[16][4]float64)(src.re[16*g:16*g+16]))
-		transpose16((*[16][4]float64)(dst.im[16*g:16*g+16]), (*[16][4]float64)(src.im[16*g:16*g+16]))
+// radix4DIFT is the radix-4 stage of span 64 (radix4DIF with qv = 4) on
+// one group of 16 vectors (s) fused with the transpose of the group into
+// dst: vector 4r+c lane L of dst is vector 4L+r lane c of the stage's
+// output. The outputs of butterfly j are vectors j, 4+j, 8+j, 12+j, so one
+// 4x4 transpose of them gives vectors 4j..4j+3 of dst.
+func radix4DIFT(dre, dim, sre, sim *[16][4]float64, tb *simdTables) {
+	for j := range 4 {
+		ar, ai := ld(&sre[j]), ld(&sim[j])
+		br, bi := ld(&sre[4+j]), ld(&sim[4+j])
+		cr, ci := ld(&sre[8+j]), ld(&sim[8+j])
+		dr, di := ld(&sre[12+j]), ld(&sim[12+j])
+		s0r, s0i := ar.Add(cr), ai.Add(ci)
+		d0r, d0i := ar.Sub(cr), ai.Sub(ci)
+		s1r, s1i := br.Add(dr), bi.Add(di)
+		d1r, d1i := br.Sub(dr), bi.Sub(di)
+		x0r, x0i := s0r.Add(s1r), s0i.Add(s1i)
+		x1r, x1i := cmulv(d0r.Add(d1i), d0i.Sub(d1r), ld(&tb.r4bR[0][j]), ld(&tb.r4bI[0][j]))
+		x2r, x2i := cmulv(s0r.Sub(s1r), s0i.Sub(s1i), ld(&tb.r4bR[1][j]), ld(&tb.r4bI[1][j]))
+		x3r, x3i := cmulv(d0r.Sub(d1i), d0i.Add(d1r), ld(&tb.r4bR[2][j]), ld(&tb.r4bI[2][j]))
+		c0, c1, c2, c3 := transpose4(x0r, x1r, x2r, x3r)
+		storeF(c0, &dre[4*j])
+		storeF(c1, &dre[4*j+1])
+		storeF(c2, &dre[4*j+2])
+		storeF(c3, &dre[4*j+3])
+		c0, c1, c2, c3 = transpose4(x0i, x1i, x2i, x3i)
+		storeF(c0, &dim[4*j])
+		storeF(c1, &dim[4*j+1])
+		storeF(c2, &dim[4*j+2])
+		storeF(c3, &dim[4*j+3])
 	}
 }
 
-func untransposeGroups(dst, src *splitSpectrum) {
-	for g := range 12 {
-		untranspose16((*[16][4]float64)(dst.re[16*g:16*g+16]), (*[16][4]float64)(src.re[16*g:16*g+16]))
-		untranspose16((*[16][4]float64)(dst.im[16*g:16*g+16]), (*[16][4]float64)(src.im[16*g:16*g+16]))
+// untransposeDIT is the inverse of radix4DIFT up to the factor 4: the
+// transpose of one group of src back to the split layout fused with the
+// radix-4 stage of span 64 of dit (radix4DIT with qv = 4), into dst.
+func untransposeDIT(dre, dim, sre, sim *[16][4]float64, tb *simdTables) {
+	for j := range 4 {
+		ar, br, cr, dr := transpose4(ld(&sre[4*j]), ld(&sre[4*j+1]), ld(&sre[4*j+2]), ld(&sre[4*j+3]))
+		ai, bi, ci, di := transpose4(ld(&sim[4*j]), ld(&sim[4*j+1]), ld(&sim[4*j+2]), ld(&sim[4*j+3]))
+		br, bi = cmulConjv(br, bi, ld(&tb.r4bR[0][j]), ld(&tb.r4bI[0][j]))
+		cr, ci = cmulConjv(cr, ci, ld(&tb.r4bR[1][j]), ld(&tb.r4bI[1][j]))
+		dr, di = cmulConjv(dr, di, ld(&tb.r4bR[2][j]), ld(&tb.r4bI[2][j]))
+		s0r, s0i := ar.Add(cr), ai.Add(ci)
+		d0r, d0i := ar.Sub(cr), ai.Sub(ci)
+		s1r, s1i := br.Add(dr), bi.Add(di)
+		d1r, d1i := br.Sub(dr), bi.Sub(di)
+		storeF(s0r.Add(s1r), &dre[j])
+		storeF(s0i.Add(s1i), &dim[j])
+		storeF(d0r.Sub(d1i), &dre[4+j]) // d0 + i*d1
+		storeF(d0i.Add(d1r), &dim[4+j])
+		storeF(s0r.Sub(s1r), &dre[8+j])
+		storeF(s0i.Sub(s1i), &dim[8+j])
+		storeF(d0r.Add(d1i), &dre[12+j]) // d0 - i*d1
+		storeF(d0i.Sub(d1r), &dim[12+j])
 	}
 }
 
@@ -260,26 +328,6 @@ func transpose4(r0, r1, r2, r3 f64x4) (f64x4, f64x4, f64x4, f64x4) {
 	t2 := pairsLo(r2, r3)
 	t3 := pairsHi(r2, r3)
 	return halvesLo(t0, t2), halvesLo(t1, t3), halvesHi(t0, t2), halvesHi(t1, t3)
-}
-
-func transpose16(dst, src *[16][4]float64) {
-	for r := range 4 {
-		c0, c1, c2, c3 := transpose4(ld(&src[r]), ld(&src[4+r]), ld(&src[8+r]), ld(&src[12+r]))
-		storeF(c0, &dst[4*r])
-		storeF(c1, &dst[4*r+1])
-		storeF(c2, &dst[4*r+2])
-		storeF(c3, &dst[4*r+3])
-	}
-}
-
-func untranspose16(dst, src *[16][4]float64) {
-	for r := range 4 {
-		c0, c1, c2, c3 := transpose4(ld(&src[4*r]), ld(&src[4*r+1]), ld(&src[4*r+2]), ld(&src[4*r+3]))
-		storeF(c0, &dst[r])
-		storeF(c1, &dst[4+r])
-		storeF(c2, &dst[8+r])
-		storeF(c3, &dst[12+r])
-	}
 }
 
 // dif4v is dif4 on four lanes.
@@ -366,19 +414,66 @@ func dif16SIMD(re, im *[16][4]float64) {
 
 // dit16SIMD is dit16 on four blocks at once (layout of dif16SIMD).
 func dit16SIMD(re, im *[16][4]float64) {
-	c1, s1, h, neg := radix16Consts()
 	for g := 0; g < 16; g += 4 {
 		a, b := (*[4][4]float64)(re[g:g+4]), (*[4][4]float64)(im[g:g+4])
 		w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i := dit4v(ld(&a[0]), ld(&b[0]), ld(&a[1]), ld(&b[1]), ld(&a[2]), ld(&b[2]), ld(&a[3]), ld(&b[3]))
-		storeF(w0r, &a[0])
-		storeF(w0i, &b[0])
-		storeF(w1r, &a[1])
-		storeF(w1i, &b[1])
-		storeF(w2r, &a[2])
-		storeF(w2i, &b[2])
-		storeF(w3r, &a[3])
-		storeF(w3i, &b[3])
+		storeRow(a, b, w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i)
 	}
+	dit16ColumnsSIMD(re, im)
+}
+
+// dit16ProductsSIMD is dit16SIMD of the pointwise products a*b (c nil) or
+// a*b + c*d of four groups of transforms in the transposed layout, into
+// re, im: the products are formed as the first stage reads them, with
+// Go's complex arithmetic written out (cmulv; the real part of a sum is
+// the sum of the real parts), as dit16Products forms them.
+func dit16ProductsSIMD(re, im *[16][4]float64, a, b, c, d *splitSpectrum, g int) {
+	ar, ai := group(a, g)
+	br, bi := group(b, g)
+	if c == nil { // public
+		for k := 0; k < 16; k += 4 {
+			x0r, x0i := cmulv(ld(&ar[k]), ld(&ai[k]), ld(&br[k]), ld(&bi[k]))
+			x1r, x1i := cmulv(ld(&ar[k+1]), ld(&ai[k+1]), ld(&br[k+1]), ld(&bi[k+1]))
+			x2r, x2i := cmulv(ld(&ar[k+2]), ld(&ai[k+2]), ld(&br[k+2]), ld(&bi[k+2]))
+			x3r, x3i := cmulv(ld(&ar[k+3]), ld(&ai[k+3]), ld(&br[k+3]), ld(&bi[k+3]))
+			w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i := dit4v(x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i)
+			storeRow((*[4][4]float64)(re[k:k+4]), (*[4][4]float64)(im[k:k+4]), w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i)
+		}
+	} else {
+		cr, ci := group(c, g)
+		dr, di := group(d, g)
+		prod := func(j int) (f64x4, f64x4) {
+			pr, pi := cmulv(ld(&ar[j]), ld(&ai[j]), ld(&br[j]), ld(&bi[j]))
+			qr, qi := cmulv(ld(&cr[j]), ld(&ci[j]), ld(&dr[j]), ld(&di[j]))
+			return pr.Add(qr), pi.Add(qi)
+		}
+		for k := 0; k < 16; k += 4 {
+			x0r, x0i := prod(k)
+			x1r, x1i := prod(k + 1)
+			x2r, x2i := prod(k + 2)
+			x3r, x3i := prod(k + 3)
+			w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i := dit4v(x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i)
+			storeRow((*[4][4]float64)(re[k:k+4]), (*[4][4]float64)(im[k:k+4]), w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i)
+		}
+	}
+	dit16ColumnsSIMD(re, im)
+}
+
+// storeRow stores four consecutive vectors of a group.
+func storeRow(a, b *[4][4]float64, w0r, w0i, w1r, w1i, w2r, w2i, w3r, w3i f64x4) {
+	storeF(w0r, &a[0])
+	storeF(w0i, &b[0])
+	storeF(w1r, &a[1])
+	storeF(w1i, &b[1])
+	storeF(w2r, &a[2])
+	storeF(w2i, &b[2])
+	storeF(w3r, &a[3])
+	storeF(w3i, &b[3])
+}
+
+// dit16ColumnsSIMD is the second stage of dit16SIMD (dit16Columns).
+func dit16ColumnsSIMD(re, im *[16][4]float64) {
+	c1, s1, h, neg := radix16Consts()
 	// column 0
 	ar, ai, br, bi, cr, ci, dr, di := dit4v(ld(&re[0]), ld(&im[0]), ld(&re[4]), ld(&im[4]), ld(&re[8]), ld(&im[8]), ld(&re[12]), ld(&im[12]))
 	storeColumn(re, im, 0, ar, ai, br, bi, cr, ci, dr, di)
@@ -511,44 +606,77 @@ func inverseSplit(c *[1536]int64, sc *simdScratch) {
 	s, t := &sc.s, &sc.t
 	tb := fftTables
 	for g := range 12 {
-		dit16SIMD((*[16][4]float64)(t.re[16*g:16*g+16]), (*[16][4]float64)(t.im[16*g:16*g+16]))
+		tre, tim := group(t, g)
+		sre, sim := group(s, g)
+		dit16SIMD(tre, tim)
+		untransposeDIT(sre, sim, tre, tim, tb)
 	}
-	untransposeGroups(s, t)
-	radix4DIT(s, 4, &tb.r4bR, &tb.r4bI)
 	radix4DIT(s, 16, &tb.r4aR, &tb.r4aI)
-	lastInverseSIMD(c, s, tb)
-	clearUpper()
+	lastInverseSIMD(c, s, tb, nil)
 	sc.put(false)
 }
 
+// inverseProductsSplit sets y to the exact coefficients (as float64
+// integers) of the inverse transform of a*b (c, d nil) or a*b + c*d, all
+// in the transposed layout, using s and the group buffer t as scratch.
+func inverseProductsSplit(y *[1536]float64, s *splitSpectrum, t *[2][16][4]float64, a, b, c, d *splitSpectrum) {
+	tb := fftTables
+	for g := range 12 {
+		sre, sim := group(s, g)
+		dit16ProductsSIMD(&t[0], &t[1], a, b, c, d, g)
+		untransposeDIT(sre, sim, &t[0], &t[1], tb)
+	}
+	radix4DIT(s, 16, &tb.r4aR, &tb.r4aI)
+	lastInverseSIMD(nil, s, tb, y)
+}
+
 // lastInverseSIMD is lastInverse768: the radix-3 stage of dit, the
-// untwist and the rounding.
-func lastInverseSIMD(c *[1536]int64, s *splitSpectrum, tb *simdTables) {
-	half, sq, neg := archsimd.BroadcastFloat64x4(0.5), archsimd.BroadcastFloat64x4(sqrt3h), archsimd.BroadcastFloat64x4(-1)
+// untwist and the rounding, into c (as int64) or, if c is nil, into y
+// (as float64 integers: round(v) = (v + 1.5*2^52) - 1.5*2^52, exact for
+// |v| < 2^51). roundInt on four lanes is the bits of v + 1.5*2^52 minus
+// those of 1.5*2^52.
+func lastInverseSIMD(c *[1536]int64, s *splitSpectrum, tb *simdTables, y *[1536]float64) {
 	mag := archsimd.BroadcastFloat64x4(roundMagic)
 	magBits := mag.AsInt64x4()
-	// roundInt on four lanes: the bits of v + 1.5*2^52 minus those of
-	// 1.5*2^52, stored to dst.
-	round := func(v f64x4, dst []int64) {
-		storeI64s(v.Add(mag).AsInt64x4().Sub(magBits), dst)
+	if c != nil { // public
+		for v := range 64 {
+			x0r, x0i, x1r, x1i, x2r, x2i := lastButterfly(s, tb, v)
+			j := 4 * v
+			storeI64s(x0r.Add(mag).AsInt64x4().Sub(magBits), c[j:j+4])
+			storeI64s(x0i.Add(mag).AsInt64x4().Sub(magBits), c[768+j:768+j+4])
+			storeI64s(x1r.Add(mag).AsInt64x4().Sub(magBits), c[256+j:256+j+4])
+			storeI64s(x1i.Add(mag).AsInt64x4().Sub(magBits), c[1024+j:1024+j+4])
+			storeI64s(x2r.Add(mag).AsInt64x4().Sub(magBits), c[512+j:512+j+4])
+			storeI64s(x2i.Add(mag).AsInt64x4().Sub(magBits), c[1280+j:1280+j+4])
+		}
+		return
 	}
 	for v := range 64 {
-		ar, ai := ld(&s.re[v]), ld(&s.im[v])
-		br, bi := cmulConjv(ld(&s.re[64+v]), ld(&s.im[64+v]), ld(&tb.r3R[0][v]), ld(&tb.r3I[0][v]))
-		dr, di := cmulConjv(ld(&s.re[128+v]), ld(&s.im[128+v]), ld(&tb.r3R[1][v]), ld(&tb.r3I[1][v]))
-		sr, si := br.Add(dr), bi.Add(di)
-		fr, fi := br.Sub(dr), bi.Sub(di)
-		tr, ti := ar.Sub(sr.Mul(half)), ai.Sub(si.Mul(half))
-		ur, ui := fi.Mul(neg).Mul(sq), fr.Mul(sq) // u = +i*(sqrt3/2)*dif
+		x0r, x0i, x1r, x1i, x2r, x2i := lastButterfly(s, tb, v)
 		j := 4 * v
-		xr, xi := cmulv(ar.Add(sr), ai.Add(si), ld(&tb.untwR[0][v]), ld(&tb.untwI[0][v]))
-		round(xr, c[j:j+4])
-		round(xi, c[768+j:768+j+4])
-		xr, xi = cmulv(tr.Add(ur), ti.Add(ui), ld(&tb.untwR[1][v]), ld(&tb.untwI[1][v]))
-		round(xr, c[256+j:256+j+4])
-		round(xi, c[1024+j:1024+j+4])
-		xr, xi = cmulv(tr.Sub(ur), ti.Sub(ui), ld(&tb.untwR[2][v]), ld(&tb.untwI[2][v]))
-		round(xr, c[512+j:512+j+4])
-		round(xi, c[1280+j:1280+j+4])
+		storeF(x0r.Add(mag).Sub(mag), (*[4]float64)(y[j:j+4]))
+		storeF(x0i.Add(mag).Sub(mag), (*[4]float64)(y[768+j:768+j+4]))
+		storeF(x1r.Add(mag).Sub(mag), (*[4]float64)(y[256+j:256+j+4]))
+		storeF(x1i.Add(mag).Sub(mag), (*[4]float64)(y[1024+j:1024+j+4]))
+		storeF(x2r.Add(mag).Sub(mag), (*[4]float64)(y[512+j:512+j+4]))
+		storeF(x2i.Add(mag).Sub(mag), (*[4]float64)(y[1280+j:1280+j+4]))
 	}
+}
+
+// lastButterfly is lastStep on vector v of the three thirds of s, before
+// the rounding: values v, 256+v and 512+v of the output, real and
+// imaginary parts.
+func lastButterfly(s *splitSpectrum, tb *simdTables, v int) (x0r, x0i, x1r, x1i, x2r, x2i f64x4) {
+	half, sq, neg := archsimd.BroadcastFloat64x4(0.5), archsimd.BroadcastFloat64x4(sqrt3h), archsimd.BroadcastFloat64x4(-1)
+	ar, ai := ld(&s.re[v]), ld(&s.im[v])
+	br, bi := cmulConjv(ld(&s.re[64+v]), ld(&s.im[64+v]), ld(&tb.r3R[0][v]), ld(&tb.r3I[0][v]))
+	dr, di := cmulConjv(ld(&s.re[128+v]), ld(&s.im[128+v]), ld(&tb.r3R[1][v]), ld(&tb.r3I[1][v]))
+	sr, si := br.Add(dr), bi.Add(di)
+	fr, fi := br.Sub(dr), bi.Sub(di)
+	tr, ti := ar.Sub(sr.Mul(half)), ai.Sub(si.Mul(half))
+	ur, ui := fi.Mul(neg).Mul(sq), fr.Mul(sq) // u = +i*(sqrt3/2)*dif
+	x0r, x0i = cmulv(ar.Add(sr), ai.Add(si), ld(&tb.untwR[0][v]), ld(&tb.untwI[0][v]))
+	x1r, x1i = cmulv(tr.Add(ur), ti.Add(ui), ld(&tb.untwR[1][v]), ld(&tb.untwI[1][v]))
+	x2r, x2i = cmulv(tr.Sub(ur), ti.Sub(ui), ld(&tb.untwR[2][v]), ld(&tb.untwI[2][v]))
+	return
 }

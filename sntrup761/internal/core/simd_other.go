@@ -2,6 +2,8 @@
 
 package core
 
+import "io"
+
 // Without GOEXPERIMENT=simd on amd64 the vector path does not exist:
 // simdEnabled is a constant false, so the hooks in the scalar code compile
 // away and these stand-ins are never called.
@@ -30,3 +32,5 @@ func foldRqSIMD(out *[P]int16, c *[1536]int64, k int64) { panic("core: no SIMD p
 func foldR3SIMD(out *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
 
 func lift3SIMD(e *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
+
+func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) { panic("core: no SIMD path") }

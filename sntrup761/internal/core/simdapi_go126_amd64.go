@@ -23,6 +23,8 @@ func loadU64(p *[4]uint64) archsimd.Uint64x4          { return archsimd.LoadUint
 func storeU64(v archsimd.Uint64x4, p *[4]uint64)      { v.Store(p) }
 func loadI16x8(p *[8]int16) archsimd.Int16x8          { return archsimd.LoadInt16x8(p) }
 func loadI8x16(p *[16]int8) archsimd.Int8x16          { return archsimd.LoadInt8x16(p) }
+func storeI16x8(v archsimd.Int16x8, p *[8]int16)      { v.Store(p) }
+func storeI8x16(v archsimd.Int8x16, p *[16]int8)      { v.Store(p) }
 func loadI64s(s []int64) archsimd.Int64x4             { return archsimd.LoadInt64x4Slice(s) }
 func storeI64s(v archsimd.Int64x4, s []int64)         { v.StoreSlice(s) }
 func mulSign8(x, y archsimd.Int8x32) archsimd.Int8x32 { return x.CopySign(y) } // VPSIGNB
