@@ -36,7 +36,6 @@ import (
 type vecSlot struct {
 	f, g           [P]int8
 	rho            [smallBytes]byte
-	sk             *PrivateKey
 	sf, sg, sc, sd splitSpectrum
 }
 
@@ -66,8 +65,7 @@ func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) {
 		slots[k] = vecSlotPool.Get().(*vecSlot)
 	}
 	defer func() {
-		// Everything in a slot but the key itself derives from secrets,
-		// and so does everything in b.
+		// Everything in a slot and in b derives from secrets.
 		for _, s := range slots {
 			*s = vecSlot{}
 			vecSlotPool.Put(s)
@@ -99,9 +97,7 @@ func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) {
 		if _, err := io.ReadFull(rand, s.rho[:]); err != nil {
 			return nil, err
 		}
-		s.sk = new(PrivateKey)
 		b.forwardSmall(&s.sf, &s.f, false)
-		fromSplit(&s.sk.sf, &s.sf)
 		b.forwardSmall(&s.sg, &s.g, false)
 		b.forwardSmall(&s.sc, &c3, true)
 		b.forwardRq(&s.sd, &dq)
@@ -126,8 +122,12 @@ func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) {
 		b.mulSplit(&tq, &v, true, &b.stq, &s.sf, &b.st3, &s.sc) // tq = 1/d_(k-1); v = 1/g_k
 		b.forwardRq(&b.sw, &w)
 		b.mulRq(&h, &b.sw, &s.sd) // h = g_k/(3f_k)
-		keys[k] = s.sk
-		s.sk.assemble(&s.f, &v, &h, &s.rho)
+		// The key is allocated (and cleared) only now, so that it is in
+		// the cache while it is filled in.
+		sk := new(PrivateKey)
+		fromSplit(&sk.sf, &s.sf)
+		sk.assemble(&s.f, &v, &h, &s.rho)
+		keys[k] = sk
 		clear(v[:])
 		clear(w[:])
 	}
@@ -196,8 +196,8 @@ func (b *vecBatch) mulRq(out *[P]int16, x, y *splitSpectrum) {
 func addScaledSplit(dst, a, c *splitSpectrum) {
 	sc := archsimd.BroadcastFloat64x4(1 << splitShift)
 	for v := range dst.re {
-		storeF(ld(&a.re[v]).Add(ld(&c.re[v]).Mul(sc)), &dst.re[v])
-		storeF(ld(&a.im[v]).Add(ld(&c.im[v]).Mul(sc)), &dst.im[v])
+		storeF(loadF(&a.re[v]).Add(loadF(&c.re[v]).Mul(sc)), &dst.re[v])
+		storeF(loadF(&a.im[v]).Add(loadF(&c.im[v]).Mul(sc)), &dst.im[v])
 	}
 	clearUpper()
 }
@@ -237,7 +237,7 @@ func foldSplitVec(rq *[776]int16, r3 *[784]int8, y *[1536]float64, k3, split boo
 	}
 	pick := loadI8x16(&lowBytes)
 	fold := func(i int) f64x4 {
-		return ld((*[4]float64)(y[i : i+4])).Add(ld((*[4]float64)(y[P+i : P+i+4]))).Add(ld((*[4]float64)(y[P+i-1 : P+i+3])))
+		return loadF((*[4]float64)(y[i : i+4])).Add(loadF((*[4]float64)(y[P+i : P+i+4]))).Add(loadF((*[4]float64)(y[P+i-1 : P+i+3])))
 	}
 	modQ := func(x f64x4) f64x4 { return x.Sub(x.Mul(qinv).Add(mag).Sub(mag).Mul(qf)) }
 	mod3 := func(x f64x4) f64x4 { return x.Sub(x.Mul(third).Add(mag).Sub(mag).Mul(three)) }

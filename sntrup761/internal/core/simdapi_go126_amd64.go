@@ -27,6 +27,7 @@ func storeI16x8(v archsimd.Int16x8, p *[8]int16)      { v.Store(p) }
 func storeI8x16(v archsimd.Int8x16, p *[16]int8)      { v.Store(p) }
 func loadI64s(s []int64) archsimd.Int64x4             { return archsimd.LoadInt64x4Slice(s) }
 func storeI64s(v archsimd.Int64x4, s []int64)         { v.StoreSlice(s) }
+func storeI64(v archsimd.Int64x4, p *[4]int64)        { v.Store(p) }
 func mulSign8(x, y archsimd.Int8x32) archsimd.Int8x32 { return x.CopySign(y) } // VPSIGNB
 
 // pairsLo and pairsHi take, in each 128-bit half, element 0 (resp. 1) of
