@@ -128,6 +128,9 @@ func (rm *r3Remainder) isZeroMod(g *r3vec) uint64 {
 // invertible iff it is not divisible by any irreducible factor of x^p - x - 1
 // (the modulus is squarefree). Constant time.
 func r3Invertible(g *[P]int8) uint64 {
+	if simdEnabled {
+		return r3InvertibleSIMD(g)
+	}
 	var x r3vec
 	for i, c := range g {
 		setCoeff(&x, i, c)

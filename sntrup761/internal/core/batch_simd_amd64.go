@@ -255,3 +255,136 @@ func foldSplitVec(rq *[776]int16, r3 *[784]int8, y *[1536]float64, k3, split boo
 		storeI16x8(modQ(v0).ConvertToInt32().SaturateToInt16Concat(modQ(v1).ConvertToInt32()), (*[8]int16)(rq[i:i+8]))
 	}
 }
+
+// r3InvertibleSIMD is r3Invertible (batch.go) on the vector path: g is
+// invertible in R/3 iff it is divisible by none of the three irreducible
+// factors of x^p - x - 1 mod 3. The same three tests as the scalar code:
+//
+//   - degrees 19 and 60: g mod phi = sum g_i (x^i mod phi), the table words
+//     x^i mod phi summed in F_3 (add3) under masks from g_i, four
+//     coefficients at a time in the four lanes (F_3 addition is associative
+//     and commutative, so the lane sums add up to the scalar sum);
+//   - degree 682: g reduced from the top coefficient down, 79 steps of
+//     g -= g_i * x^(i-682) * phi on the 768-bit planes (three vectors
+//     each), with the shifted divisors precomputed (r3Shifted682).
+//
+// g is bitsliced with VPMOVMSKB (nonzero and negative bytes). Constant
+// time: masks from the coefficients, the same operations for every g; the
+// lane and word positions used in the reduction depend only on the step.
+func r3InvertibleSIMD(g *[P]int8) uint64 {
+	var c, mnz, msg [800]int8 // g, zero-padded; the masks of each coefficient
+	copy(c[:], g[:])
+	var nzw, sgw [3][4]uint64 // g bitsliced: coefficient i at bit i%64 of word i/64
+	var zero archsimd.Int8x32
+	for k := range 24 {
+		x := loadI8((*[32]int8)(c[32*k : 32*k+32]))
+		nz := ^x.Equal(zero).ToBits()
+		sg := x.Less(zero).ToBits()
+		w := k / 2
+		nzw[w/4][w%4] |= uint64(nz) << (32 * (k % 2))
+		sgw[w/4][w%4] |= uint64(sg) << (32 * (k % 2))
+		storeI8(zero.Sub(x.Abs()), (*[32]int8)(mnz[32*k:32*k+32])) // -1 if g_i = ±1
+		storeI8(x.Min(zero), (*[32]int8)(msg[32*k:32*k+32]))       // -1 if g_i = -1
+	}
+
+	// Degrees 19 and 60.
+	var a19n, a19s, a60n, a60s u64x4
+	for j := range residueSteps {
+		st := &residueSteps[j]
+		mn := loadI8x16((*[16]int8)(mnz[4*j : 4*j+16])).ExtendLo4ToInt64().AsUint64x4()
+		ms := loadI8x16((*[16]int8)(msg[4*j : 4*j+16])).ExtendLo4ToInt64().AsUint64x4()
+		tn := loadU64(&st.nz19).And(mn)
+		a19n, a19s = add3v(a19n, a19s, tn, loadU64(&st.sg19).Xor(ms).And(tn))
+		tn = loadU64(&st.nz60).And(mn)
+		a60n, a60s = add3v(a60n, a60s, tn, loadU64(&st.sg60).Xor(ms).And(tn))
+	}
+	var l19n, l19s, l60n, l60s [4]uint64
+	storeU64(a19n, &l19n)
+	storeU64(a19s, &l19s)
+	storeU64(a60n, &l60n)
+	storeU64(a60s, &l60s)
+
+	// Degree 682: coefficients 760 .. 704 are in word 11 (lane 3 of
+	// vector 2), 703 .. 682 in word 10 (lane 2).
+	xn0, xn1, xn2 := loadU64(&nzw[0]), loadU64(&nzw[1]), loadU64(&nzw[2])
+	xs0, xs1, xs2 := loadU64(&sgw[0]), loadU64(&sgw[1]), loadU64(&sgw[2])
+	for i := P - 1; i >= 682; i-- {
+		var wn, ws uint64
+		if i >= 704 { // public
+			wn, ws = xn2.GetHi().GetElem(1), xs2.GetHi().GetElem(1)
+		} else {
+			wn, ws = xn2.GetHi().GetElem(0), xs2.GetHi().GetElem(0)
+		}
+		// subtract c*phi*x^(i-682), c = g_i: add phi*x^(i-682) with its
+		// sign flipped unless c = -1
+		cnz := archsimd.BroadcastUint64x4(-((wn >> (i % 64)) & 1))
+		ncsg := archsimd.BroadcastUint64x4(((ws >> (i % 64)) & 1) - 1) // ^csg
+		d := &r3Shifted682[i-682]
+		pn := loadU64(&d.nz[0]).And(cnz)
+		xn0, xs0 = add3v(xn0, xs0, pn, loadU64(&d.sg[0]).Xor(ncsg).And(pn))
+		pn = loadU64(&d.nz[1]).And(cnz)
+		xn1, xs1 = add3v(xn1, xs1, pn, loadU64(&d.sg[1]).Xor(ncsg).And(pn))
+		pn = loadU64(&d.nz[2]).And(cnz)
+		xn2, xs2 = add3v(xn2, xs2, pn, loadU64(&d.sg[2]).Xor(ncsg).And(pn))
+	}
+	var rest [4]uint64
+	storeU64(xn0.Or(xn1).Or(xn2), &rest)
+	clearUpper()
+
+	n19, s19 := l19n[0], l19s[0]
+	n60, s60 := l60n[0], l60s[0]
+	for l := 1; l < 4; l++ {
+		n19, s19 = add3(n19, s19, l19n[l], l19s[l])
+		n60, s60 = add3(n60, s60, l60n[l], l60s[l])
+	}
+	zero19 := ((n19 | -n19) >> 63) ^ 1
+	zero60 := ((n60 | -n60) >> 63) ^ 1
+	acc := rest[0] | rest[1] | rest[2] | rest[3]
+	zero682 := ((acc | -acc) >> 63) ^ 1
+	clear(c[:])
+	clear(mnz[:])
+	clear(msg[:])
+	clear(nzw[:])
+	clear(sgw[:])
+	return (zero19 | zero60 | zero682) ^ 1
+}
+
+// residueStep holds the table words x^i mod phi of residues19 and
+// residues60 for i = 4j..4j+3 (zero past p-1).
+type residueStep struct{ nz19, sg19, nz60, sg60 [4]uint64 }
+
+// r3Planes682 is phi*x^s for the degree-682 factor phi, in the 768-bit
+// planes of the vector path.
+type r3Planes682 struct{ nz, sg [3][4]uint64 }
+
+var (
+	residueSteps = newResidueSteps()
+	r3Shifted682 = newShifted682()
+)
+
+func newResidueSteps() *[(P + 3) / 4]residueStep {
+	t := new([(P + 3) / 4]residueStep)
+	for i := range P {
+		st := &t[i/4]
+		st.nz19[i%4], st.sg19[i%4] = residues19.nz[i], residues19.sg[i]
+		st.nz60[i%4], st.sg60[i%4] = residues60.nz[i], residues60.sg[i]
+	}
+	return t
+}
+
+func newShifted682() *[P - 682]r3Planes682 {
+	if len(factor682) != 683 {
+		panic("core: unexpected degree of the factor table")
+	}
+	t := new([P - 682]r3Planes682)
+	for s := range t {
+		var v r3vec
+		for i, c := range factor682 {
+			setCoeff(&v, i+s, c)
+		}
+		for w := range v.nz {
+			t[s].nz[w/4][w%4], t[s].sg[w/4][w%4] = v.nz[w], v.sg[w]
+		}
+	}
+	return t
+}

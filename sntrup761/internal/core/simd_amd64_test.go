@@ -494,3 +494,37 @@ func TestGenerateKeysSIMD(t *testing.T) {
 		}
 	}
 }
+
+func TestR3InvertibleSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(43, 44))
+	for k := range simdIterations(600) {
+		g := randSmall(rng)
+		switch k % 6 {
+		case 1, 2, 3: // a multiple of one factor: not invertible
+			f := [][]int8{factor19, factor60, factor682}[k%6-1]
+			s := make([]int8, P-len(f)+1)
+			for j := range s {
+				s[j] = int8(rng.IntN(3)) - 1
+			}
+			g = [P]int8{}
+			copy(g[:], mul3poly(f, s))
+		case 4: // sparse, or zero
+			g = [P]int8{}
+			for range rng.IntN(3) {
+				g[rng.IntN(P)] = int8(rng.IntN(3)) - 1
+			}
+		case 5: // constant
+			c := int8(rng.IntN(3)) - 1
+			for j := range g {
+				g[j] = c
+			}
+		}
+		got := r3InvertibleSIMD(&g)
+		var want uint64
+		scalarToo(func() { want = r3Invertible(&g) })
+		if got != want {
+			t.Fatalf("case %d: r3InvertibleSIMD = %d, scalar %d", k, got, want)
+		}
+	}
+}
