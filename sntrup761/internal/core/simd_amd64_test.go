@@ -130,6 +130,14 @@ func TestSortShortSIMD(t *testing.T) {
 			case 1:
 				L[i] |= 0xfffffff0 // near the sentinel
 			}
+			switch k % 8 {
+			case 5: // descending
+				L[i] = uint32(P-i) << 8
+			case 6: // 0-1 keys
+				L[i] = uint32(rng.IntN(2)) << 31
+			case 7: // ascending
+				L[i] = uint32(i) << 4
+			}
 			L[i] &^= 1
 		}
 		got, want := L, L
