@@ -39,16 +39,23 @@ type vecSlot struct {
 	sf, sg, sc, sd splitSpectrum
 }
 
+// vecWork holds the working buffers of the vector products: a forward
+// transform's input and scratch, the group buffer and the output of an
+// inverse transform, and the folds' outputs.
+type vecWork struct {
+	in  [192][4]float64 // forward input, coefficient j at [j/4][j%4]
+	s   splitSpectrum   // transform scratch
+	t   [2][16][4]float64
+	y   [1536]float64 // inverse output: exact integers
+	i8  [800]int8     // zero-padded inputs
+	i16 [768]int16
+	rq  [776]int16 // fold outputs, index i for coefficient i
+	r3  [784]int8
+}
+
 // vecBatch holds the batch's working buffers.
 type vecBatch struct {
-	in           [192][4]float64 // forward input, coefficient j at [j/4][j%4]
-	s            splitSpectrum   // transform scratch
-	t            [2][16][4]float64
-	y            [1536]float64 // inverse output: exact integers
-	i8           [800]int8     // zero-padded inputs
-	i16          [768]int16
-	rq           [776]int16 // fold outputs, index i for coefficient i
-	r3           [784]int8
+	vecWork
 	st3, stq, sw splitSpectrum
 }
 
@@ -142,7 +149,7 @@ func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) {
 // 2^splitShift if scaled: exact, the scaling of every intermediate value
 // by a power of two commutes with rounding, so the values are those of
 // the scalar code's scaled transform).
-func (b *vecBatch) forwardSmall(dst *splitSpectrum, a *[P]int8, scaled bool) {
+func (b *vecWork) forwardSmall(dst *splitSpectrum, a *[P]int8, scaled bool) {
 	copy(b.i8[:], a[:])
 	convertSmall(&b.in, &b.i8, scaled)
 	forwardSplit(dst, &b.s, &b.in)
@@ -150,7 +157,7 @@ func (b *vecBatch) forwardSmall(dst *splitSpectrum, a *[P]int8, scaled bool) {
 }
 
 // forwardRq sets dst to the transform of a.
-func (b *vecBatch) forwardRq(dst *splitSpectrum, a *[P]int16) {
+func (b *vecWork) forwardRq(dst *splitSpectrum, a *[P]int16) {
 	copy(b.i16[:], a[:])
 	convertRq(&b.in, &b.i16)
 	forwardSplit(dst, &b.s, &b.in)
@@ -160,7 +167,7 @@ func (b *vecBatch) forwardRq(dst *splitSpectrum, a *[P]int16) {
 // mulSplit is mulSplit (rq.go) from split transforms: the linear product
 // y = a*b + c*d (c, d nil: y = a*b), folded, split as lo + 2^splitShift*hi,
 // rq = k*lo in R/q (k = 3 if k3, else 1) and r3 = hi in R/3.
-func (b *vecBatch) mulSplit(rq *[P]int16, r3 *[P]int8, k3 bool, x, y, c, d *splitSpectrum) {
+func (b *vecWork) mulSplit(rq *[P]int16, r3 *[P]int8, k3 bool, x, y, c, d *splitSpectrum) {
 	inverseProductsSplit(&b.y, &b.s, &b.t, x, y, c, d)
 	foldSplitVec(&b.rq, &b.r3, &b.y, k3, true)
 	clearUpper()
@@ -182,7 +189,7 @@ func splitCoeff(v, k int64) (int16, int8) {
 }
 
 // mulRq is mulRq from split transforms: out = x*y in R/q.
-func (b *vecBatch) mulRq(out *[P]int16, x, y *splitSpectrum) {
+func (b *vecWork) mulRq(out *[P]int16, x, y *splitSpectrum) {
 	inverseProductsSplit(&b.y, &b.s, &b.t, x, y, nil, nil)
 	foldSplitVec(&b.rq, nil, &b.y, false, false)
 	clearUpper()

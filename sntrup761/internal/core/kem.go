@@ -251,6 +251,9 @@ func (sk *PrivateKey) assemble(f, v *[P]int8, h *[P]int16, rho *[smallBytes]byte
 // || Hash_4(pk)). It returns Hash_3(r_enc), which the session key hashes
 // again. Constant time in r.
 func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
+	if simdEnabled {
+		return pk.hideSIMD(ct, r)
+	}
 	var rEnc [smallBytes]byte
 	smallEncode(rEnc[:], r)
 	var sr spectrum
@@ -309,6 +312,10 @@ func (sk *PrivateKey) Decapsulate(ct *[CiphertextSize]byte, k *[SharedKeySize]by
 // R/3, ev = e*v; if ev does not have weight W it becomes the fixed vector
 // (1,...,1,0,...,0), by mask. Constant time.
 func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
+	if simdEnabled {
+		sk.decryptSIMD(r, c)
+		return
+	}
 	var sc spectrum
 	sc.transformRq(c)
 	var e [P]int8

@@ -390,6 +390,38 @@ func TestFoldSplitSIMD(t *testing.T) {
 				t.Fatalf("case %d: coefficient %d reduces to %d, want %d", it, i, rq[i], want)
 			}
 		}
+		// mulRounded's digits, mulR3's and mulLift3's reductions (the
+		// latter two on inputs of their sizes: |3v| < 2^34 for the lift)
+		var rd [776]uint32
+		foldRoundVec(&rd, &y)
+		clearUpper()
+		for i := 1; i < P-1; i++ {
+			if want := roundDigit(fold(i)); rd[i] != want {
+				t.Fatalf("case %d: coefficient %d has digit %d, want %d", it, i, rd[i], want)
+			}
+		}
+		var small [1536]float64
+		for i := range small {
+			small[i] = float64(yi[i] / 4)
+		}
+		var o3, l3 [784]int8
+		foldSmallVec(&o3, &y, false)
+		foldSmallVec(&l3, &small, true)
+		clearUpper()
+		for i := 1; i < P-1; i++ {
+			v := fold(i)
+			want := int8((v%3+4)%3 - 1) // centered residue (freeze3 takes |v| < 2^24 only)
+			if o3[i] != want {
+				t.Fatalf("case %d: coefficient %d is %d mod 3, want %d", it, i, o3[i], want)
+			}
+			vs := yi[i]/4 + yi[P+i]/4
+			if i > 0 {
+				vs += yi[P+i-1] / 4
+			}
+			if want := freeze3(int64(freezeQ(3 * vs))); l3[i] != want {
+				t.Fatalf("case %d: coefficient %d lifts to %d, want %d", it, i, l3[i], want)
+			}
+		}
 	}
 }
 
@@ -533,6 +565,72 @@ func TestR3InvertibleSIMD(t *testing.T) {
 		scalarToo(func() { want = r3Invertible(&g) })
 		if got != want {
 			t.Fatalf("case %d: r3InvertibleSIMD = %d, scalar %d", k, got, want)
+		}
+	}
+}
+
+// TestHideDecryptSIMD compares the vector encryption and decryption with
+// the scalar ones, on valid ciphertexts (weight W), random and extreme
+// ones, and random, Short and extreme r.
+func TestHideDecryptSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(45, 46))
+	var sks []*PrivateKey
+	for range 3 {
+		var seed [2*randomBytes + smallBytes + randomBytes]byte
+		for j := range seed {
+			seed[j] = byte(rng.Uint32())
+		}
+		sk, err := GenerateKey(bytes.NewReader(seed[:]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sks = append(sks, sk)
+	}
+	for k := range simdIterations(300) {
+		sk := sks[k%len(sks)]
+		pk := sk.PublicKey()
+		var r [P]int8
+		switch k % 4 {
+		case 0, 1: // Short
+			var L [P]uint32
+			for j := range L {
+				L[j] = rng.Uint32()
+			}
+			shortFromList(&r, &L)
+		case 2:
+			r = randSmall(rng)
+		case 3:
+			for j := range r {
+				r[j] = int8(1 - 2*(k/4%2))
+			}
+		}
+		var ct, wct [CiphertextSize]byte
+		h3 := pk.hideSIMD(&ct, &r)
+		var wh3 [32]byte
+		scalarToo(func() { wh3 = pk.hide(&wct, &r) })
+		if ct != wct || h3 != wh3 {
+			t.Fatalf("case %d: vector encryption differs from the scalar one", k)
+		}
+		var c [P]int16
+		switch k % 3 {
+		case 0: // the ciphertext just made
+			roundedDecode(&c, ct[:roundedBytes])
+		case 1:
+			c = randRq(rng)
+		case 2:
+			for j := range c {
+				c[j] = Q12 - int16(rng.IntN(2))*(Q-1)
+			}
+		}
+		var got, want [P]int8
+		sk.decryptSIMD(&got, &c)
+		scalarToo(func() { sk.decrypt(&want, &c) })
+		if got != want {
+			t.Fatalf("case %d: vector decryption differs from the scalar one", k)
+		}
+		if k%3 == 0 && k%4 < 2 && got != r {
+			t.Fatalf("case %d: decryption does not recover r", k)
 		}
 	}
 }

@@ -33,6 +33,12 @@ func foldR3SIMD(out *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
 
 func lift3SIMD(e *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
 
+func (pk *PublicKey) hideSIMD(ct *[CiphertextSize]byte, r *[P]int8) [32]byte {
+	panic("core: no SIMD path")
+}
+
+func (sk *PrivateKey) decryptSIMD(r *[P]int8, c *[P]int16) { panic("core: no SIMD path") }
+
 func r3InvertibleSIMD(g *[P]int8) uint64 { panic("core: no SIMD path") }
 
 func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) { panic("core: no SIMD path") }

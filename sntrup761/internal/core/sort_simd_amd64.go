@@ -50,24 +50,18 @@ func laneStage(x, perm u32x8, up mask32) u32x8 {
 	return x.Max(y).Merge(x.Min(y), up)
 }
 
-// laneConsts are the permutations and masks of the in-vector stages at
-// distances 4, 2, 1.
-type laneConsts struct {
-	s1, s2, s4 u32x8
-	u1, u2, u4 mask32
-}
-
-func newLaneConsts() laneConsts {
+// laneConsts returns the permutations and masks of the in-vector stages
+// at distances 1, 2 and 4. (They are loaded in each function that uses
+// them: a struct of vectors would be copied with legacy-SSE moves.)
+func laneConsts() (s1, s2, s4 u32x8, u1, u2, u4 mask32) {
 	ones := archsimd.BroadcastUint32x8(^uint32(0))
-	return laneConsts{
-		s1: loadU32(&laneSwap1), s2: loadU32(&laneSwap2), s4: loadU32(&laneSwap4),
-		u1: loadU32(&upper1).Equal(ones), u2: loadU32(&upper2).Equal(ones), u4: loadU32(&upper4).Equal(ones),
-	}
+	return loadU32(&laneSwap1), loadU32(&laneSwap2), loadU32(&laneSwap4),
+		loadU32(&upper1).Equal(ones), loadU32(&upper2).Equal(ones), loadU32(&upper4).Equal(ones)
 }
 
 // lanes3 runs the half-cleaners at distances 4, 2 and 1 inside a vector.
-func (c *laneConsts) lanes3(x u32x8) u32x8 {
-	return laneStage(laneStage(laneStage(x, c.s4, c.u4), c.s2, c.u2), c.s1, c.u1)
+func lanes3(x, s1, s2, s4 u32x8, u1, u2, u4 mask32) u32x8 {
+	return laneStage(laneStage(laneStage(x, s4, u4), s2, u2), s1, u1)
 }
 
 // cmpx is a comparator between two vectors, lane by lane: the minimum
@@ -156,18 +150,18 @@ func sortKeys1024(x *[128][8]uint32) {
 		storeU32(sentinel, &x[v])
 	}
 	x[sortFull][0] = last
-	lc := newLaneConsts()
+	s1, s2, _, m1, m2, m4 := laneConsts()
 	m3, rev := loadU32(&laneMirror3), loadU32(&laneReverse)
 
 	// Phases 1 to 3 sort each vector.
 	for v := range x {
 		a := loadU32(&x[v])
-		a = laneStage(a, lc.s1, lc.u1) // m = 1: mirror = l^1
-		a = laneStage(a, m3, lc.u2)    // m = 2: mirror l^3, then distance 1
-		a = laneStage(a, lc.s1, lc.u1)
-		a = laneStage(a, rev, lc.u4) // m = 3: mirror l^7, then 2 and 1
-		a = laneStage(a, lc.s2, lc.u2)
-		a = laneStage(a, lc.s1, lc.u1)
+		a = laneStage(a, s1, m1) // m = 1: mirror = l^1
+		a = laneStage(a, m3, m2) // m = 2: mirror l^3, then distance 1
+		a = laneStage(a, s1, m1)
+		a = laneStage(a, rev, m4) // m = 3: mirror l^7, then 2 and 1
+		a = laneStage(a, s2, m2)
+		a = laneStage(a, s1, m1)
 		storeU32(a, &x[v])
 	}
 	for m := 4; m <= 10; m++ {
@@ -175,10 +169,10 @@ func sortKeys1024(x *[128][8]uint32) {
 		// bv/4, ..., 1: nl of them.
 		bv := 1 << (m - 3)
 		nl := m - 4
-		mirrorPass(x, bv, min(nl, 2), nl <= 2, rev, &lc)
+		mirrorPass(x, bv, min(nl, 2), nl <= 2)
 		for e := bv / 16; e >= 1; { // public
 			k := min(3, bits.Len(uint(e))) // levels e, e/2, ... in this pass
-			levelsPass(x, e, k, e>>k == 0, &lc)
+			levelsPass(x, e, k, e>>k == 0)
 			e >>= k
 		}
 	}
@@ -193,13 +187,16 @@ func sortKeys1024(x *[128][8]uint32) {
 // t (lanes reversed), the stage at distance 2q pairs t with t+2 in each
 // half and the stage at distance q pairs t with t+1 (in the upper half the
 // vector further down the block is the one with the larger t).
-func mirrorPass(x *[128][8]uint32, bv, k int, lanes bool, rev u32x8, lc *laneConsts) {
+func mirrorPass(x *[128][8]uint32, bv, k int, lanes bool) {
+	s1, s2, s4, m1, m2, m4 := laneConsts()
+	rev := loadU32(&laneReverse)
+	lane3 := func(x u32x8) u32x8 { return lanes3(x, s1, s2, s4, m1, m2, m4) }
 	switch k { // public
 	case 0: // bv = 2
 		for b := 0; b < len(x); b += 2 {
 			a0, u0 := cmpx(loadU32(&x[b]), loadU32(&x[b+1]).Permute(rev))
-			storeU32(lc.lanes3(a0), &x[b])
-			storeU32(lc.lanes3(u0.Permute(rev)), &x[b+1])
+			storeU32(lane3(a0), &x[b])
+			storeU32(lane3(u0.Permute(rev)), &x[b+1])
 		}
 	case 1: // bv = 4
 		for b := 0; b < len(x); b += 4 {
@@ -209,7 +206,7 @@ func mirrorPass(x *[128][8]uint32, bv, k int, lanes bool, rev u32x8, lc *laneCon
 			a0, a1 = cmpx(a0, a1)
 			u1, u0 = cmpx(u1, u0)
 			if lanes { // public
-				a0, a1, u1, u0 = lc.lanes3(a0), lc.lanes3(a1), lc.lanes3(u1), lc.lanes3(u0)
+				a0, a1, u1, u0 = lane3(a0), lane3(a1), lane3(u1), lane3(u0)
 			}
 			storeU32(a0, &x[b])
 			storeU32(a1, &x[b+1])
@@ -238,8 +235,8 @@ func mirrorPass(x *[128][8]uint32, bv, k int, lanes bool, rev u32x8, lc *laneCon
 				u1, u0 = cmpx(u1, u0)
 				u3, u2 = cmpx(u3, u2)
 				if lanes { // public
-					a0, a1, a2, a3 = lc.lanes3(a0), lc.lanes3(a1), lc.lanes3(a2), lc.lanes3(a3)
-					u0, u1, u2, u3 = lc.lanes3(u0), lc.lanes3(u1), lc.lanes3(u2), lc.lanes3(u3)
+					a0, a1, a2, a3 = lane3(a0), lane3(a1), lane3(a2), lane3(a3)
+					u0, u1, u2, u3 = lane3(u0), lane3(u1), lane3(u2), lane3(u3)
 				}
 				storeU32(a0, l0)
 				storeU32(a1, l1)
@@ -259,7 +256,9 @@ func mirrorPass(x *[128][8]uint32, bv, k int, lanes bool, rev u32x8, lc *laneCon
 // after them. A group is the 2^k vectors r + t*(e/2^(k-1)) of a block of 2e
 // vectors (r below the stride): the stage at distance e pairs t with
 // t + 2^(k-1), and so on down.
-func levelsPass(x *[128][8]uint32, e, k int, lanes bool, lc *laneConsts) {
+func levelsPass(x *[128][8]uint32, e, k int, lanes bool) {
+	s1, s2, s4, m1, m2, m4 := laneConsts()
+	lane3 := func(x u32x8) u32x8 { return lanes3(x, s1, s2, s4, m1, m2, m4) }
 	switch k { // public
 	case 1:
 		for b := 0; b < len(x); b += 2 * e {
@@ -267,7 +266,7 @@ func levelsPass(x *[128][8]uint32, e, k int, lanes bool, lc *laneConsts) {
 				p, q := &x[b+r], &x[b+r+e]
 				a, c := cmpx(loadU32(p), loadU32(q))
 				if lanes { // public
-					a, c = lc.lanes3(a), lc.lanes3(c)
+					a, c = lane3(a), lane3(c)
 				}
 				storeU32(a, p)
 				storeU32(c, q)
@@ -284,7 +283,7 @@ func levelsPass(x *[128][8]uint32, e, k int, lanes bool, lc *laneConsts) {
 				v0, v1 = cmpx(v0, v1)
 				v2, v3 = cmpx(v2, v3)
 				if lanes { // public
-					v0, v1, v2, v3 = lc.lanes3(v0), lc.lanes3(v1), lc.lanes3(v2), lc.lanes3(v3)
+					v0, v1, v2, v3 = lane3(v0), lane3(v1), lane3(v2), lane3(v3)
 				}
 				storeU32(v0, p0)
 				storeU32(v1, p1)
@@ -313,8 +312,8 @@ func levelsPass(x *[128][8]uint32, e, k int, lanes bool, lc *laneConsts) {
 				v4, v5 = cmpx(v4, v5)
 				v6, v7 = cmpx(v6, v7)
 				if lanes { // public
-					v0, v1, v2, v3 = lc.lanes3(v0), lc.lanes3(v1), lc.lanes3(v2), lc.lanes3(v3)
-					v4, v5, v6, v7 = lc.lanes3(v4), lc.lanes3(v5), lc.lanes3(v6), lc.lanes3(v7)
+					v0, v1, v2, v3 = lane3(v0), lane3(v1), lane3(v2), lane3(v3)
+					v4, v5, v6, v7 = lane3(v4), lane3(v5), lane3(v6), lane3(v7)
 				}
 				storeU32(v0, p0)
 				storeU32(v1, p1)
