@@ -129,12 +129,7 @@ func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) {
 		b.mulSplit(&tq, &v, true, &b.stq, &s.sf, &b.st3, &s.sc) // tq = 1/d_(k-1); v = 1/g_k
 		b.forwardRq(&b.sw, &w)
 		b.mulRq(&h, &b.sw, &s.sd) // h = g_k/(3f_k)
-		// The key is allocated (and cleared) only now, so that it is in
-		// the cache while it is filled in.
-		sk := new(PrivateKey)
-		fromSplit(&sk.sf, &s.sf)
-		sk.assemble(&s.f, &v, &h, &s.rho)
-		keys[k] = sk
+		keys[k] = b.assemble(s, &v, &h)
 		clear(v[:])
 		clear(w[:])
 	}
@@ -143,6 +138,33 @@ func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) {
 	clear(c3[:])
 	clear(dq[:])
 	return keys, nil
+}
+
+// assemble is PrivateKey.assemble for slot s, with the key's transforms
+// computed in the split layout and converted: the key (allocated only now,
+// so that it is in the cache while it is filled in) gets f and v = 1/g in
+// R/3, the public h = g/(3f) and rho, encoded and hashed as assemble does.
+func (b *vecBatch) assemble(s *vecSlot, v *[P]int8, h *[P]int16) *PrivateKey {
+	sk := new(PrivateKey)
+	// sk = Small_encode(f) || Small_encode(v) || pk || rho || Hash_4(pk)
+	const pkOff = 2 * smallBytes
+	smallEncode(sk.bytes[:smallBytes], &s.f)
+	smallEncode(sk.bytes[smallBytes:pkOff], v)
+	pk := (*[PublicKeySize]byte)(sk.bytes[pkOff : pkOff+rqBytes])
+	rqEncode(pk[:], h)
+	copy(sk.bytes[pkOff+rqBytes:], s.rho[:])
+	cache := hashPrefix(prefixCache, pk[:])
+	copy(sk.bytes[PrivateKeySize-32:], cache[:])
+
+	sk.pk.bytes = *pk
+	sk.pk.cache = cache
+	fromSplit(&sk.sf, &s.sf)
+	b.forwardRq(&b.sw, h)
+	fromSplit(&sk.pk.sh, &b.sw)
+	b.forwardSmall(&b.sw, v, false)
+	fromSplit(&sk.sv, &b.sw)
+	sk.initRhoHash()
+	return sk
 }
 
 // forwardSmall sets dst to the transform of a small element a (times
