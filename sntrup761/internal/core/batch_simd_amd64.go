@@ -53,6 +53,26 @@ type vecWork struct {
 	r3  [784]int8
 }
 
+// clear clears w (it holds secret-derived values). clear on each array
+// runs the runtime's vector memclr; assigning a zero struct compiles to
+// REP STOSQ.
+func (w *vecWork) clear() {
+	clear(w.in[:])
+	clearSplit(&w.s)
+	clear(w.t[:])
+	clear(w.y[:])
+	clear(w.i8[:])
+	clear(w.i16[:])
+	clear(w.rq[:])
+	clear(w.r3[:])
+}
+
+// clearSplit clears s.
+func clearSplit(s *splitSpectrum) {
+	clear(s.re[:])
+	clear(s.im[:])
+}
+
 // vecBatch holds the batch's working buffers.
 type vecBatch struct {
 	vecWork
@@ -74,10 +94,18 @@ func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) {
 	defer func() {
 		// Everything in a slot and in b derives from secrets.
 		for _, s := range slots {
-			*s = vecSlot{}
+			clear(s.f[:])
+			clear(s.g[:])
+			clear(s.rho[:])
+			for _, x := range []*splitSpectrum{&s.sf, &s.sg, &s.sc, &s.sd} {
+				clearSplit(x)
+			}
 			vecSlotPool.Put(s)
 		}
-		*b = vecBatch{}
+		b.vecWork.clear()
+		clearSplit(&b.st3)
+		clearSplit(&b.stq)
+		clearSplit(&b.sw)
 		vecBatchPool.Put(b)
 	}()
 

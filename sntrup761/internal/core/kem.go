@@ -126,6 +126,10 @@ func readList(rand io.Reader, L *[P]uint32) error {
 
 // decodeList reads 761 little-endian uint32 and clears buf.
 func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
+	if simdEnabled {
+		decodeListSIMD(L, buf)
+		return
+	}
 	for i := range L {
 		L[i] = binary.LittleEndian.Uint32(buf[4*i:])
 	}
@@ -164,6 +168,10 @@ func shortFromList(out *[P]int8, L *[P]uint32) {
 
 // smallFromList maps random words to small coefficients ("Small_random").
 func smallFromList(out *[P]int8, L *[P]uint32) {
+	if simdEnabled {
+		smallFromListSIMD(out, L)
+		return
+	}
 	for i := range out {
 		out[i] = int8(((L[i]&0x3fffffff)*3)>>30) - 1
 	}

@@ -25,14 +25,16 @@ type vecOp struct {
 	vecWork
 	a, k splitSpectrum // the transform computed here, the key's one
 	rd   [776]uint32   // Round's digits, index i for coefficient i
-	r    [P + 7]int8
 }
 
 var vecOpPool = sync.Pool{New: func() any { return new(vecOp) }}
 
 // put clears w (it holds secret-derived values) and returns it to the pool.
 func (w *vecOp) put() {
-	*w = vecOp{}
+	w.vecWork.clear()
+	clearSplit(&w.a)
+	clearSplit(&w.k)
+	clear(w.rd[:])
 	vecOpPool.Put(w)
 }
 
@@ -162,4 +164,35 @@ func foldSmallVec(out *[784]int8, y *[1536]float64, lift bool) {
 		t := red(i).SaturateToInt16Concat(red(i + 4))
 		storeI8x16(t.AsInt8x16().PermuteOrZero(pick), (*[16]int8)(out[i:i+16]))
 	}
+}
+
+// decodeListSIMD is decodeList on the vector path: 32 bytes are eight
+// little-endian words.
+func decodeListSIMD(L *[P]uint32, buf *[randomBytes]byte) {
+	for k := range P / 8 {
+		storeU32(loadU8((*[32]uint8)(buf[32*k:32*k+32])).AsUint32x8(), (*[8]uint32)(L[8*k:8*k+8]))
+	}
+	clearUpper()
+	L[P-1] = uint32(buf[4*P-4]) | uint32(buf[4*P-3])<<8 | uint32(buf[4*P-2])<<16 | uint32(buf[4*P-1])<<24
+	clear(buf[:])
+}
+
+// smallFromListSIMD is smallFromList on the vector path, eight words at a
+// time: ((L_i & (2^30-1))*3) >> 30, minus one, packed to bytes as in
+// shortFromListSIMD. (The shift count is a vector: with a scalar count the
+// compiler would load it with a legacy-SSE move.)
+func smallFromListSIMD(out *[P]int8, L *[P]uint32) {
+	var o [P + 15]int8
+	low30, three, one := archsimd.BroadcastUint32x8(1<<30-1), archsimd.BroadcastUint32x8(3), archsimd.BroadcastUint32x8(1)
+	s30 := archsimd.BroadcastUint32x8(30)
+	pick := loadI8x16(&lowBytes)
+	for k := range P / 8 {
+		w := loadU32((*[8]uint32)(L[8*k : 8*k+8])).And(low30).Mul(three).ShiftRight(s30).Sub(one).AsInt32x8()
+		b := w.GetLo().SaturateToInt16Concat(w.GetHi()).AsInt8x16().PermuteOrZero(pick)
+		storeI8x16(b, (*[16]int8)(o[8*k:8*k+16]))
+	}
+	clearUpper()
+	copy(out[:P-1], o[:P-1])
+	out[P-1] = int8(((L[P-1]&0x3fffffff)*3)>>30) - 1
+	clear(o[:])
 }

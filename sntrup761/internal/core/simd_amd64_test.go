@@ -634,3 +634,33 @@ func TestHideDecryptSIMD(t *testing.T) {
 		}
 	}
 }
+
+func TestListsSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(47, 48))
+	for k := range simdIterations(300) {
+		var buf, wbuf [randomBytes]byte
+		for j := range buf {
+			buf[j] = byte(rng.Uint32())
+		}
+		if k%3 == 1 { // words at the thresholds of Small_random
+			for j := 0; j < randomBytes; j += 4 {
+				w := []uint32{0, 1<<30 - 1, 1 << 30, 0x55555555, 0x2aaaaaaa, 0x2aaaaaab, 0x15555555, 0x15555556, ^uint32(0)}[rng.IntN(9)]
+				buf[j], buf[j+1], buf[j+2], buf[j+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+			}
+		}
+		wbuf = buf
+		var got, want [P]uint32
+		decodeListSIMD(&got, &buf)
+		scalarToo(func() { decodeList(&want, &wbuf) })
+		if got != want || buf != ([randomBytes]byte{}) {
+			t.Fatalf("case %d: vector list decoding differs from the scalar one (or left the buffer)", k)
+		}
+		var gs, ws [P]int8
+		smallFromListSIMD(&gs, &got)
+		scalarToo(func() { smallFromList(&ws, &want) })
+		if gs != ws {
+			t.Fatalf("case %d: vector Small_random differs from the scalar one", k)
+		}
+	}
+}

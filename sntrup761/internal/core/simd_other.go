@@ -39,6 +39,10 @@ func (pk *PublicKey) hideSIMD(ct *[CiphertextSize]byte, r *[P]int8) [32]byte {
 
 func (sk *PrivateKey) decryptSIMD(r *[P]int8, c *[P]int16) { panic("core: no SIMD path") }
 
+func decodeListSIMD(L *[P]uint32, buf *[randomBytes]byte) { panic("core: no SIMD path") }
+
+func smallFromListSIMD(out *[P]int8, L *[P]uint32) { panic("core: no SIMD path") }
+
 func r3InvertibleSIMD(g *[P]int8) uint64 { panic("core: no SIMD path") }
 
 func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) { panic("core: no SIMD path") }

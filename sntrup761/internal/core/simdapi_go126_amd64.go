@@ -14,6 +14,7 @@ func storeF(v archsimd.Float64x4, p *[4]float64)      { v.Store(p) }
 func loadI16(p *[16]int16) archsimd.Int16x16          { return archsimd.LoadInt16x16(p) }
 func storeI16(v archsimd.Int16x16, p *[16]int16)      { v.Store(p) }
 func loadI8(p *[32]int8) archsimd.Int8x32             { return archsimd.LoadInt8x32(p) }
+func loadU8(p *[32]uint8) archsimd.Uint8x32           { return archsimd.LoadUint8x32(p) }
 func storeI8(v archsimd.Int8x32, p *[32]int8)         { v.Store(p) }
 func loadU32(p *[8]uint32) archsimd.Uint32x8          { return archsimd.LoadUint32x8(p) }
 func storeU32(v archsimd.Uint32x8, p *[8]uint32)      { v.Store(p) }

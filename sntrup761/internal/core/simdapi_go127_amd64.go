@@ -14,6 +14,7 @@ func storeF(v archsimd.Float64x4, p *[4]float64)      { v.StoreArray(p) }
 func loadI16(p *[16]int16) archsimd.Int16x16          { return archsimd.LoadInt16x16Array(p) }
 func storeI16(v archsimd.Int16x16, p *[16]int16)      { v.StoreArray(p) }
 func loadI8(p *[32]int8) archsimd.Int8x32             { return archsimd.LoadInt8x32Array(p) }
+func loadU8(p *[32]uint8) archsimd.Uint8x32           { return archsimd.LoadUint8x32Array(p) }
 func storeI8(v archsimd.Int8x32, p *[32]int8)         { v.StoreArray(p) }
 func loadU32(p *[8]uint32) archsimd.Uint32x8          { return archsimd.LoadUint32x8Array(p) }
 func storeU32(v archsimd.Uint32x8, p *[8]uint32)      { v.StoreArray(p) }
