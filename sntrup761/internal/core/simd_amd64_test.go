@@ -664,3 +664,44 @@ func TestListsSIMD(t *testing.T) {
 		}
 	}
 }
+
+// TestCodecSIMD compares the vector codec loops with the scalar ones:
+// encoding random, zero and maximal values, and decoding those encodings
+// and random bytes (decoding is total).
+func TestCodecSIMD(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(49, 50))
+	for k := range simdIterations(200) {
+		for _, c := range []*radixCodec{rqCodec, roundedCodec} {
+			m := c.levels[0].m[0]
+			R := make([]uint32, P)
+			for i := range R {
+				switch k % 4 {
+				case 0, 1:
+					R[i] = rng.Uint32N(m)
+				case 2:
+					R[i] = m - 1
+				}
+			}
+			got, want := make([]byte, c.size), make([]byte, c.size)
+			c.encode(got, R)
+			scalarToo(func() { c.encode(want, R) })
+			if string(got) != string(want) {
+				t.Fatalf("case %d: vector encoding (m = %d) differs from the scalar one", k, m)
+			}
+			if k%5 == 4 {
+				for i := range got {
+					got[i] = byte(rng.Uint32())
+				}
+			}
+			gR, wR := make([]uint32, P), make([]uint32, P)
+			c.decode(gR, got)
+			scalarToo(func() { c.decode(wR, got) })
+			for i := range gR {
+				if gR[i] != wR[i] {
+					t.Fatalf("case %d: vector decoding (m = %d) differs from the scalar one at %d", k, m, i)
+				}
+			}
+		}
+	}
+}

@@ -43,6 +43,10 @@ func decodeListSIMD(L *[P]uint32, buf *[randomBytes]byte) { panic("core: no SIMD
 
 func smallFromListSIMD(out *[P]int8, L *[P]uint32) { panic("core: no SIMD path") }
 
+func encodeBulkSIMD(o []byte, cur []uint32, lv *codecLevel) int { panic("core: no SIMD path") }
+
+func decodeBulkSIMD(nx, cur []uint32, o []byte, lv *codecLevel) int { panic("core: no SIMD path") }
+
 func r3InvertibleSIMD(g *[P]int8) uint64 { panic("core: no SIMD path") }
 
 func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) { panic("core: no SIMD path") }
