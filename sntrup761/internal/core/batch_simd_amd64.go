@@ -16,8 +16,8 @@ import (
 // per key; here a transform stays in the layout the kernels work in, the
 // pointwise products are formed by the inverse transform's first pass
 // (dit16ProductsSIMD), and the products are folded and split on vectors
-// (foldSplitVec). Only the transforms the key keeps (sf here, sv and sh in
-// PrivateKey.assemble) are converted to spectra.
+// (foldSplitVec). Only the transforms the key keeps (sf, sv and sh) are
+// converted to spectra.
 //
 // Same values: every transform, product and sum is formed with the
 // operations the scalar code uses, lane by lane (the multiplications by

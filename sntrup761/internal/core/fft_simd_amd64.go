@@ -28,8 +28,18 @@ import (
 // differently, so before it each group of four blocks of 16 is transposed:
 // lane L of vector i then holds value i of block L, and all four lanes run
 // the scalar block code. The spectra the rest of the package keeps are
-// complex128 arrays in the scalar order; they are converted on the way in
-// and out (a fixed permutation of copies).
+// complex128 arrays in the scalar order; forward768SIMD, inverse768SIMD and
+// inverseProducts768SIMD, which replace the scalar transforms, convert on
+// the way in and out (a fixed permutation of copies). The vector paths of
+// batch key generation, encryption and decryption (batch_simd_amd64.go,
+// kem_simd_amd64.go) keep their transforms in the transposed layout and
+// convert only the spectra a key stores or reads.
+//
+// Code shape. The compiler folds a constant offset from a parameter into a
+// vector load or store, but computes every indexed address into a register
+// of its own (and spills them). The loop bodies are therefore small
+// functions taking pointers to fixed-size windows of the arrays, with the
+// twiddles of a step grouped together (simdTables).
 //
 // Constant time: additions, subtractions, multiplications and lane
 // shuffles on normal numbers, the same sequence for every input.
