@@ -126,6 +126,10 @@ func readList(rand io.Reader, L *[P]uint32) error {
 
 // decodeList reads 761 little-endian uint32 and clears buf.
 func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
+	if simdEnabled {
+		decodeListSIMD(L, buf)
+		return
+	}
 	for i := range L {
 		L[i] = binary.LittleEndian.Uint32(buf[4*i:])
 	}
@@ -164,6 +168,10 @@ func shortFromList(out *[P]int8, L *[P]uint32) {
 
 // smallFromList maps random words to small coefficients ("Small_random").
 func smallFromList(out *[P]int8, L *[P]uint32) {
+	if simdEnabled {
+		smallFromListSIMD(out, L)
+		return
+	}
 	for i := range out {
 		out[i] = int8(((L[i]&0x3fffffff)*3)>>30) - 1
 	}
@@ -251,6 +259,9 @@ func (sk *PrivateKey) assemble(f, v *[P]int8, h *[P]int16, rho *[smallBytes]byte
 // || Hash_4(pk)). It returns Hash_3(r_enc), which the session key hashes
 // again. Constant time in r.
 func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
+	if simdEnabled {
+		return pk.hideSIMD(ct, r)
+	}
 	var rEnc [smallBytes]byte
 	smallEncode(rEnc[:], r)
 	var sr spectrum
@@ -309,6 +320,10 @@ func (sk *PrivateKey) Decapsulate(ct *[CiphertextSize]byte, k *[SharedKeySize]by
 // R/3, ev = e*v; if ev does not have weight W it becomes the fixed vector
 // (1,...,1,0,...,0), by mask. Constant time.
 func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
+	if simdEnabled {
+		sk.decryptSIMD(r, c)
+		return
+	}
 	var sc spectrum
 	sc.transformRq(c)
 	var e [P]int8

@@ -12,7 +12,7 @@ import "simd/archsimd"
 //
 // Representation. Coefficients are int16 lanes, congruent mod q to the
 // reference's values but not reduced: every update is a difference of two
-// Shoup products (mulShoup), each in [-q/4, 5q/4), so every stored value
+// Shoup products (see divstep64), each in [-q/4, 5q/4), so every stored value
 // stays below 1.5q < 2^13 in absolute value. Only the two scalars f0 and g0
 // of each step are reduced (freezeQ), since the swap decision needs g0 mod
 // q and the multipliers need canonical values.
@@ -91,31 +91,102 @@ func recipRqSIMD(out *[P]int16, a *[P]int16, scale int16) int32 {
 }
 
 // divstepBlocks runs one divstep's update on the first m coefficients of x
-// and y (m a multiple of 64, at most 768), 64 per iteration:
-// y <- a*y - b*x and x <- y or x by the mask sw, lane by lane. For
-// (x, y) = (f, g) the new g lands in the old g's place, which is the
-// division by x; for (x, y) = (x*v, r) the new v lands in x*v's place.
+// and y (m a multiple of 64, at most 768): y <- a*y - b*x and x <- y or x
+// by the mask sw, lane by lane. For (x, y) = (f, g) the new g lands in the
+// old g's place, which is the division by x; for (x, y) = (x*v, r) the new
+// v lands in x*v's place. The blocks are written out with constant
+// offsets, which the compiler folds into the loads and stores (in a loop
+// it computes every address into a register of its own); the tests of m
+// depend on the step counter only.
 func divstepBlocks(x, y *[768]int16, m int, ca, cah, cb, cbh, sw, q archsimd.Int16x16) {
-	for j := range min(m/64, 768/64) {
-		xb := (*[64]int16)(x[j*64 : j*64+64])
-		yb := (*[64]int16)(y[j*64 : j*64+64])
-		x0, y0 := (*[16]int16)(xb[0:16]), (*[16]int16)(yb[0:16])
-		x1, y1 := (*[16]int16)(xb[16:32]), (*[16]int16)(yb[16:32])
-		x2, y2 := (*[16]int16)(xb[32:48]), (*[16]int16)(yb[32:48])
-		x3, y3 := (*[16]int16)(xb[48:64]), (*[16]int16)(yb[48:64])
-		X0, Y0 := loadI16(x0), loadI16(y0)
-		storeI16(mulShoup(Y0, ca, cah, q).Sub(mulShoup(X0, cb, cbh, q)), y0)
-		storeI16(X0.Xor(sw.And(X0.Xor(Y0))), x0)
-		X1, Y1 := loadI16(x1), loadI16(y1)
-		storeI16(mulShoup(Y1, ca, cah, q).Sub(mulShoup(X1, cb, cbh, q)), y1)
-		storeI16(X1.Xor(sw.And(X1.Xor(Y1))), x1)
-		X2, Y2 := loadI16(x2), loadI16(y2)
-		storeI16(mulShoup(Y2, ca, cah, q).Sub(mulShoup(X2, cb, cbh, q)), y2)
-		storeI16(X2.Xor(sw.And(X2.Xor(Y2))), x2)
-		X3, Y3 := loadI16(x3), loadI16(y3)
-		storeI16(mulShoup(Y3, ca, cah, q).Sub(mulShoup(X3, cb, cbh, q)), y3)
-		storeI16(X3.Xor(sw.And(X3.Xor(Y3))), x3)
+	if m > 0 {
+		divstepVec((*[16]int16)(x[0:16]), (*[16]int16)(y[0:16]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[16:32]), (*[16]int16)(y[16:32]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[32:48]), (*[16]int16)(y[32:48]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[48:64]), (*[16]int16)(y[48:64]), ca, cah, cb, cbh, sw, q)
 	}
+	if m > 64 {
+		divstepVec((*[16]int16)(x[64:80]), (*[16]int16)(y[64:80]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[80:96]), (*[16]int16)(y[80:96]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[96:112]), (*[16]int16)(y[96:112]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[112:128]), (*[16]int16)(y[112:128]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 128 {
+		divstepVec((*[16]int16)(x[128:144]), (*[16]int16)(y[128:144]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[144:160]), (*[16]int16)(y[144:160]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[160:176]), (*[16]int16)(y[160:176]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[176:192]), (*[16]int16)(y[176:192]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 192 {
+		divstepVec((*[16]int16)(x[192:208]), (*[16]int16)(y[192:208]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[208:224]), (*[16]int16)(y[208:224]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[224:240]), (*[16]int16)(y[224:240]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[240:256]), (*[16]int16)(y[240:256]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 256 {
+		divstepVec((*[16]int16)(x[256:272]), (*[16]int16)(y[256:272]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[272:288]), (*[16]int16)(y[272:288]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[288:304]), (*[16]int16)(y[288:304]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[304:320]), (*[16]int16)(y[304:320]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 320 {
+		divstepVec((*[16]int16)(x[320:336]), (*[16]int16)(y[320:336]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[336:352]), (*[16]int16)(y[336:352]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[352:368]), (*[16]int16)(y[352:368]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[368:384]), (*[16]int16)(y[368:384]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 384 {
+		divstepVec((*[16]int16)(x[384:400]), (*[16]int16)(y[384:400]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[400:416]), (*[16]int16)(y[400:416]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[416:432]), (*[16]int16)(y[416:432]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[432:448]), (*[16]int16)(y[432:448]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 448 {
+		divstepVec((*[16]int16)(x[448:464]), (*[16]int16)(y[448:464]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[464:480]), (*[16]int16)(y[464:480]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[480:496]), (*[16]int16)(y[480:496]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[496:512]), (*[16]int16)(y[496:512]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 512 {
+		divstepVec((*[16]int16)(x[512:528]), (*[16]int16)(y[512:528]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[528:544]), (*[16]int16)(y[528:544]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[544:560]), (*[16]int16)(y[544:560]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[560:576]), (*[16]int16)(y[560:576]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 576 {
+		divstepVec((*[16]int16)(x[576:592]), (*[16]int16)(y[576:592]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[592:608]), (*[16]int16)(y[592:608]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[608:624]), (*[16]int16)(y[608:624]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[624:640]), (*[16]int16)(y[624:640]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 640 {
+		divstepVec((*[16]int16)(x[640:656]), (*[16]int16)(y[640:656]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[656:672]), (*[16]int16)(y[656:672]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[672:688]), (*[16]int16)(y[672:688]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[688:704]), (*[16]int16)(y[688:704]), ca, cah, cb, cbh, sw, q)
+	}
+	if m > 704 {
+		divstepVec((*[16]int16)(x[704:720]), (*[16]int16)(y[704:720]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[720:736]), (*[16]int16)(y[720:736]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[736:752]), (*[16]int16)(y[736:752]), ca, cah, cb, cbh, sw, q)
+		divstepVec((*[16]int16)(x[752:768]), (*[16]int16)(y[752:768]), ca, cah, cb, cbh, sw, q)
+	}
+}
+
+// divstepVec is divstepBlocks on 16 coefficients.
+//
+// The update a*y - b*x is the difference of the Shoup products
+// mulShoup(y, a) - mulShoup(x, b), where mulShoup(x, c) = x*c -
+// floor(x*ch/2^16)*q is congruent to x*c mod q and lies in [-q/4, 5q/4)
+// for every int16 x (ch/2^16 is within 2^-17 of c/q, so the quotient
+// estimate is within 2^15*2^-17 = 1/4 of x*c/q before the floor). The two
+// quotient corrections are subtracted in one multiplication by q; with
+// wrapping 16-bit arithmetic that gives the same int16 as the difference
+// of the two products, since the result lies in (-1.5q, 1.5q) and fits.
+func divstepVec(x, y *[16]int16, ca, cah, cb, cbh, sw, q archsimd.Int16x16) {
+	X, Y := loadI16(x), loadI16(y)
+	storeI16(Y.Mul(ca).Sub(X.Mul(cb)).Sub(Y.MulHigh(cah).Sub(X.MulHigh(cbh)).Mul(q)), y)
+	storeI16(X.Xor(sw.And(X.Xor(Y))), x)
 }
 
 // shoupPair broadcasts c (|c| <= Q12) and its Shoup companion
@@ -126,12 +197,4 @@ func divstepBlocks(x, y *[768]int16, m int, ca, cah, cb, cbh, sw, q archsimd.Int
 func shoupPair(c int32) (archsimd.Int16x16, archsimd.Int16x16) {
 	h := int32((uint32(c+Q)<<16+Q/2)/Q) - 1<<16
 	return archsimd.BroadcastInt16x16(int16(c)), archsimd.BroadcastInt16x16(int16(h))
-}
-
-// mulShoup returns x*c - floor(x*ch/2^16)*q, congruent to x*c mod q, in
-// [-q/4, 5q/4) for every int16 x: ch/2^16 is within 2^-17 of c/q, so the
-// quotient estimate is within 2^15*2^-17 = 1/4 of x*c/q before the floor.
-// The result fits 16 bits, so the wrapping low products give it exactly.
-func mulShoup(x, c, ch, q archsimd.Int16x16) archsimd.Int16x16 {
-	return x.Mul(c).Sub(x.MulHigh(ch).Mul(q))
 }

@@ -2,6 +2,8 @@
 
 package core
 
+import "io"
+
 // Without GOEXPERIMENT=simd on amd64 the vector path does not exist:
 // simdEnabled is a constant false, so the hooks in the scalar code compile
 // away and these stand-ins are never called.
@@ -30,3 +32,21 @@ func foldRqSIMD(out *[P]int16, c *[1536]int64, k int64) { panic("core: no SIMD p
 func foldR3SIMD(out *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
 
 func lift3SIMD(e *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
+
+func (pk *PublicKey) hideSIMD(ct *[CiphertextSize]byte, r *[P]int8) [32]byte {
+	panic("core: no SIMD path")
+}
+
+func (sk *PrivateKey) decryptSIMD(r *[P]int8, c *[P]int16) { panic("core: no SIMD path") }
+
+func decodeListSIMD(L *[P]uint32, buf *[randomBytes]byte) { panic("core: no SIMD path") }
+
+func smallFromListSIMD(out *[P]int8, L *[P]uint32) { panic("core: no SIMD path") }
+
+func encodeBulkSIMD(o []byte, cur []uint32, lv *codecLevel) int { panic("core: no SIMD path") }
+
+func decodeBulkSIMD(nx, cur []uint32, o []byte, lv *codecLevel) int { panic("core: no SIMD path") }
+
+func r3InvertibleSIMD(g *[P]int8) uint64 { panic("core: no SIMD path") }
+
+func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) { panic("core: no SIMD path") }
