@@ -67,14 +67,6 @@ func mulRq(out *[P]int16, z, sa, sb *spectrum) {
 	foldRq(out, &c)
 }
 
-// mulRq3 sets out = 3*a*b in R/q (spectra sa, sb; z scratch as for
-// mulRq): the factor 3 is applied to the exact integer product.
-func mulRq3(out *[P]int16, z, sa, sb *spectrum) {
-	var c [2 * 768]int64
-	inverseOfProduct(&c, z, sa, sb)
-	foldRqScaled(out, &c, 3)
-}
-
 // foldRq sets out = c mod (x^p-x-1, q) for a linear product c.
 func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
 

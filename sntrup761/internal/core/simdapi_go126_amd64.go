@@ -9,30 +9,29 @@ import "simd/archsimd"
 // instructions (the experiment renamed them). Keeping the differences here
 // leaves the kernels identical under both toolchains.
 
-func loadF(p *[4]float64) archsimd.Float64x4          { return archsimd.LoadFloat64x4(p) }
-func storeF(v archsimd.Float64x4, p *[4]float64)      { v.Store(p) }
-func loadI16(p *[16]int16) archsimd.Int16x16          { return archsimd.LoadInt16x16(p) }
-func storeI16(v archsimd.Int16x16, p *[16]int16)      { v.Store(p) }
-func loadI8(p *[32]int8) archsimd.Int8x32             { return archsimd.LoadInt8x32(p) }
-func loadU8(p *[32]uint8) archsimd.Uint8x32           { return archsimd.LoadUint8x32(p) }
-func loadU8x16(p *[16]uint8) archsimd.Uint8x16        { return archsimd.LoadUint8x16(p) }
-func storeU8x16(v archsimd.Uint8x16, p *[16]uint8)    { v.Store(p) }
-func loadU32x4(p *[4]uint32) archsimd.Uint32x4        { return archsimd.LoadUint32x4(p) }
-func storeI8(v archsimd.Int8x32, p *[32]int8)         { v.Store(p) }
-func loadU32(p *[8]uint32) archsimd.Uint32x8          { return archsimd.LoadUint32x8(p) }
-func storeU32(v archsimd.Uint32x8, p *[8]uint32)      { v.Store(p) }
-func loadU32s(s []uint32) archsimd.Uint32x8           { return archsimd.LoadUint32x8Slice(s) }
-func storeU32s(v archsimd.Uint32x8, s []uint32)       { v.StoreSlice(s) }
-func loadU64(p *[4]uint64) archsimd.Uint64x4          { return archsimd.LoadUint64x4(p) }
-func storeU64(v archsimd.Uint64x4, p *[4]uint64)      { v.Store(p) }
-func loadI16x8(p *[8]int16) archsimd.Int16x8          { return archsimd.LoadInt16x8(p) }
-func loadI8x16(p *[16]int8) archsimd.Int8x16          { return archsimd.LoadInt8x16(p) }
-func storeI16x8(v archsimd.Int16x8, p *[8]int16)      { v.Store(p) }
-func storeI8x16(v archsimd.Int8x16, p *[16]int8)      { v.Store(p) }
-func loadI64s(s []int64) archsimd.Int64x4             { return archsimd.LoadInt64x4Slice(s) }
-func storeI64s(v archsimd.Int64x4, s []int64)         { v.StoreSlice(s) }
-func storeI64(v archsimd.Int64x4, p *[4]int64)        { v.Store(p) }
-func mulSign8(x, y archsimd.Int8x32) archsimd.Int8x32 { return x.CopySign(y) } // VPSIGNB
+func loadF(p *[4]float64) archsimd.Float64x4       { return archsimd.LoadFloat64x4(p) }
+func storeF(v archsimd.Float64x4, p *[4]float64)   { v.Store(p) }
+func loadI16(p *[16]int16) archsimd.Int16x16       { return archsimd.LoadInt16x16(p) }
+func storeI16(v archsimd.Int16x16, p *[16]int16)   { v.Store(p) }
+func loadI8(p *[32]int8) archsimd.Int8x32          { return archsimd.LoadInt8x32(p) }
+func loadU8(p *[32]uint8) archsimd.Uint8x32        { return archsimd.LoadUint8x32(p) }
+func loadU8x16(p *[16]uint8) archsimd.Uint8x16     { return archsimd.LoadUint8x16(p) }
+func storeU8x16(v archsimd.Uint8x16, p *[16]uint8) { v.Store(p) }
+func loadU32x4(p *[4]uint32) archsimd.Uint32x4     { return archsimd.LoadUint32x4(p) }
+func storeI8(v archsimd.Int8x32, p *[32]int8)      { v.Store(p) }
+func loadU32(p *[8]uint32) archsimd.Uint32x8       { return archsimd.LoadUint32x8(p) }
+func storeU32(v archsimd.Uint32x8, p *[8]uint32)   { v.Store(p) }
+func loadU32s(s []uint32) archsimd.Uint32x8        { return archsimd.LoadUint32x8Slice(s) }
+func storeU32s(v archsimd.Uint32x8, s []uint32)    { v.StoreSlice(s) }
+func loadU64(p *[4]uint64) archsimd.Uint64x4       { return archsimd.LoadUint64x4(p) }
+func storeU64(v archsimd.Uint64x4, p *[4]uint64)   { v.Store(p) }
+func loadI16x8(p *[8]int16) archsimd.Int16x8       { return archsimd.LoadInt16x8(p) }
+func loadI8x16(p *[16]int8) archsimd.Int8x16       { return archsimd.LoadInt8x16(p) }
+func storeI16x8(v archsimd.Int16x8, p *[8]int16)   { v.Store(p) }
+func storeI8x16(v archsimd.Int8x16, p *[16]int8)   { v.Store(p) }
+func loadI64s(s []int64) archsimd.Int64x4          { return archsimd.LoadInt64x4Slice(s) }
+func storeI64s(v archsimd.Int64x4, s []int64)      { v.StoreSlice(s) }
+func storeI64(v archsimd.Int64x4, p *[4]int64)     { v.Store(p) }
 
 // pairsLo and pairsHi take, in each 128-bit half, element 0 (resp. 1) of
 // x then of y (VSHUFPD); halvesLo and halvesHi concatenate the low (resp.
@@ -42,15 +41,8 @@ func pairsHi(x, y archsimd.Float64x4) archsimd.Float64x4  { return x.SelectFromP
 func halvesLo(x, y archsimd.Float64x4) archsimd.Float64x4 { return x.Select128FromPair(0, 2, y) }
 func halvesHi(x, y archsimd.Float64x4) archsimd.Float64x4 { return x.Select128FromPair(1, 3, y) }
 
-// halvesMid returns the high 128-bit half of x then the low one of y;
-// pairsOddEven takes, in each 128-bit half, element 1 of x then element 0
-// of y.
-func halvesMid(x, y archsimd.Float64x4) archsimd.Float64x4 { return x.Select128FromPair(1, 2, y) }
-func pairsOddEven(x, y archsimd.Float64x4) archsimd.Float64x4 {
-	return x.SelectFromPairGrouped(1, 2, y)
-}
-
-// halvesMidU is halvesMid on integer lanes (VPERM2I128); alignBytes8
+// halvesMidU returns the high 128-bit half of x then the low one of y
+// (VPERM2I128); alignBytes8
 // returns, in each 128-bit half, the 32 bytes hi:lo shifted right by 8
 // bytes (VPALIGNR): the high word of lo then the low word of hi.
 func halvesMidU(x, y archsimd.Uint64x4) archsimd.Uint64x4 { return x.Select128FromPair(1, 2, y) }
