@@ -4,6 +4,7 @@ package core
 
 import (
 	"bytes"
+	"simd/archsimd"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/dudect"
@@ -52,6 +53,43 @@ func init() {
 						b.forwardSmall(&sc, &in.c, true)
 						b.mulSplit(&rq, &r3, true, &sa, &sf, &st, &sc)
 						dudectSink += int64(rq[0]) + int64(r3[0])
+					},
+				}
+			},
+		},
+		dudect.Case{
+			Name:  "vecControl/zero-vs-random",
+			About: "a control, not pqkex code: 24 passes of vector multiply-adds with fixed constants over 1536 float64 values, loaded and stored in place; the same instructions and addresses for both classes; class 0 all-zero data, class 1 random integers below 2^20 (as in a transform)",
+			Setup: func(t *testing.T) dudect.Target {
+				rng := dudect.NewRNG()
+				type input [384][4]float64
+				ins := make([]input, 200)
+				var work input
+				w := archsimd.BroadcastFloat64x4(0.7071067811865476)
+				u := archsimd.BroadcastFloat64x4(-0.7071067811865476)
+				return dudect.Target{
+					Slots: len(ins),
+					Prepare: func(i, class int) {
+						for j := range ins[i] {
+							for l := range ins[i][j] {
+								ins[i][j][l] = float64(int64(rng.Uint32N(1<<21)) - 1<<20)
+								if class == 0 {
+									ins[i][j][l] = 0
+								}
+							}
+						}
+					},
+					Run: func(i int) {
+						work = ins[i]
+						for range 24 {
+							for j := 0; j < len(work); j += 2 {
+								a, b := loadF(&work[j]), loadF(&work[j+1])
+								storeF(a.Mul(w).Add(b.Mul(u)), &work[j])
+								storeF(a.Mul(u).Sub(b.Mul(w)), &work[j+1])
+							}
+						}
+						clearUpper()
+						dudectSink += int64(work[0][0])
 					},
 				}
 			},
