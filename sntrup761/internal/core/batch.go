@@ -182,20 +182,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	var L [P]uint32
 	for k := range slots {
 		s := &slots[k]
-		for {
-			if err := readList(rand, &L); err != nil {
-				return nil, err
-			}
-			smallFromList(&s.g, &L)
-			if r3Invertible(&s.g) == 1 { // declassified, as in GenerateKey
-				break
-			}
-		}
-		if err := readList(rand, &L); err != nil {
-			return nil, err
-		}
-		shortFromList(&s.f, &L)
-		if _, err := io.ReadFull(rand, s.rho[:]); err != nil {
+		if err := readBatchKey(rand, &L, &s.g, &s.f, &s.rho); err != nil {
 			return nil, err
 		}
 		s.sk = new(PrivateKey)
@@ -258,6 +245,27 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	clear(stq[:])
 	clear(sw[:])
 	return keys, nil
+}
+
+// readBatchKey reads one batch key's randomness as GenerateKey reads it:
+// lists for g until g is invertible in R/3 (decided by r3Invertible), a
+// list for f, then rho. L is scratch.
+func readBatchKey(rand io.Reader, L *[P]uint32, g, f *[P]int8, rho *[smallBytes]byte) error {
+	for {
+		if err := readList(rand, L); err != nil {
+			return err
+		}
+		smallFromList(g, L)
+		if r3Invertible(g) == 1 { // declassified, as in GenerateKey
+			break
+		}
+	}
+	if err := readList(rand, L); err != nil {
+		return err
+	}
+	shortFromList(f, L)
+	_, err := io.ReadFull(rand, rho[:])
+	return err
 }
 
 // Plain polynomial arithmetic over F_3 for the public factor table (init

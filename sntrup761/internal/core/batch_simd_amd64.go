@@ -116,20 +116,7 @@ func generateKeysSIMD(rand io.Reader, n int) ([]*PrivateKey, error) {
 	var dq [P]int16
 	c3[0], dq[0] = 1, 1
 	for _, s := range slots {
-		for {
-			if err := readList(rand, &L); err != nil {
-				return nil, err
-			}
-			smallFromList(&s.g, &L)
-			if r3Invertible(&s.g) == 1 { // declassified, as in GenerateKey
-				break
-			}
-		}
-		if err := readList(rand, &L); err != nil {
-			return nil, err
-		}
-		shortFromList(&s.f, &L)
-		if _, err := io.ReadFull(rand, s.rho[:]); err != nil {
+		if err := readBatchKey(rand, &L, &s.g, &s.f, &s.rho); err != nil {
 			return nil, err
 		}
 		b.forwardSmall(&s.sf, &s.f, false)

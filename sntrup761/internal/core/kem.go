@@ -259,18 +259,19 @@ func (sk *PrivateKey) assemble(f, v *[P]int8, h *[P]int16, rho *[smallBytes]byte
 // || Hash_4(pk)). It returns Hash_3(r_enc), which the session key hashes
 // again. Constant time in r.
 func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
+	var R [P]uint32 // Round(h*r), as digits of Rounded_encode
 	if simdEnabled {
-		return pk.hideSIMD(ct, r)
+		pk.roundedProductSIMD(&R, r)
+	} else {
+		var sr spectrum
+		sr.transformSmall(r)
+		mulRounded(&R, &sr, &sr, &pk.sh)
+		clear(sr[:])
 	}
-	var rEnc [smallBytes]byte
-	smallEncode(rEnc[:], r)
-	var sr spectrum
-	sr.transformSmall(r)
-	var R [P]uint32
-	mulRounded(&R, &sr, &sr, &pk.sh) // Round(h*r), as digits of Rounded_encode
-	clear(sr[:])
 	roundedCodec.encode(ct[:roundedBytes], R[:])
 	clear(R[:])
+	var rEnc [smallBytes]byte
+	smallEncode(rEnc[:], r)
 	h3 = hashPrefix(prefixInput, rEnc[:])
 	clear(rEnc[:])
 	confirm := hashPrefix(prefixConfirm, h3[:], pk.cache[:])

@@ -38,28 +38,19 @@ func (w *vecOp) put() {
 	vecOpPool.Put(w)
 }
 
-// hideSIMD is hide on the vector path.
-func (pk *PublicKey) hideSIMD(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
-	var rEnc [smallBytes]byte
-	smallEncode(rEnc[:], r)
+// roundedProductSIMD sets R to the digits of Rounded_encode(Round(h*r)),
+// hide's product, on the vector path (mulRounded on the scalar one).
+func (pk *PublicKey) roundedProductSIMD(R *[P]uint32, r *[P]int8) {
 	w := vecOpPool.Get().(*vecOp)
 	w.forwardSmall(&w.a, r, false)
 	toSplit(&w.k, &pk.sh)
 	inverseProductsSplit(&w.y, &w.s, &w.t, &w.a, &w.k, nil, nil)
 	foldRoundVec(&w.rd, &w.y)
 	clearUpper()
-	var R [P]uint32 // Round(h*r), as digits of Rounded_encode
 	copy(R[1:P-1], w.rd[1:P-1])
 	R[0] = roundDigit(int64(w.y[0]) + int64(w.y[P]))
 	R[P-1] = roundDigit(int64(w.y[P-1]) + int64(w.y[2*P-2]))
 	w.put()
-	roundedCodec.encode(ct[:roundedBytes], R[:])
-	clear(R[:])
-	h3 = hashPrefix(prefixInput, rEnc[:])
-	clear(rEnc[:])
-	confirm := hashPrefix(prefixConfirm, h3[:], pk.cache[:])
-	copy(ct[roundedBytes:], confirm[:])
-	return h3
 }
 
 // roundDigit is mulRounded's digit of one folded coefficient v.

@@ -33,9 +33,7 @@ func foldR3SIMD(out *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
 
 func lift3SIMD(e *[P]int8, c *[1536]int64) { panic("core: no SIMD path") }
 
-func (pk *PublicKey) hideSIMD(ct *[CiphertextSize]byte, r *[P]int8) [32]byte {
-	panic("core: no SIMD path")
-}
+func (pk *PublicKey) roundedProductSIMD(R *[P]uint32, r *[P]int8) { panic("core: no SIMD path") }
 
 func (sk *PrivateKey) decryptSIMD(r *[P]int8, c *[P]int16) { panic("core: no SIMD path") }
 
