@@ -77,10 +77,11 @@ count() {
 
 # selfcosts file: "file:function cost" lines (file is the source file of
 # the code, so a function's inlined callees show up under their own file;
-# callgrind's recursion suffixes 'N are merged, as they differ between runs).
+# callgrind's recursion suffixes 'N are merged, as they differ between runs;
+# code inlined from another file has no "[binary]" suffix on its line).
 selfcosts() {
 	callgrind_annotate --auto=no --threshold=100 "$1" 2>/dev/null |
-		sed -n 's/^ *\([0-9,]*\) ([ 0-9.]*%)  \([^ ]*\) .*$/\2 \1/p' |
+		sed -n 's/^ *\([0-9,]*\) ([ 0-9.]*%)  \([^ ]*\)\( .*\)\{0,1\}$/\2 \1/p' |
 		tr -d , | sed 's|^[^ ]*/\([^/ ]*:\)|\1|; s|github.com/pqkex/pqkex/sntrup761/internal/||' |
 		sed "s/'[0-9]* / /" |
 		awk '$1 != "PROGRAM" { s[$1] += $2 } END { for (f in s) print f, s[f] }'
