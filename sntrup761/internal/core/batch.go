@@ -2,6 +2,7 @@ package core
 
 import (
 	"io"
+	"sync"
 )
 
 // Batch key generation with Montgomery's trick, as in "OpenSSLNTRU: Faster
@@ -139,6 +140,22 @@ func r3Invertible(g *[P]int8) uint64 {
 	return bad ^ 1
 }
 
+// batchSlot is one key's state in GenerateKeys. Slots come from a pool:
+// a batch of 32 needs about 1.2 MB of them, which allocated afresh on every
+// call cost page faults and garbage collection.
+type batchSlot struct {
+	f, g [P]int8
+	rho  [smallBytes]byte
+	sk   *PrivateKey // the key being built; sk.sf is the transform of f
+	sg   spectrum
+	// sc is 2^splitShift times the transform of c_(k-1), the R/3
+	// prefix product before this key (a power-of-two scaling: exact).
+	sc spectrum
+	sd spectrum // transform of d_(k-1), the R/q prefix product before this key
+}
+
+var batchSlotPool = sync.Pool{New: func() any { return new(batchSlot) }}
+
 // GenerateKeys generates n key pairs with one inversion per ring. The keys
 // are exactly those n successive GenerateKey calls would produce from rand.
 //
@@ -161,27 +178,20 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	if simdEnabled {
 		return generateKeysSIMD(rand, n)
 	}
-	type slot struct {
-		f, g [P]int8
-		rho  [smallBytes]byte
-		sk   *PrivateKey // the key being built; sk.sf is the transform of f
-		sg   spectrum
-		// sc is 2^splitShift times the transform of c_(k-1), the R/3
-		// prefix product before this key (a power-of-two scaling: exact).
-		sc spectrum
-		sd spectrum // transform of d_(k-1), the R/q prefix product before this key
+	slots := make([]*batchSlot, n)
+	for k := range slots {
+		slots[k] = batchSlotPool.Get().(*batchSlot)
 	}
-	slots := make([]slot, n)
 	defer func() {
 		// Everything in a slot but the key itself derives from secrets.
-		for i := range slots {
-			slots[i] = slot{}
+		for _, s := range slots {
+			*s = batchSlot{}
+			batchSlotPool.Put(s)
 		}
 	}()
 
 	var L [P]uint32
-	for k := range slots {
-		s := &slots[k]
+	for _, s := range slots {
 		if err := readBatchKey(rand, &L, &s.g, &s.f, &s.rho); err != nil {
 			return nil, err
 		}
@@ -197,8 +207,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	var dq [P]int16
 	c3[0], dq[0] = 1, 1
 	var x spectrum
-	for k := range slots {
-		s := &slots[k]
+	for _, s := range slots {
 		s.sc.transformSmall(&c3)
 		for j := range s.sc {
 			s.sc[j] *= 1 << splitShift
@@ -217,7 +226,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	keys := make([]*PrivateKey, n)
 	var st3, stq, sw spectrum
 	for k := n - 1; k >= 0; k-- {
-		s := &slots[k]
+		s := slots[k]
 		st3.transformSmall(&t3)
 		stq.transformRq(&tq)
 		// sw = tq + 2^splitShift*t3 (one rounding per value, counted in
