@@ -115,3 +115,41 @@ func BenchmarkGenerateKeys32(b *testing.B) {
 		}
 	}
 }
+
+// checkBatchPoolsCleared runs GenerateKeys for 3 keys twice, once to the
+// end and once into a read error after its first key, and after each run
+// calls every pull: each takes one object from a pool GenerateKeys returns
+// its working state to and reports whether it is all zero. Slots hold f, g,
+// rho and secret transforms, so they must be cleared before they go back
+// (a pool's Get returns the object put last on the same P, so a missing
+// clear shows up here).
+func checkBatchPoolsCleared(t *testing.T, pulls ...func() bool) {
+	t.Helper()
+	for _, cut := range []bool{false, true} {
+		stream := make([]byte, 3*(2*randomBytes+smallBytes))
+		rand.Read(stream)
+		if cut {
+			stream = stream[:2*randomBytes+smallBytes+randomBytes/2]
+		}
+		if _, err := GenerateKeys(bytes.NewReader(stream), 3); (err != nil) != cut {
+			t.Fatalf("cut=%v: GenerateKeys error %v", cut, err)
+		}
+		for i, pull := range pulls {
+			if !pull() {
+				t.Errorf("cut=%v: pooled object %d not cleared", cut, i)
+			}
+		}
+	}
+}
+
+// pullBatchSlot takes a slot of the scalar batch from its pool.
+func pullBatchSlot() bool {
+	return *batchSlotPool.Get().(*batchSlot) == batchSlot{}
+}
+
+func TestGenerateKeysClearsSlots(t *testing.T) {
+	if simdEnabled {
+		t.Skip("the vector path is on; TestGenerateKeysClearsSlotsBothPaths covers both pools")
+	}
+	checkBatchPoolsCleared(t, pullBatchSlot, pullBatchSlot, pullBatchSlot)
+}

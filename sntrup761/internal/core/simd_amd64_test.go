@@ -41,6 +41,17 @@ func needAVX2(t *testing.T) {
 	}
 }
 
+// TestGenerateKeysClearsSlotsBothPaths is TestGenerateKeysClearsSlots for
+// the scalar batch (vector path switched off) and the vector batch, whose
+// slots and batch buffers come from pools of their own.
+func TestGenerateKeysClearsSlotsBothPaths(t *testing.T) {
+	needAVX2(t)
+	scalarToo(func() { checkBatchPoolsCleared(t, pullBatchSlot, pullBatchSlot, pullBatchSlot) })
+	pullVecSlot := func() bool { return *vecSlotPool.Get().(*vecSlot) == vecSlot{} }
+	pullVecBatch := func() bool { return *vecBatchPool.Get().(*vecBatch) == vecBatch{} }
+	checkBatchPoolsCleared(t, pullVecSlot, pullVecSlot, pullVecSlot, pullVecBatch)
+}
+
 func TestSIMDName(t *testing.T) {
 	needAVX2(t)
 	if got := SIMD(); got != "avx2 (GOEXPERIMENT=simd)" {
