@@ -25,6 +25,22 @@ func ExampleRegisterWith() {
 	_ = cfg
 }
 
+// Register in a program that wants post-quantum protection where it can
+// get it but must start regardless: on error x/crypto/ssh is unchanged and
+// still negotiates its own mlkem768x25519-sha256 with peers that have it.
+// Registered says which x/crypto was accepted, and how.
+func ExampleRegistered() {
+	if err := sshkex.Register(); err != nil {
+		log.Printf("sntrup761 and NIST-curve hybrids unavailable: %v", err)
+		return
+	}
+	reg, _ := sshkex.Registered()
+	if !reg.Verified {
+		log.Printf("pqkex: %s is newer than the releases verified (%s); accepted after the registration self-test (%v)",
+			reg.XCrypto, sshkex.VerifiedXCrypto, reg.SelfTest)
+	}
+}
+
 // SetKeyPool for a client that opens many connections: its sntrup761 keys
 // come from batches (each still used for one key exchange only), at a
 // fraction of the cost of one key per connection.

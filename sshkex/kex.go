@@ -32,6 +32,10 @@ type method struct {
 // handshake does, over H, after Client returns).
 type hybridKEX struct {
 	m *method
+	// observe, set only on the registration self-test's values (never on
+	// registered ones), receives each result before it is returned to
+	// x/crypto.
+	observe func(server bool, r *kexResult)
 }
 
 // Client sends SSH_MSG_KEX_ECDH_INIT with C_INIT and processes the server's
@@ -59,7 +63,11 @@ func (k *hybridKEX) Client(p packetConn, rand io.Reader, magics *handshakeMagics
 	}
 	H := kexhash.ExchangeHash(k.m.hash, magics.clientVersion, magics.serverVersion,
 		magics.clientKexInit, magics.serverKexInit, hostKey, qc, qs, K)
-	return &kexResult{H: H, K: K, HostKey: hostKey, Signature: sig, Hash: k.m.hash}, nil
+	r := &kexResult{H: H, K: K, HostKey: hostKey, Signature: sig, Hash: k.m.hash}
+	if k.observe != nil {
+		k.observe(false, r)
+	}
+	return r, nil
 }
 
 // Server reads SSH_MSG_KEX_ECDH_INIT, answers with SSH_MSG_KEX_ECDH_REPLY
@@ -88,7 +96,11 @@ func (k *hybridKEX) Server(p packetConn, rand io.Reader, magics *handshakeMagics
 	if err := p.writePacket(sshwire.AppendKexECDHReply(nil, hostKey, qs, sigBlob)); err != nil {
 		return nil, err
 	}
-	return &kexResult{H: H, K: K, HostKey: hostKey, Signature: sigBlob, Hash: k.m.hash}, nil
+	r := &kexResult{H: H, K: K, HostKey: hostKey, Signature: sigBlob, Hash: k.m.hash}
+	if k.observe != nil {
+		k.observe(true, r)
+	}
+	return r, nil
 }
 
 // underlyingAlgo returns the signature algorithm of a negotiated host key

@@ -16,9 +16,13 @@ import (
 // taken from the module cache at go.mod's version, some of them changed in
 // the ways x/crypto's internals could plausibly change, and require that
 // Register refuses each change with an error (and x/crypto keeps working)
-// instead of crashing or registering. They take about a minute, so they run
-// when PQKEX_MUTANTS=1 or CI=true (never skipped in CI); elsewhere they are
-// skipped with a message saying so.
+// instead of crashing or registering. The copies are used through a
+// replace directive (as a fork or a vendored copy would be) or served as
+// versions newer than any real release from a file-based module proxy (as
+// the next release would be). None is a verified release, so every one of
+// them goes through the structural checks and the self-test. They take a
+// few minutes, so they run when PQKEX_MUTANTS=1 or CI=true (never skipped
+// in CI); elsewhere they are skipped with a message saying so.
 
 // edit is a textual change of one file of x/crypto/ssh: every match of old
 // (a regular expression) is replaced by new; a change that matches nothing
@@ -132,6 +136,30 @@ var mutants = []mutant{
 		extra: "package ssh\n\nvar defaultKexAlgos = map[string]int{KeyExchangeCurve25519: 1}\n",
 		want:  "defaultKexAlgos",
 	},
+	// Changes of meaning with the same layout: only the self-test sees them.
+	{
+		name:  "the client no longer verifies the host key signature after Client",
+		edits: []edit{{"handshake.go", `\tif err := verifyHostKeySignature\(hostKey, t\.algorithms\.HostKey, result\); err != nil \{\n\t\treturn nil, err\n\t\}\n`, ""}},
+		want:  "x/crypto's client accepted a host key signature made with another key",
+	},
+	{
+		name:  "the session identifier is no longer H",
+		edits: []edit{{"handshake.go", `t\.sessionID = result\.H`, "t.sessionID = append([]byte{0}, result.H...)"}},
+		want:  "session identifier is not the exchange hash",
+	},
+	{
+		name: "the key exchange is given the two KEXINITs swapped",
+		edits: []edit{
+			{"handshake.go", `clientKexInit: otherInitPacket,\n\t\tserverKexInit: t\.sentInitPacket,`, "clientKexInit: t.sentInitPacket,\n\t\tserverKexInit: otherInitPacket,"},
+			{"handshake.go", `magics\.clientKexInit = t\.sentInitPacket\n\t\tmagics\.serverKexInit = otherInitPacket`, "magics.clientKexInit = otherInitPacket\n\t\tmagics.serverKexInit = t.sentInitPacket"},
+		},
+		want: "exchange hash differs from the one computed from the wire",
+	},
+	{
+		name:  "session keys are derived from H alone, not K",
+		edits: []edit{{"transport.go", `h\.Write\(r\.K\)`, "h.Write(r.H)"}},
+		want:  "did not derive its keys from pqkex's K and H",
+	},
 	{
 		name: "kexAlgoMap is renamed",
 		edits: []edit{
@@ -143,10 +171,11 @@ var mutants = []mutant{
 	},
 }
 
-// probeMain registers (with the options the command line names) and then
-// runs an x/crypto handshake over loopback with the first registered
-// post-quantum name, or with x/crypto's own curve25519-sha256 when Register
-// refused, to show x/crypto still works.
+// probeMain registers (with RequireVerifiedXCrypto if its argument is
+// "require"), says how, and then runs x/crypto handshakes over loopback
+// with sntrup761x25519-sha512 and mlkem768nistp256-sha256, or with
+// x/crypto's own curve25519-sha256 when Register refused, to show x/crypto
+// still works.
 const probeMain = `package main
 
 import (
@@ -155,25 +184,29 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"time"
 
 	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
 )
 
 func main() {
-	opts := sshkex.Options{AllowUnverifiedXCrypto: len(os.Args) > 1 && os.Args[1] == "allow"}
-	kex := sshkex.KeyExchangeSNTRUP761X25519
+	opts := sshkex.Options{RequireVerifiedXCrypto: len(os.Args) > 1 && os.Args[1] == "require"}
+	kexs := []string{sshkex.KeyExchangeSNTRUP761X25519, sshkex.KeyExchangeMLKEM768NISTP256}
 	if err := sshkex.RegisterWith(opts); err != nil {
 		fmt.Println("refused:", err)
-		kex = ssh.KeyExchangeCurve25519
+		kexs = []string{ssh.KeyExchangeCurve25519}
 	} else {
-		fmt.Println("registered")
+		reg, _ := sshkex.Registered()
+		fmt.Printf("registered: %s, verified release: %v, self-test took %v\n", reg.XCrypto, reg.Verified, reg.SelfTest.Round(time.Microsecond))
 	}
-	if err := handshake(kex); err != nil {
-		fmt.Println("handshake failed:", err)
-		os.Exit(1)
+	for _, kex := range kexs {
+		if err := handshake(kex); err != nil {
+			fmt.Println("handshake failed:", err)
+			os.Exit(1)
+		}
+		fmt.Println("handshake ok", kex)
 	}
-	fmt.Println("handshake ok", kex)
 }
 
 func handshake(kex string) error {
@@ -313,11 +346,21 @@ func packetReaders(t *testing.T, dir, method string) string {
 // run builds the probe against x/crypto in xDir ("" for the module cache's
 // unmodified release, by version) and runs it with args.
 func (e probeEnv) run(t *testing.T, xDir string, args ...string) string {
-	dir := t.TempDir()
-	gomod := fmt.Sprintf("module probe\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/pqkex/pqkex v0.0.0\n\tgolang.org/x/crypto %s\n)\n\nreplace github.com/pqkex/pqkex => %q\n", e.xVersion, e.root)
+	var replace string
 	if xDir != "" {
-		gomod += fmt.Sprintf("\nreplace golang.org/x/crypto => %q\n", xDir)
+		replace = fmt.Sprintf("\nreplace golang.org/x/crypto => %q\n", xDir)
 	}
+	return e.build(t, e.xVersion, replace, nil).run(t, args...)
+}
+
+// probe is a built probe program.
+type probe string
+
+// build writes and builds the probe requiring x/crypto at version, with
+// extra go.mod lines and extra environment for the go command.
+func (e probeEnv) build(t *testing.T, version, extra string, env []string) probe {
+	dir := t.TempDir()
+	gomod := fmt.Sprintf("module probe\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/pqkex/pqkex v0.0.0\n\tgolang.org/x/crypto %s\n)\n\nreplace github.com/pqkex/pqkex => %q\n%s", version, e.root, extra)
 	sum, err := os.ReadFile(filepath.Join(e.root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
@@ -329,31 +372,38 @@ func (e probeEnv) run(t *testing.T, xDir string, args ...string) string {
 	}
 	build := exec.Command("go", "build", "-mod=mod", "-o", "probe", ".")
 	build.Dir = dir
+	build.Env = append(os.Environ(), env...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the probe: %v\n%s", err, out)
 	}
-	cmd := exec.Command(filepath.Join(dir, "probe"), args...)
+	return probe(filepath.Join(dir, "probe"))
+}
+
+// run runs the probe with args and returns its output.
+func (p probe) run(t *testing.T, args ...string) string {
+	cmd := exec.Command(string(p), args...)
 	// The probe exercises the non-FIPS registration: drop a GODEBUG (such
 	// as the fips140=on of .ci/run's second pass) from its environment.
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GODEBUG=") })
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	if err != nil {
+	if err := cmd.Run(); err != nil {
 		t.Fatalf("probe crashed or failed: %v\n%s", err, out.String())
 	}
 	return out.String()
 }
 
-// TestMutatedXCryptoRefused: every mutant is refused with an error naming
-// the change, the process does not crash, and x/crypto's own key exchange
-// still completes a handshake afterwards.
+// TestMutatedXCryptoRefused: every mutant, used through a replace
+// directive, is refused with an error naming the change (by the structural
+// checks or, for a change of meaning, by the self-test), the process does
+// not crash, and x/crypto's own key exchange still completes a handshake
+// afterwards.
 func TestMutatedXCryptoRefused(t *testing.T) {
 	e := newProbeEnv(t)
 	for i := range mutants {
 		m := &mutants[i]
 		t.Run(m.name, func(t *testing.T) {
-			out := e.run(t, e.copyXCrypto(t, m), "allow")
+			out := e.run(t, e.copyXCrypto(t, m))
 			t.Logf("%s", out)
 			if !strings.Contains(out, "refused:") || !strings.Contains(out, m.want) {
 				t.Fatalf("want a refusal naming %q, got:\n%s", m.want, out)
@@ -365,23 +415,32 @@ func TestMutatedXCryptoRefused(t *testing.T) {
 	}
 }
 
-// TestUnmodifiedXCryptoAccepted: the same copy without a change registers
-// and completes a sntrup761x25519 handshake when unverified copies are
-// allowed; without that option a replaced copy is refused for its
-// version; and the module cache's release registers with no option.
+// wantRegistered checks a probe's output for a registration and both
+// post-quantum handshakes.
+func wantRegistered(t *testing.T, what, out, how string) {
+	t.Helper()
+	t.Logf("%s:\n%s", what, out)
+	for _, want := range []string{"registered: " + how, "handshake ok sntrup761x25519-sha512", "handshake ok mlkem768nistp256-sha256"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("%s: no %q in:\n%s", what, want, out)
+		}
+	}
+}
+
+// TestUnmodifiedXCryptoAccepted: the same copy without a change, used
+// through a replace directive, registers after the self-test (not a
+// verified release) and completes sntrup761x25519 and mlkem768nistp256
+// handshakes; with RequireVerifiedXCrypto it is refused for its version;
+// the module cache's release registers as a verified release.
 func TestUnmodifiedXCryptoAccepted(t *testing.T) {
 	e := newProbeEnv(t)
 	copied := e.copyXCrypto(t, nil)
-	out := e.run(t, copied, "allow")
-	if !strings.Contains(out, "registered") || !strings.Contains(out, "handshake ok sntrup761x25519-sha512") {
-		t.Fatalf("unmodified copy with AllowUnverifiedXCrypto:\n%s", out)
+	p := e.build(t, e.xVersion, fmt.Sprintf("\nreplace golang.org/x/crypto => %q\n", copied), nil)
+	wantRegistered(t, "replaced unmodified copy", p.run(t), "golang.org/x/crypto replaced by "+copied+", verified release: false")
+	out := p.run(t, "require")
+	t.Logf("with RequireVerifiedXCrypto:\n%s", out)
+	if !strings.Contains(out, "refused:") || !strings.Contains(out, "RequireVerifiedXCrypto is set") {
+		t.Fatalf("replaced copy with RequireVerifiedXCrypto:\n%s", out)
 	}
-	out = e.run(t, copied)
-	if !strings.Contains(out, "refused:") || !strings.Contains(out, "is not a release whose internals this sshkex verified") {
-		t.Fatalf("replaced copy without AllowUnverifiedXCrypto:\n%s", out)
-	}
-	out = e.run(t, "")
-	if !strings.Contains(out, "registered") || !strings.Contains(out, "handshake ok sntrup761x25519-sha512") {
-		t.Fatalf("x/crypto %s from the module cache:\n%s", e.xVersion, out)
-	}
+	wantRegistered(t, "module cache release", e.run(t, ""), "golang.org/x/crypto "+e.xVersion+", verified release: true")
 }

@@ -11,11 +11,14 @@
 // whose every algorithm is approved and which then run entirely on the Go
 // Cryptographic Module.
 //
-// Call Register once, in main or an init function, before any goroutine
-// dials or serves SSH:
+// Call Register once, in main or an init function, and let it return
+// before anything in the process starts an x/crypto/ssh handshake. If it
+// fails, x/crypto/ssh is untouched and still negotiates its own
+// mlkem768x25519-sha256 with peers that have it: log the error and carry
+// on, unless the program needs sntrup761 or the NIST hybrids.
 //
 //	if err := sshkex.Register(); err != nil {
-//		log.Fatal(err) // x/crypto/ssh was left untouched
+//		log.Printf("post-quantum key exchanges beyond x/crypto's own are off: %v", err)
 //	}
 //	cfg := &ssh.ClientConfig{ /* KeyExchanges left empty: PQ-first defaults */ }
 //
@@ -28,34 +31,30 @@
 // unexported map. sshkex reaches that map and two algorithm lists through
 // the go:linkname directive and stores values whose types mirror
 // x/crypto's unexported kexAlgorithm, kexResult, handshakeMagics and
-// packetConn. Register returns
-// nil only when x/crypto will call those values correctly; otherwise it
-// returns an error naming the reason and changes nothing. It checks:
+// packetConn. Register returns nil only when the x/crypto in the running
+// binary passed two kinds of checks, whatever its version:
 //
-//   - the x/crypto version: a release this sshkex was verified against
-//     (v0.52.0 to v0.59.0; CI runs every one of them); any other x/crypto
-//     (newer, pre-release, replaced) is refused unless
-//     Options.AllowUnverifiedXCrypto is set;
-//   - x/crypto's own types, found among the binary's type descriptors
-//     rather than read from the linked variables: the registry's map type,
-//     the complete method set of its kexAlgorithm interface (unexported
-//     methods included, count and order), the signatures, the fields,
-//     offsets and sizes of kexResult and handshakeMagics, and packetConn's
-//     method set;
-//   - the linked variables against x/crypto's exported, typed API: every
-//     registry key is found by x/crypto's Config.SetDefaults, and the two
-//     lists are the very strings ssh.SupportedAlgorithms and SetDefaults
-//     return;
-//   - after writing: that x/crypto's exported API lists the new names
-//     (otherwise everything is undone).
+//   - structural: x/crypto's own types, found among the binary's type
+//     descriptors, have exactly the mirrors' methods, fields, offsets and
+//     sizes, and the linked variables hold what x/crypto's exported API
+//     returns (check.go);
+//   - behavioural, the self-test (selftest.go): x/crypto's own client and
+//     server, over an in-memory connection, complete a handshake with each
+//     method about to be registered, under a private name; the exchange
+//     hash pqkex computes from the recorded plaintext transcript equals
+//     both sides' SessionID, and the client's first encrypted packet
+//     decrypts and authenticates under keys derived from that K and H; a
+//     server presenting one host key and signing with another, and one
+//     sending a corrupted signature, are both rejected by x/crypto's
+//     client. It takes a few milliseconds.
 //
-// No structural check can see a change of meaning with the same layout,
-// such as x/crypto expecting key exchanges to verify the host key signature
-// themselves; the version policy exists for that, and CI proves for every
-// verified version that x/crypto still rejects a server's bad signature
-// after pqkex's key exchange returns. SECURITY.md has the details and the
-// tests behind each claim. An x/crypto older than v0.39.0 fails to compile,
-// in a file whose name says which version is required.
+// Otherwise Register returns an error naming the first failure and leaves
+// x/crypto as it was. Registered tells whether the x/crypto was a release
+// CI verified this sshkex against (VerifiedXCrypto) or was accepted on the
+// checks alone; Options.RequireVerifiedXCrypto refuses the latter.
+// SECURITY.md lists what the checks cannot see and the tests behind each
+// claim. An x/crypto older than v0.39.0 fails to compile, in a file whose
+// name says which version is required.
 //
 // # Defaults
 //
@@ -85,10 +84,12 @@ import (
 	"crypto/fips140"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
@@ -143,44 +144,77 @@ type Options struct {
 	// than mlkem768x25519-sha256 are then negotiated only if listed
 	// explicitly.
 	KeepDefaults bool
-	// AllowUnverifiedXCrypto lets Register proceed with an x/crypto that is
-	// not a release in the range this version of sshkex was verified
-	// against (a newer release, a pre-release, or a replaced copy), once
-	// every structural check passes. Those checks compare types and layouts;
-	// they cannot see a change of meaning with the same layout, such as a
-	// newer x/crypto expecting key exchanges to verify the host key
-	// signature themselves. Leave it false unless you have checked that
-	// x/crypto's kex.go and handshake.go did not change in that way.
-	AllowUnverifiedXCrypto bool
+	// RequireVerifiedXCrypto makes Register refuse any x/crypto that is not
+	// a release in the range CI verified this sshkex against (a newer
+	// release, a pre-release, a pseudo-version, a replaced or vendored-by-
+	// directory copy), however the self-test goes. Without it such an
+	// x/crypto is accepted when the structural checks and the self-test
+	// pass.
+	RequireVerifiedXCrypto bool
 }
+
+// Registration says what a successful Register did.
+type Registration struct {
+	// XCrypto names the golang.org/x/crypto the binary was built with, as
+	// its build information records it, for example
+	// "golang.org/x/crypto v0.59.0" or
+	// "golang.org/x/crypto replaced by ../crypto".
+	XCrypto string
+	// Verified reports whether XCrypto is a release in the range CI
+	// verified this sshkex against (VerifiedXCrypto). When false, that
+	// x/crypto was accepted on the evidence of the structural checks and
+	// the self-test alone.
+	Verified bool
+	// KeyExchanges lists the names registered, in the recommended order.
+	KeyExchanges []string
+	// SelfTest is how long the registration self-test took.
+	SelfTest time.Duration
+}
+
+// VerifiedXCrypto names the golang.org/x/crypto releases CI verified this
+// sshkex against, every one of them: "golang.org/x/crypto v0.52.0 to
+// v0.59.0".
+const VerifiedXCrypto = supportedXCrypto
 
 var (
 	regMu   sync.Mutex
 	regDone bool
 	regOpts Options
+	regInfo Registration
 )
 
 // Register installs pqkex's key exchanges in x/crypto/ssh with the default
 // Options. See RegisterWith.
 func Register() error { return RegisterWith(Options{}) }
 
-// RegisterWith installs pqkex's key exchanges in x/crypto/ssh. Call it
-// before any x/crypto/ssh handshake starts in the process (in main or an
-// init function): x/crypto reads its registry and default list without
-// locking. The registry is replaced by a new map rather than written in
-// place, so a handshake running during Register cannot hit a concurrent map
-// write, but it may see the old or the new list of defaults.
+// RegisterWith installs pqkex's key exchanges in x/crypto/ssh.
 //
-// It returns nil only after the checks in the package documentation pass;
-// otherwise it returns an error naming the first difference and changes
-// nothing. It registers all methods or none. Calling it again with the same
-// options is a no-op; with different options it returns an error. It is
-// safe to call from several goroutines.
+// Call it, and let it return, before anything in the process starts an
+// x/crypto/ssh handshake (in main, or an init function): x/crypto reads
+// its registry and default lists without synchronisation, so a handshake
+// running during Register can read a torn default list (a slice whose
+// length is written before its data pointer) and fail or misbehave.
+//
+// It returns nil only after the structural checks and the self-test in the
+// package documentation pass; otherwise it returns an error naming the
+// first failure and changes nothing. It registers all methods or none.
+// Calling it again with the same options is a no-op; with different options
+// it returns an error. Concurrent calls are serialised.
 //
 // In FIPS 140-3 mode it registers only mlkem768nistp256-sha256 and
 // mlkem1024nistp384-sha384 (sntrup761 and X25519 are not approved), and
 // KeepBuiltinMLKEM has no effect.
 func RegisterWith(opts Options) error { return registerWith(opts, ourMirrors) }
+
+// Registered reports what the successful Register or RegisterWith call
+// did; ok is false if none succeeded.
+func Registered() (r Registration, ok bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	r = regInfo
+	r.KeyExchanges = slices.Clone(r.KeyExchanges)
+	return r, regDone
+}
 
 // registerWith is RegisterWith with the mirrors to verify as a parameter,
 // so tests can show that a wrong mirror is refused.
@@ -193,34 +227,45 @@ func registerWith(opts Options, mirrors mirrorTypes) error {
 		}
 		return nil
 	}
-	if !opts.AllowUnverifiedXCrypto {
-		if err := checkVersion(xcryptoModule()); err != nil {
-			return fmt.Errorf("sshkex: nothing registered: %w", err)
-		}
+	version, how := xcryptoModule()
+	verified := isVerified(version)
+	if belowFloor(version) {
+		return fmt.Errorf("sshkex: nothing registered: %s is older than %s, the first release without known vulnerabilities in x/crypto/ssh", how, verifiedOldest)
+	}
+	if opts.RequireVerifiedXCrypto && !verified {
+		return fmt.Errorf("sshkex: nothing registered: %s is not a release this sshkex was verified against (%s), and Options.RequireVerifiedXCrypto is set", how, supportedXCrypto)
 	}
 	if err := checkXCrypto(mirrors); err != nil {
-		return fmt.Errorf("sshkex: x/crypto/ssh internals differ from what sshkex expects (it supports %s), nothing registered: %w", supportedXCrypto, err)
+		return fmt.Errorf("sshkex: x/crypto/ssh internals differ from what sshkex expects (%s; verified: %s), nothing registered: %w", how, supportedXCrypto, err)
 	}
+
+	// The distinct methods about to be registered (the alias shares
+	// sntrupMethod's value).
+	methods := []*method{nistp256Method, nistp384Method}
+	if !fips140.Enabled() {
+		methods = append(methods, sntrupMethod)
+		if !opts.KeepBuiltinMLKEM {
+			methods = append(methods, mlkemMethod)
+		}
+	}
+	start := time.Now()
+	if err := selfTest(methods); err != nil {
+		return fmt.Errorf("sshkex: nothing registered: %s failed the registration self-test: %w", how, err)
+	}
+	selfTestTime := time.Since(start)
 
 	// The registry is replaced, not written in place: a new map with
 	// x/crypto's entries and ours, stored into the variable with one
-	// pointer-sized write. A handshake that runs while Register does (which
-	// the documentation forbids) then reads either the old map or the new
-	// one, never a map being written, which would be a fatal error.
+	// pointer-sized write. This does not make a handshake running during
+	// Register safe (the default lists below are slices, written field by
+	// field), but it keeps such misuse from a fatal concurrent map write.
 	old := kexAlgoMap
-	next := make(map[string]kexAlgorithm, len(old)+5)
-	for name, v := range old {
-		next[name] = v
+	next := maps.Clone(old)
+	for _, m := range methods {
+		next[m.name] = &hybridKEX{m: m}
 	}
-	next[KeyExchangeMLKEM768NISTP256] = &hybridKEX{nistp256Method}
-	next[KeyExchangeMLKEM1024NISTP384] = &hybridKEX{nistp384Method}
 	if !fips140.Enabled() {
-		sntrup := &hybridKEX{sntrupMethod}
-		next[KeyExchangeSNTRUP761X25519] = sntrup
-		next[KeyExchangeSNTRUP761X25519OpenSSH] = sntrup
-		if !opts.KeepBuiltinMLKEM {
-			next[KeyExchangeMLKEM768X25519] = &hybridKEX{mlkemMethod}
-		}
+		next[KeyExchangeSNTRUP761X25519OpenSSH] = next[KeyExchangeSNTRUP761X25519]
 	}
 	oldSupported, oldDefaults := supportedKexAlgos, defaultKexAlgos
 	kexAlgoMap = next
@@ -235,6 +280,15 @@ func registerWith(opts Options, mirrors mirrorTypes) error {
 		return fmt.Errorf("sshkex: x/crypto/ssh did not take the registration, undone: %w", err)
 	}
 	regDone, regOpts = true, opts
+	regInfo = Registration{
+		XCrypto:      how,
+		Verified:     verified,
+		KeyExchanges: slices.Clone(postQuantum()),
+		SelfTest:     selfTestTime,
+	}
+	if opts.KeepBuiltinMLKEM {
+		regInfo.KeyExchanges = slices.DeleteFunc(regInfo.KeyExchanges, func(n string) bool { return n == KeyExchangeMLKEM768X25519 })
+	}
 	return nil
 }
 

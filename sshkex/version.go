@@ -1,7 +1,6 @@
 package sshkex
 
 import (
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -74,12 +73,24 @@ func xcryptoFromSourcePath() (version, how string) {
 	return v, "golang.org/x/crypto " + v
 }
 
-// checkVersion returns nil if version is a release in the verified range.
-func checkVersion(version, how string) error {
-	if version != "" && releaseInRange(version, verifiedOldest, verifiedNewest) {
-		return nil
-	}
-	return fmt.Errorf("%s is not a release whose internals this sshkex verified (%s); use the pqkex release that supports it, or set Options.AllowUnverifiedXCrypto to register after the structural checks alone", how, supportedXCrypto)
+// belowFloor reports whether version (a release, pre-release or
+// pseudo-version) is older than verifiedOldest, go.mod's requirement and
+// the first x/crypto without known vulnerabilities in x/crypto/ssh: such a
+// version can only come from a replace directive, and pqkex does not run on
+// it whatever the checks say. The comparison uses the version's
+// major.minor.patch; a pseudo-version of a later commit counts as its base
+// release.
+func belowFloor(version string) bool {
+	core, _, _ := strings.Cut(version, "-")
+	core, _, _ = strings.Cut(core, "+")
+	v, ok := parseRelease(core)
+	floor, _ := parseRelease(verifiedOldest)
+	return ok && compareRelease(v, floor) < 0
+}
+
+// isVerified reports whether version is a release in the verified range.
+func isVerified(version string) bool {
+	return version != "" && releaseInRange(version, verifiedOldest, verifiedNewest)
 }
 
 // releaseInRange reports whether v is a release version vX.Y.Z (no

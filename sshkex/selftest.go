@@ -1,0 +1,338 @@
+package sshkex
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// The registration self-test asks the running binary's x/crypto/ssh the
+// question no version number answers: does it run pqkex's key exchanges as
+// pqkex means them, and does it still verify the server's host key
+// signature after one? It runs x/crypto's own exported client and server
+// (ssh.NewClientConn, ssh.NewServerConn) against each other over an
+// in-memory connection, with each method about to be registered, and
+// checks what it sees on the wire:
+//
+//  1. honest handshakes, one per method: both complete; x/crypto called
+//     pqkex's Client and Server and both found the same K; the exchange hash
+//     H that pqkex computes (kexhash) from the plaintext transcript recorded
+//     on the pipe (identification lines, both KEXINITs, KEX_ECDH_INIT and
+//     _REPLY) equals the H each side's key exchange returned and each side's
+//     SessionID(); and the client's first encrypted packet decrypts and
+//     authenticates with keys derived from that K and H (RFC 4253 §7.2).
+//  2. a server that presents one host key and signs H with another, and a
+//     server whose signature is corrupted: x/crypto's client must reject
+//     both, after pqkex's Client returned its result. These share every line
+//     of adapter code between methods (hybridKEX.Client never looks at the
+//     signature; x/crypto verifies it over kexResult.H), so they run with
+//     one method, mlkem768nistp256-sha256, which every mode registers.
+//
+// The methods run under private names ("pqkex-self-test-N-NAME@pqkex.invalid")
+// in a copy of x/crypto's registry that replaces the real one for the
+// duration of the test and is always restored: no default list, no Config
+// of the program and no peer offers those names. Host keys are Ed25519
+// keys generated for the test and dropped after it; key exchanges use
+// x/crypto's default randomness (crypto/rand).
+
+// selfTestTimeout bounds each self-test handshake: an x/crypto that hangs
+// one is refused after it.
+const selfTestTimeout = 5 * time.Second
+
+// selfTestRun is one handshake of the self-test.
+type selfTestRun struct {
+	name   string     // the private name it negotiates
+	m      *method    // the method under test
+	signer ssh.Signer // what the server signs with
+	kex    *hybridKEX // registered under name
+
+	mu             sync.Mutex
+	client, server *kexResult // copies of what hybridKEX returned
+
+	// What the last handshake left: the bytes each side wrote, and each
+	// side's SessionID (nil if it failed).
+	c2s, s2c             []byte
+	clientSID, serverSID []byte
+}
+
+func (r *selfTestRun) observe(server bool, res *kexResult) {
+	cp := &kexResult{H: bytes.Clone(res.H), K: bytes.Clone(res.K)}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if server {
+		r.server = cp
+	} else {
+		r.client = cp
+	}
+}
+
+func (r *selfTestRun) results() (client, server *kexResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.client, r.server
+}
+
+// selfTest runs the self-test for methods (each distinct method about to
+// be registered; nistp256Method must be among them). It changes x/crypto's
+// registry only while it runs and restores it before returning.
+func selfTest(methods []*method) (err error) {
+	hostSigner, err := throwawaySigner()
+	if err != nil {
+		return err
+	}
+	otherSigner, err := throwawaySigner()
+	if err != nil {
+		return err
+	}
+	hostKey := hostSigner.PublicKey()
+
+	var runs []*selfTestRun
+	add := func(m *method, signer ssh.Signer) *selfTestRun {
+		r := &selfTestRun{
+			name:   "pqkex-self-test-" + strconv.Itoa(len(runs)) + "-" + m.name + "@pqkex.invalid",
+			m:      m,
+			signer: signer,
+		}
+		r.kex = &hybridKEX{m: r.m, observe: r.observe}
+		runs = append(runs, r)
+		return r
+	}
+	honest := make([]*selfTestRun, len(methods))
+	for i, m := range methods {
+		honest[i] = add(m, hostSigner)
+	}
+	otherKey := add(nistp256Method, lyingSigner{shown: hostSigner, signs: otherSigner})
+	corrupted := add(nistp256Method, lyingSigner{shown: hostSigner, signs: hostSigner, corrupt: true})
+
+	// The registry is replaced, never written in place (see registerWith),
+	// and put back on every path.
+	old := kexAlgoMap
+	trial := maps.Clone(old)
+	for _, r := range runs {
+		trial[r.name] = r.kex
+	}
+	kexAlgoMap = trial
+	defer func() { kexAlgoMap = old }()
+
+	// The handshakes are independent: they run at once (x/crypto's
+	// registry is only read meanwhile), and the first failure in the order
+	// below is reported.
+	checks := make([]func() error, 0, len(runs))
+	for _, r := range honest {
+		checks = append(checks, func() error {
+			if err := r.checkHonest(hostKey); err != nil {
+				return fmt.Errorf("%s: %w", r.m.name, err)
+			}
+			return nil
+		})
+	}
+	checks = append(checks,
+		func() error {
+			return otherKey.checkRejected(hostKey, "a host key signature made with another key than the host key it was shown")
+		},
+		func() error { return corrupted.checkRejected(hostKey, "a corrupted host key signature") },
+	)
+	errs := make([]error, len(checks))
+	var wg sync.WaitGroup
+	for i, check := range checks {
+		wg.Go(func() { errs[i] = check() })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRejected runs a handshake with a dishonest server and checks step 2
+// of the list above: x/crypto's client must fail it, and only after
+// pqkex's key exchange returned (so the failure is the signature's).
+func (r *selfTestRun) checkRejected(hostKey ssh.PublicKey, what string) error {
+	clientErr, _, err := r.handshake(hostKey)
+	if err != nil {
+		return err
+	}
+	client, _ := r.results()
+	switch {
+	case clientErr == nil:
+		return fmt.Errorf("%s: x/crypto's client accepted %s", r.m.name, what)
+	case client == nil:
+		return fmt.Errorf("%s: the handshake with %s failed before pqkex's key exchange returned, so host key verification could not be shown: %v", r.m.name, what, clientErr)
+	}
+	return nil
+}
+
+// checkHonest runs an honest handshake and checks step 1 of the list above.
+func (r *selfTestRun) checkHonest(hostKey ssh.PublicKey) error {
+	clientErr, serverErr, err := r.handshake(hostKey)
+	if err != nil {
+		return err
+	}
+	if clientErr != nil {
+		return fmt.Errorf("x/crypto's client failed the handshake: %w", clientErr)
+	}
+	if serverErr != nil {
+		return fmt.Errorf("x/crypto's server failed the handshake: %w", serverErr)
+	}
+	return r.verifyHonest()
+}
+
+// verifyHonest checks what a completed honest handshake left against the
+// wire: the K both sides found, H and the session identifiers, and the
+// keys of the first encrypted packet.
+func (r *selfTestRun) verifyHonest() error {
+	client, server := r.results()
+	if client == nil || server == nil {
+		return errors.New("x/crypto completed a handshake without calling pqkex's key exchange on both sides")
+	}
+	if !bytes.Equal(client.K, server.K) {
+		return errors.New("client and server derived different shared secrets")
+	}
+	H, clientSide, err := wireExchangeHash(r.m.hash, r.c2s, r.s2c, client.K)
+	if err != nil {
+		return fmt.Errorf("reading the recorded handshake: %w", err)
+	}
+	if !bytes.Equal(client.H, H) || !bytes.Equal(server.H, H) {
+		return errors.New("x/crypto gave pqkex's key exchange other identification lines or KEXINITs than it sent (the exchange hash differs from the one computed from the wire)")
+	}
+	if !bytes.Equal(r.clientSID, H) || !bytes.Equal(r.serverSID, H) {
+		return errors.New("x/crypto's session identifier is not the exchange hash pqkex's key exchange returned")
+	}
+	if err := checkFirstPacket(r.m.hash, client.K, H, clientSide); err != nil {
+		return fmt.Errorf("x/crypto did not derive its keys from pqkex's K and H: %w", err)
+	}
+	return nil
+}
+
+// handshake runs x/crypto's client and server over a memPipe, negotiating
+// r.name, aes256-ctr and hmac-sha2-256 (available in every mode, FIPS 140-3
+// only-mode included), and returns each side's handshake error. err is
+// non-nil only when a side did not finish within selfTestTimeout.
+func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, err error) {
+	set := func(c *ssh.Config) {
+		c.KeyExchanges = []string{r.name}
+		c.Ciphers = []string{ssh.CipherAES256CTR}
+		c.MACs = []string{ssh.HMACSHA256}
+	}
+	scfg := &ssh.ServerConfig{NoClientAuth: true}
+	set(&scfg.Config)
+	scfg.AddHostKey(r.signer)
+	ccfg := &ssh.ClientConfig{
+		User:              "pqkex-self-test",
+		HostKeyCallback:   ssh.FixedHostKey(hostKey),
+		HostKeyAlgorithms: []string{ssh.KeyAlgoED25519},
+	}
+	set(&ccfg.Config)
+
+	cc, sc := memPipe()
+	defer cc.Close()
+	type side struct {
+		sid []byte
+		err error
+	}
+	serverDone, clientDone := make(chan side, 1), make(chan side, 1)
+	go func() {
+		conn, chans, reqs, err := ssh.NewServerConn(sc, scfg)
+		if err != nil {
+			serverDone <- side{err: err}
+			return
+		}
+		go ssh.DiscardRequests(reqs)
+		go rejectChannels(chans)
+		sid := bytes.Clone(conn.SessionID())
+		conn.Wait() // until the client closes the pipe
+		serverDone <- side{sid: sid}
+	}()
+	go func() {
+		conn, chans, reqs, err := ssh.NewClientConn(cc, "pqkex-self-test", ccfg)
+		if err != nil {
+			clientDone <- side{err: err}
+			return
+		}
+		go ssh.DiscardRequests(reqs)
+		go rejectChannels(chans)
+		sid := bytes.Clone(conn.SessionID())
+		conn.Close()
+		clientDone <- side{sid: sid}
+	}()
+	timeout := time.NewTimer(selfTestTimeout)
+	defer timeout.Stop()
+	var client, server side
+	select {
+	case client = <-clientDone:
+	case <-timeout.C:
+		return nil, nil, errors.New("x/crypto's client did not finish a self-test handshake in " + selfTestTimeout.String())
+	}
+	cc.Close() // ends the server's connection, whatever the client did
+	select {
+	case server = <-serverDone:
+	case <-timeout.C:
+		return nil, nil, errors.New("x/crypto's server did not finish a self-test handshake in " + selfTestTimeout.String())
+	}
+	r.c2s, r.s2c = cc.out.written(), sc.out.written()
+	r.clientSID, r.serverSID = client.sid, server.sid
+	return client.err, server.err, nil
+}
+
+func rejectChannels(chans <-chan ssh.NewChannel) {
+	for ch := range chans {
+		ch.Reject(ssh.Prohibited, "")
+	}
+}
+
+// throwawaySigner returns an Ed25519 host key made for one self-test.
+func throwawaySigner() (ssh.AlgorithmSigner, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		return nil, err
+	}
+	as, ok := s.(ssh.AlgorithmSigner)
+	if !ok {
+		return nil, errors.New("x/crypto's Ed25519 signer is not an ssh.AlgorithmSigner")
+	}
+	return as, nil
+}
+
+// lyingSigner presents the public key of one signer and signs with
+// another, or corrupts its signature: the self-test's dishonest servers.
+type lyingSigner struct {
+	shown   ssh.Signer
+	signs   ssh.AlgorithmSigner
+	corrupt bool
+}
+
+func (s lyingSigner) PublicKey() ssh.PublicKey { return s.shown.PublicKey() }
+
+func (s lyingSigner) Sign(rand io.Reader, data []byte) (*ssh.Signature, error) {
+	return s.lie(s.signs.Sign(rand, data))
+}
+
+func (s lyingSigner) SignWithAlgorithm(rand io.Reader, data []byte, algo string) (*ssh.Signature, error) {
+	return s.lie(s.signs.SignWithAlgorithm(rand, data, algo))
+}
+
+func (s lyingSigner) lie(sig *ssh.Signature, err error) (*ssh.Signature, error) {
+	if err != nil {
+		return nil, err
+	}
+	if s.corrupt {
+		sig.Blob = bytes.Clone(sig.Blob)
+		sig.Blob[len(sig.Blob)/2] ^= 1
+	}
+	return sig, nil
+}
