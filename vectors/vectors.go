@@ -228,8 +228,9 @@ func RunFS(fsys fs.FS) []Result {
 var bundled embed.FS
 
 // Bundled returns the vector files pqkex is tested with, at the root of
-// the returned file system, and README.md, which records each file's
-// origin, how it was made or changed, and its SHA-256. RunFS(Bundled())
+// the returned file system, README.md, which records each file's origin,
+// how it was made or changed, its licence and its SHA-256, and the licence
+// texts the files' licences require (LICENSE.*). RunFS(Bundled())
 // runs them all in seconds. A program that does not call Bundled does not
 // carry the files.
 func Bundled() fs.FS {
