@@ -76,6 +76,17 @@ func (r *selfTestRun) observe(server bool, res *kexResult) {
 	}
 }
 
+// wipe clears the copies of K (of connections that are closed already).
+func (r *selfTestRun) wipe() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, res := range []*kexResult{r.client, r.server} {
+		if res != nil {
+			clear(res.K)
+		}
+	}
+}
+
 func (r *selfTestRun) results() (client, server *kexResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -123,6 +134,11 @@ func selfTest(methods []*method) (err error) {
 	}
 	kexAlgoMap = trial
 	defer func() { kexAlgoMap = old }()
+	defer func() {
+		for _, r := range runs {
+			r.wipe()
+		}
+	}()
 
 	// The handshakes are independent: they run at once (x/crypto's
 	// registry is only read meanwhile), and the first failure in the order
