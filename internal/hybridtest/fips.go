@@ -14,6 +14,10 @@ import (
 // FIPSChildEnv marks the child process of CheckFIPSPath.
 const FIPSChildEnv = "PQKEX_FIPS_CHILD"
 
+// EmulatorEnv names the emulator (qemu-aarch64, qemu-s390x) that runs the
+// test binary, set by scripts/emulated-tests.sh.
+const EmulatorEnv = "PQKEX_EMULATOR"
+
 // CheckFIPSPath proves that in FIPS 140-3 mode the method ex uses only the
 // Go Cryptographic Module: no call enters circl (mlkemhybrid.CirclCalls
 // stays put) through key generation, Respond, Finish, the derandomized
@@ -38,7 +42,13 @@ func CheckFIPSPath(t *testing.T, test string, ex Exchange, p mlkemhybrid.Params)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(exe, "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+		args := []string{"-test.run=^" + test + "$", "-test.v", "-test.count=1"}
+		cmd := exec.Command(exe, args...)
+		if emu := os.Getenv(EmulatorEnv); emu != "" {
+			// Under qemu-user (scripts/emulated-tests.sh) the kernel cannot
+			// run the test binary itself: the emulator runs the child too.
+			cmd = exec.Command(emu, append([]string{exe}, args...)...)
+		}
 		cmd.Env = append(os.Environ(), "GODEBUG=fips140=on", FIPSChildEnv+"=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "FIPS path checked:") {
