@@ -46,10 +46,8 @@ func needAVX2(t *testing.T) {
 // slots and batch buffers come from pools of their own.
 func TestGenerateKeysClearsSlotsBothPaths(t *testing.T) {
 	needAVX2(t)
-	scalarToo(func() { checkBatchPoolsCleared(t, pullBatchSlot, pullBatchSlot, pullBatchSlot) })
-	pullVecSlot := func() bool { return *vecSlotPool.Get().(*vecSlot) == vecSlot{} }
-	pullVecBatch := func() bool { return *vecBatchPool.Get().(*vecBatch) == vecBatch{} }
-	checkBatchPoolsCleared(t, pullVecSlot, pullVecSlot, pullVecSlot, pullVecBatch)
+	scalarToo(func() { checkBatchPoolsCleared(t, batchPool{"batchSlotPool", &batchSlotPool, 3}) })
+	checkBatchPoolsCleared(t, batchPool{"vecSlotPool", &vecSlotPool, 3}, batchPool{"vecBatchPool", &vecBatchPool, 1})
 }
 
 func TestSIMDName(t *testing.T) {
