@@ -5,16 +5,15 @@ import (
 	"sync"
 )
 
-// watchPools runs f with every object it takes from the given pools made
-// fresh by the pool's New, and returns those objects, per pool, in the
-// order they were made. Before f runs each pool is drained (Get until
-// New is called), so that Get cannot hand f an object put there earlier;
-// f must take all it takes before it puts anything back, as the batch key
-// generation does. The caller then holds the very objects f worked in, and
-// can inspect them after f returned them to the pool, whatever the pool
-// (or a garbage collection) has done with them since: a test that instead
-// takes an object from the pool afterwards may get a fresh zero one and
-// check nothing.
+// watchPools runs f and returns every object the given pools' New made
+// while it ran, per pool, in the order they were made. Before f runs each
+// pool is drained (Get until New is called), so every object f takes from
+// a pool was made by New during f (or put back by f after it took it from
+// the pool during f): the caller then holds all the objects f worked in,
+// and can inspect them after f returned them to the pool, whatever the
+// pool (or a garbage collection) has done with them since. A test that
+// instead takes an object from the pool afterwards may get a fresh zero
+// one and check nothing.
 //
 // Not safe with parallel tests using the same pools.
 func watchPools(f func(), pools ...*sync.Pool) [][]any {
