@@ -2,4 +2,5 @@
 
 package sntrup761
 
-func wantArithmetic() string { return "scalar" }
+// archsimdAVX2: simd/archsimd does not exist in this build.
+func archsimdAVX2() (has, ok bool) { return false, false }

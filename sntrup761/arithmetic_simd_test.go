@@ -4,9 +4,5 @@ package sntrup761
 
 import "simd/archsimd"
 
-func wantArithmetic() string {
-	if archsimd.X86.AVX2() {
-		return "avx2 (GOEXPERIMENT=simd)"
-	}
-	return "scalar (GOEXPERIMENT=simd build, CPU without AVX2)"
-}
+// archsimdAVX2 reports simd/archsimd's AVX2 flag, and that there is one.
+func archsimdAVX2() (has, ok bool) { return archsimd.X86.AVX2(), true }

@@ -1,19 +1,141 @@
 package sntrup761
 
 import (
+	"bytes"
+	"crypto/rand"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/sntrupbridge"
 )
 
-// TestArithmetic checks what the bridge reports to pqkex bench against how
-// the test binary was built (wantArithmetic, per build in
-// arithmetic_*_test.go).
+const (
+	labelScalar    = "scalar"
+	labelAVX2      = "avx2 (GOEXPERIMENT=simd)"
+	labelNoAVX2CPU = "scalar (GOEXPERIMENT=simd build, CPU without AVX2)"
+)
+
+// TestArithmetic checks what the bridge reports to pqkex bench against
+// what it should be, derived apart from the code that reports it (the
+// build settings recorded in the binary and the CPU's own feature list),
+// and against the path that actually runs: batch key generation, which on
+// the vector path reads its randomness from core.generateKeysSIMD.
 func TestArithmetic(t *testing.T) {
 	if sntrupbridge.Arithmetic == nil {
 		t.Fatal("sntrupbridge.Arithmetic not set")
 	}
-	if got, want := sntrupbridge.Arithmetic(), wantArithmetic(); got != want {
-		t.Fatalf("Arithmetic() = %q, want %q", got, want)
+	label := sntrupbridge.Arithmetic()
+
+	want := labelScalar
+	if simd, settings := builtWithSIMD(t); simd {
+		want = labelNoAVX2CPU
+		if cpuHasAVX2(t) {
+			want = labelAVX2
+		}
+	} else {
+		t.Logf("build settings %s: no vector path", settings)
 	}
+	if label != want {
+		t.Errorf("Arithmetic() = %q, want %q", label, want)
+	}
+
+	vector, reads := batchReadsFromVectorPath(t)
+	if reads == 0 {
+		t.Fatal("GenerateKeys read nothing through readBatchKey: cannot tell which path ran")
+	}
+	t.Logf("Arithmetic() = %q; %d of GenerateKeys' %d reads came from the vector path", label, vector, reads)
+	if vector != 0 && vector != reads || (vector == reads) != (label == labelAVX2) {
+		t.Errorf("Arithmetic() = %q, but %d of GenerateKeys' %d reads came from the vector path (core.generateKeysSIMD)", label, vector, reads)
+	}
+}
+
+// builtWithSIMD reports whether the test binary was built for amd64 with
+// GOEXPERIMENT=simd, from the settings the go command records in it.
+func builtWithSIMD(t *testing.T) (bool, string) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		t.Fatal("no build information in the test binary")
+	}
+	var goarch, exp string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "GOARCH":
+			goarch = s.Value
+		case "GOEXPERIMENT":
+			exp = s.Value
+		}
+	}
+	if goarch == "" {
+		t.Fatal("build information without GOARCH")
+	}
+	return goarch == "amd64" && slices.Contains(strings.Split(exp, ","), "simd"), "GOARCH=" + goarch + " GOEXPERIMENT=" + exp
+}
+
+// cpuHasAVX2 reports whether the CPU has AVX2 (usable by the OS): from
+// the kernel's flags in /proc/cpuinfo on Linux, else from
+// simd/archsimd.
+func cpuHasAVX2(t *testing.T) bool {
+	if runtime.GOOS == "linux" {
+		info, err := os.ReadFile("/proc/cpuinfo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(info)) {
+			if name, flags, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "flags" {
+				return slices.Contains(strings.Fields(flags), "avx2")
+			}
+		}
+		t.Fatal("/proc/cpuinfo has no flags line")
+	}
+	has, ok := archsimdAVX2()
+	if !ok {
+		t.Fatal("a GOEXPERIMENT=simd amd64 build without simd/archsimd in its tests")
+	}
+	return has
+}
+
+// batchReadsFromVectorPath generates a batch of two keys and returns how
+// many of its reads of randomness came from readBatchKey, and how many of
+// those from readBatchKey called by core.generateKeysSIMD.
+func batchReadsFromVectorPath(t *testing.T) (vector, reads int) {
+	seed := make([]byte, 8*(2*3044+191))
+	rand.Read(seed)
+	r := &stackReader{r: bytes.NewReader(seed)}
+	if _, err := sntrupbridge.GenerateKeys(r, 2); err != nil {
+		t.Fatal(err)
+	}
+	return r.vector, r.reads
+}
+
+// stackReader counts the Reads made from core.readBatchKey, and among
+// them those with core.generateKeysSIMD on the stack.
+type stackReader struct {
+	r             io.Reader
+	reads, vector int
+}
+
+func (s *stackReader) Read(p []byte) (int, error) {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	var batch, vector bool
+	for {
+		f, more := frames.Next()
+		batch = batch || strings.HasSuffix(f.Function, "/sntrup761/internal/core.readBatchKey")
+		vector = vector || strings.HasSuffix(f.Function, "/sntrup761/internal/core.generateKeysSIMD")
+		if !more {
+			break
+		}
+	}
+	if batch {
+		s.reads++
+		if vector {
+			s.vector++
+		}
+	}
+	return s.r.Read(p)
 }

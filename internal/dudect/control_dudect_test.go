@@ -23,11 +23,13 @@ func controlWork(buf []uint64, n int) uint64 {
 	return s
 }
 
-// TestDudectControl checks the check: a target of about 15 µs whose class
-// 1 does `extra` more steps than class 0. With extra = 0 (negative
+// TestDudectControl checks the check. Positive control: an early-exit
+// comparison (checkFlagsEarlyExit, 20 000 measurements whatever
+// PQKEX_DUDECT_N says) must be flagged. Then a target of about 15 µs whose
+// class 1 does `extra` more steps than class 0: with extra = 0 (negative
 // control) the classes differ in data only and must pass; the leaking
-// variants show how small a difference the check finds with
-// PQKEX_DUDECT_N measurements on this machine. Run with
+// variants are not judged, they show how small a difference the check
+// finds with PQKEX_DUDECT_N measurements on this machine. Run with
 //
 //	go test -tags dudect -run TestDudectControl -v ./internal/dudect
 func TestDudectControl(t *testing.T) {
@@ -35,9 +37,9 @@ func TestDudectControl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	results := []Result{checkFlagsEarlyExit(t)}
 	const base = 10000
 	buf := make([]uint64, base+1000)
-	var results []Result
 	for _, extra := range []int{0, 1, 4, 16, 64, 256} {
 		inputs := make([][]uint64, 1000)
 		lens := make([]int, len(inputs))

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/rand"
 	mrand "math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/pqkex/pqkex/sntrup761/internal/ref"
@@ -116,40 +118,56 @@ func BenchmarkGenerateKeys32(b *testing.B) {
 	}
 }
 
+// batchPool is a pool GenerateKeys takes working state from, and how many
+// objects one batch of 3 keys takes from it.
+type batchPool struct {
+	name string
+	pool *sync.Pool
+	per  int
+}
+
 // checkBatchPoolsCleared runs GenerateKeys for 3 keys twice, once to the
-// end and once into a read error after its first key, and after each run
-// calls every pull: each takes one object from a pool GenerateKeys returns
-// its working state to and reports whether it is all zero. Slots hold f, g,
-// rho and secret transforms, so they must be cleared before they go back
-// (a pool's Get returns the object put last on the same P, so a missing
-// clear shows up here).
-func checkBatchPoolsCleared(t *testing.T, pulls ...func() bool) {
+// end and once into a read error after its first key, and checks that
+// every object the batch took from the pools (watchPools hands out fresh
+// ones and keeps them) is all zero once GenerateKeys has returned it:
+// slots and batch buffers hold f, g, rho and secret transforms, so they
+// must be cleared before they go back. A garbage collection runs before
+// the check; it empties the pools but not the objects the test holds.
+func checkBatchPoolsCleared(t *testing.T, pools ...batchPool) {
 	t.Helper()
+	ps := make([]*sync.Pool, len(pools))
+	for i, p := range pools {
+		ps[i] = p.pool
+	}
 	for _, cut := range []bool{false, true} {
 		stream := make([]byte, 3*(2*randomBytes+smallBytes))
 		rand.Read(stream)
 		if cut {
 			stream = stream[:2*randomBytes+smallBytes+randomBytes/2]
 		}
-		if _, err := GenerateKeys(bytes.NewReader(stream), 3); (err != nil) != cut {
+		var err error
+		made := watchPools(func() { _, err = GenerateKeys(bytes.NewReader(stream), 3) }, ps...)
+		if (err != nil) != cut {
 			t.Fatalf("cut=%v: GenerateKeys error %v", cut, err)
 		}
-		for i, pull := range pulls {
-			if !pull() {
-				t.Errorf("cut=%v: pooled object %d not cleared", cut, i)
+		runtime.GC()
+		runtime.GC()
+		for i, p := range pools {
+			if len(made[i]) != p.per {
+				t.Errorf("cut=%v: the batch took %d objects from %s, want %d", cut, len(made[i]), p.name, p.per)
+			}
+			for k, x := range made[i] {
+				if dirty := nonZeroFields(x); len(dirty) > 0 {
+					t.Errorf("cut=%v: %s object %d returned with %v not cleared", cut, p.name, k, dirty)
+				}
 			}
 		}
 	}
-}
-
-// pullBatchSlot takes a slot of the scalar batch from its pool.
-func pullBatchSlot() bool {
-	return *batchSlotPool.Get().(*batchSlot) == batchSlot{}
 }
 
 func TestGenerateKeysClearsSlots(t *testing.T) {
 	if simdEnabled {
 		t.Skip("the vector path is on; TestGenerateKeysClearsSlotsBothPaths covers both pools")
 	}
-	checkBatchPoolsCleared(t, pullBatchSlot, pullBatchSlot, pullBatchSlot)
+	checkBatchPoolsCleared(t, batchPool{"batchSlotPool", &batchSlotPool, 3})
 }

@@ -2,6 +2,8 @@ package core
 
 import (
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/pqkex/pqkex/sntrup761/internal/ref"
@@ -43,6 +45,41 @@ func TestRecipRq(t *testing.T) {
 	if recipRq(&out, &zero, 1) != -1 {
 		t.Fatal("0 reported invertible")
 	}
+}
+
+// checkArenaCleared inverts 3f for a random Short f, as key generation
+// does, and checks that every arena recipRq took from recipArenas (kept
+// by watchPools, looked at after two GCs) went back all zero: it held
+// the steps of inverting a secret.
+func checkArenaCleared(t *testing.T) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var a, out [P]int16
+	for i, c := range randSmall(rng) {
+		a[i] = 3 * int16(c)
+	}
+	made := watchPools(func() { recipRq(&out, &a, 1) }, &recipArenas)
+	runtime.GC()
+	runtime.GC()
+	if len(made[0]) == 0 {
+		t.Fatal("recipRq took no arena from recipArenas")
+	}
+	nonzero := func(x complex128) bool { return x != 0 }
+	for k, x := range made[0] {
+		ar := x.(*arena)
+		if slices.ContainsFunc(ar.c, nonzero) || slices.ContainsFunc(ar.i, func(x int32) bool { return x != 0 }) ||
+			slices.ContainsFunc(ar.w, func(x int64) bool { return x != 0 }) ||
+			ar.nc|ar.ni|ar.nw|ar.maxc|ar.maxi|ar.maxw != 0 {
+			t.Errorf("arena %d returned to recipArenas not cleared", k)
+		}
+	}
+}
+
+func TestRecipRqClearsArena(t *testing.T) {
+	if simdEnabled {
+		t.Skip("the vector path is on; TestRecipRqClearsArenaScalar in simd_amd64_test.go runs this with it off")
+	}
+	checkArenaCleared(t)
 }
 
 func BenchmarkRecipRq(b *testing.B) {

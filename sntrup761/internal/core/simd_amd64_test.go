@@ -4,8 +4,10 @@ package core
 
 import (
 	"bytes"
+	crand "crypto/rand"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"testing"
 )
 
@@ -46,10 +48,46 @@ func needAVX2(t *testing.T) {
 // slots and batch buffers come from pools of their own.
 func TestGenerateKeysClearsSlotsBothPaths(t *testing.T) {
 	needAVX2(t)
-	scalarToo(func() { checkBatchPoolsCleared(t, pullBatchSlot, pullBatchSlot, pullBatchSlot) })
-	pullVecSlot := func() bool { return *vecSlotPool.Get().(*vecSlot) == vecSlot{} }
-	pullVecBatch := func() bool { return *vecBatchPool.Get().(*vecBatch) == vecBatch{} }
-	checkBatchPoolsCleared(t, pullVecSlot, pullVecSlot, pullVecSlot, pullVecBatch)
+	scalarToo(func() { checkBatchPoolsCleared(t, batchPool{"batchSlotPool", &batchSlotPool, 3}) })
+	checkBatchPoolsCleared(t, batchPool{"vecSlotPool", &vecSlotPool, 3}, batchPool{"vecBatchPool", &vecBatchPool, 1})
+}
+
+// TestRecipRqClearsArenaScalar is TestRecipRqClearsArena with the vector
+// path off (recipRqSIMD uses no arena).
+func TestRecipRqClearsArenaScalar(t *testing.T) {
+	needAVX2(t)
+	scalarToo(func() { checkArenaCleared(t) })
+}
+
+// TestKEMClearsVecOps: the working buffers of the vector encapsulation and
+// decapsulation products (vecOpPool) hold r, f, v and the products with
+// them, so every one the operations took must go back all zero.
+func TestKEMClearsVecOps(t *testing.T) {
+	needAVX2(t)
+	sk, err := GenerateKey(crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ct [CiphertextSize]byte
+	var k1, k2 [SharedKeySize]byte
+	made := watchPools(func() {
+		if err = sk.PublicKey().Encapsulate(crand.Reader, &ct, &k1); err == nil {
+			sk.Decapsulate(&ct, &k2)
+		}
+	}, &vecOpPool)
+	if err != nil || k1 != k2 {
+		t.Fatalf("round trip failed (%v)", err)
+	}
+	runtime.GC()
+	runtime.GC()
+	if len(made[0]) == 0 {
+		t.Fatal("encapsulation and decapsulation took nothing from vecOpPool")
+	}
+	for i, x := range made[0] {
+		if dirty := nonZeroFields(x); len(dirty) > 0 {
+			t.Errorf("vecOpPool object %d returned with %v not cleared", i, dirty)
+		}
+	}
 }
 
 func TestSIMDName(t *testing.T) {
