@@ -41,6 +41,15 @@ func (k *hybridKEX) Client(p packetConn, rand io.Reader, magics *handshakeMagics
 	if err != nil {
 		return nil, err
 	}
+	finished := false
+	defer func() {
+		if !finished {
+			// Every method's Finish overwrites the client's secrets whether
+			// or not it succeeds: on a failure before S_REPLY it wipes them
+			// with an empty reply (and returns an error, ignored).
+			c.Finish(nil)
+		}
+	}()
 	qc := c.Init()
 	if err := p.writePacket(sshwire.AppendKexECDHInit(nil, qc)); err != nil {
 		return nil, err
@@ -53,6 +62,7 @@ func (k *hybridKEX) Client(p packetConn, rand io.Reader, magics *handshakeMagics
 	if err != nil {
 		return nil, fmt.Errorf("sshkex: %s: server's SSH_MSG_KEX_ECDH_REPLY: %w", k.m.name, err)
 	}
+	finished = true
 	K, err := c.Finish(qs)
 	if err != nil {
 		return nil, err
@@ -82,10 +92,12 @@ func (k *hybridKEX) Server(p packetConn, rand io.Reader, magics *handshakeMagics
 		magics.clientKexInit, magics.serverKexInit, hostKey, qc, qs, K)
 	sig, err := priv.SignWithAlgorithm(rand, H, underlyingAlgo(algo))
 	if err != nil {
+		clear(K) // K goes to x/crypto only on success
 		return nil, err
 	}
 	sigBlob := ssh.Marshal(sig)
 	if err := p.writePacket(sshwire.AppendKexECDHReply(nil, hostKey, qs, sigBlob)); err != nil {
+		clear(K)
 		return nil, err
 	}
 	return &kexResult{H: H, K: K, HostKey: hostKey, Signature: sigBlob, Hash: k.m.hash}, nil
