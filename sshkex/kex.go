@@ -12,7 +12,9 @@ import (
 )
 
 // client is the client half of a hybrid method: Init returns C_INIT and
-// Finish turns S_REPLY into K (already SSH-encoded).
+// Finish turns S_REPLY into K (already SSH-encoded). Finish overwrites the
+// client's secrets whether or not it succeeds, so Finish(nil) ends a
+// client that will not get a reply.
 type client interface {
 	Init() []byte
 	Finish(serverReply []byte) ([]byte, error)
