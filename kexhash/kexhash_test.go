@@ -3,6 +3,7 @@ package kexhash
 import (
 	"bytes"
 	"crypto"
+	"crypto/fips140"
 	_ "crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
@@ -108,6 +109,9 @@ func TestDeriveKey(t *testing.T) {
 	H := bytes.Repeat([]byte{0x11}, 32)
 	sid := bytes.Repeat([]byte{0x22}, 32) // a rekey: session_id differs from H
 	for _, h := range []crypto.Hash{crypto.SHA1, crypto.SHA256, crypto.SHA384, crypto.SHA512} {
+		if h == crypto.SHA1 && fips140.Enforced() {
+			continue // Go refuses SHA-1 under fips140=only; checked in the other passes
+		}
 		for _, letter := range []byte("ABCDEF") {
 			want := deriveByHand(h, k, H, sid, letter)
 			for _, n := range []int{0, 1, 16, h.Size() - 1, h.Size(), h.Size() + 1, 2*h.Size() + 7, 3 * h.Size()} {

@@ -9,8 +9,9 @@
 // libssh 0.12 and PKIX-SSH.
 //
 // Every algorithm of this method is approved in FIPS 140-3, and in FIPS
-// 140-3 mode (GODEBUG=fips140=on, crypto/fips140.Enabled) this package uses
-// only the Go Cryptographic Module: crypto/mlkem, crypto/ecdh,
+// 140-3 mode (GODEBUG=fips140=on or only, crypto/fips140.Enabled) this
+// package uses only the Go Cryptographic Module's approved services (see
+// "Secrets and randomness"): crypto/mlkem, crypto/ecdh,
 // crypto/sha256 and crypto/rand. pqkex itself is not a validated module.
 //
 // The package does no I/O and knows nothing of SSH packets: it turns
@@ -76,11 +77,16 @@
 // longer needed. This is best effort: crypto/ecdh and crypto/mlkem keys
 // can only be released to the garbage collector, not overwritten.
 //
-// NewClient and Respond take an io.Reader; nil means crypto/rand, and then
-// the Go Cryptographic Module generates the ML-KEM and P-256 keys and
-// the encapsulation randomness itself (its approved key generation, with
-// its pairwise consistency tests). Given a reader, they read from it
-// what OpenSSH (with OpenSSL) reads from its random sources, in the same
+// NewClient and Respond take an io.Reader. In FIPS 140-3 mode
+// (crypto/fips140.Enabled, GODEBUG=fips140=on or only) they ignore it,
+// whatever it is, and use only the Go Cryptographic Module's approved
+// services: mlkem.GenerateKey768 (with its pairwise consistency test), the
+// randomized Encapsulate, and crypto/ecdh's P-256 GenerateKey.
+// GODEBUG=fips140=only makes Go refuse anything else. Ignoring the reader
+// is what crypto/ecdh does with its own reader arguments since Go 1.26.
+//
+// Outside FIPS mode, nil means crypto/rand's Reader, and they read from
+// the reader what OpenSSH (with OpenSSL) reads from its random sources, in the same
 // order, so a given byte stream reproduces the published vectors: the
 // client reads the 64-byte ML-KEM seed d || z (FIPS 203
 // ML-KEM.KeyGen_internal) and then 32-byte big-endian P-256 private key
@@ -91,9 +97,11 @@
 // PuTTY draws in a different order and samples its scalars differently;
 // that makes no difference on the wire.
 //
-// With a reader, the server's encapsulation runs derandomized
-// (ML-KEM.Encaps_internal through crypto/mlkem/mlkemtest in FIPS mode),
-// which Go refuses under GODEBUG=fips140=only; pass nil there.
+// Reproducing known answers this way takes derandomized services
+// (ML-KEM.Encaps_internal, keys from given seeds and scalars) that are not
+// approved, hence not used in FIPS mode; there, the test-only constructors
+// of the mlkem768nistp256test package reproduce them (Go refuses their
+// derandomized encapsulation under GODEBUG=fips140=only).
 //
 // # Implementation
 //
@@ -142,6 +150,14 @@ var method = mlkemhybrid.Method{
 	Hash:   Hash,
 	Params: mlkemhybrid.MLKEM768,
 	Curve:  mlkemhybrid.P256(),
+	// Every algorithm is approved: in FIPS 140-3 mode only the module's
+	// services run, whatever reader the caller passes.
+	Approved: true,
+	// Outside FIPS mode, crypto/rand's bytes are read and passed in to
+	// circl, the path the known answers check: letting the implementations
+	// draw them is no faster, and crypto/mlkem's own randomized path is
+	// slower (BenchmarkDefaultReader in internal/mlkemhybrid).
+	SelfDrawn: false,
 }
 
 // Client holds the client's ephemeral secrets between sending C_INIT and
@@ -153,11 +169,13 @@ type Client struct {
 }
 
 // NewClient generates the client's ephemeral ML-KEM-768 and P-256 keys.
-// With a non-nil rand it reads 64 bytes, the ML-KEM seed d || z, and then
-// 32-byte P-256 private key candidates until one is valid (see the
-// package documentation); with a nil rand the keys come from the Go
-// Cryptographic Module's own generation. It returns an error only if
-// reading from rand fails (or yields 64 invalid candidates in a row).
+// Outside FIPS mode it reads 64 bytes from rand (crypto/rand if nil),
+// the ML-KEM seed d || z, and then 32-byte P-256 private key
+// candidates until one is valid; in FIPS 140-3 mode it ignores rand and
+// the Go Cryptographic Module generates both keys (see the package
+// documentation). It returns an error only if reading from rand fails (or
+// yields 64 invalid candidates in a row), or if the module's key
+// generation fails.
 func NewClient(rand io.Reader) (*Client, error) {
 	c := new(Client)
 	if err := method.NewClient(&c.c, rand); err != nil {
@@ -200,10 +218,10 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 // and returns S_REPLY, the server's message (ServerReplySize bytes), and K
 // in its SSH string encoding (SharedSecretSize bytes).
 //
-// With a non-nil rand it reads 32 bytes, the ML-KEM encapsulation
-// randomness m, and then the server's ephemeral P-256 private key
-// candidates (32 bytes each); with a nil rand the Go Cryptographic
-// Module draws both itself.
+// Outside FIPS mode it reads 32 bytes from rand (crypto/rand if nil),
+// the ML-KEM encapsulation randomness m, and then the server's ephemeral
+// P-256 private key candidates (32 bytes each); in FIPS 140-3 mode it
+// ignores rand and the Go Cryptographic Module draws both itself.
 //
 // Respond returns an error if clientInit is not ClientInitSize bytes long,
 // if the client's ML-KEM-768 encapsulation key fails the FIPS 203 section

@@ -217,7 +217,9 @@ func (p *KeyPool) failWaitersLocked(err error) {
 	p.waiters = p.waiters[:0]
 }
 
-// clearKeys overwrites keys that were never handed out with zeros.
+// clearKeys overwrites keys with zeros: the pool's keys that were never
+// handed out, and (through sntrupbridge.ClearKey) a key a key exchange has
+// finished with.
 func clearKeys(keys []*DecapsulationKey) {
 	for i, dk := range keys {
 		*dk.sk = core.PrivateKey{}

@@ -168,6 +168,7 @@ func init() {
 		return encapsulate(ek.(*EncapsulationKey), rand)
 	}
 	sntrupbridge.GenerateKeys = func(rand io.Reader, n int) (any, error) { return generateKeys(rand, n) }
+	sntrupbridge.ClearKey = func(dk any) { clearKeys([]*DecapsulationKey{dk.(*DecapsulationKey)}) }
 	sntrupbridge.Arithmetic = core.SIMD
 }
 

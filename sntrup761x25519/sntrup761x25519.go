@@ -71,9 +71,14 @@
 //
 // Every secret is ephemeral: a Client is good for one key exchange and
 // Respond draws fresh values on every call. Finish and Respond overwrite
-// the secrets this package holds once they are no longer needed. This is
-// best effort: Go may have copied them, and the sntrup761 decapsulation
-// key can only be released to the garbage collector, not overwritten.
+// the secrets this package holds once they are no longer needed, on every
+// path (success, an error in the peer's message, a local error): the
+// X25519 private keys, K_PQ, K_CL and the client's sntrup761
+// decapsulation key, including one given to NewClientWithKey (for
+// example from a sntrup761.KeyPool). A Client abandoned before Finish is
+// cleared by calling Finish (with any reply, even nil). This is best
+// effort: Go may have copied the values, and freed memory is not
+// cleared.
 //
 // NewClient and Respond take an io.Reader; nil means crypto/rand. They
 // read from it exactly what OpenSSH reads from its random source, in the
@@ -269,11 +274,17 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 	return hybrid.SharedSecret(Hash, kPQ, kCL[:]), nil
 }
 
-// clear forgets the client's secrets (best effort, see the package
-// documentation).
+// clear overwrites the client's secrets, the X25519 private key and the
+// sntrup761 decapsulation key (its own, or the one NewClientWithKey was
+// given, which the caller no longer uses), and drops the key (best effort,
+// see the package documentation). Every path that ends a Client calls it:
+// Finish (success or error) and NewClient's errors.
 func (c *Client) clear() {
 	clear(c.priv[:])
-	c.dk = nil
+	if c.dk != nil {
+		sntrupbridge.ClearKey(c.dk)
+		c.dk = nil
+	}
 	c.finished = true
 }
 

@@ -12,7 +12,9 @@ import (
 )
 
 // client is the client half of a hybrid method: Init returns C_INIT and
-// Finish turns S_REPLY into K (already SSH-encoded).
+// Finish turns S_REPLY into K (already SSH-encoded). Finish overwrites the
+// client's secrets whether or not it succeeds, so Finish(nil) ends a
+// client that will not get a reply.
 type client interface {
 	Init() []byte
 	Finish(serverReply []byte) ([]byte, error)
@@ -45,6 +47,15 @@ func (k *hybridKEX) Client(p packetConn, rand io.Reader, magics *handshakeMagics
 	if err != nil {
 		return nil, err
 	}
+	finished := false
+	defer func() {
+		if !finished {
+			// Every method's Finish overwrites the client's secrets whether
+			// or not it succeeds: on a failure before S_REPLY it wipes them
+			// with an empty reply (and returns an error, ignored).
+			c.Finish(nil)
+		}
+	}()
 	qc := c.Init()
 	if err := p.writePacket(sshwire.AppendKexECDHInit(nil, qc)); err != nil {
 		return nil, err
@@ -57,6 +68,7 @@ func (k *hybridKEX) Client(p packetConn, rand io.Reader, magics *handshakeMagics
 	if err != nil {
 		return nil, fmt.Errorf("sshkex: %s: server's SSH_MSG_KEX_ECDH_REPLY: %w", k.m.name, err)
 	}
+	finished = true
 	K, err := c.Finish(qs)
 	if err != nil {
 		return nil, err
@@ -90,10 +102,12 @@ func (k *hybridKEX) Server(p packetConn, rand io.Reader, magics *handshakeMagics
 		magics.clientKexInit, magics.serverKexInit, hostKey, qc, qs, K)
 	sig, err := priv.SignWithAlgorithm(rand, H, underlyingAlgo(algo))
 	if err != nil {
+		clear(K) // K goes to x/crypto only on success
 		return nil, err
 	}
 	sigBlob := ssh.Marshal(sig)
 	if err := p.writePacket(sshwire.AppendKexECDHReply(nil, hostKey, qs, sigBlob)); err != nil {
+		clear(K)
 		return nil, err
 	}
 	r := &kexResult{H: H, K: K, HostKey: hostKey, Signature: sigBlob, Hash: k.m.hash}

@@ -141,6 +141,7 @@ func clientConfig(hk hostKey, kexs []string) *ssh.ClientConfig {
 		Timeout:           20 * time.Second,
 	}
 	cfg.KeyExchanges = kexs
+	kexserver.OnlyModeAlgorithms(&cfg.Config)
 	return cfg
 }
 

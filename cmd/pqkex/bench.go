@@ -66,7 +66,10 @@ type benchReport struct {
 	CPU    string `json:"cpu"`
 	// SNTRUP761 names the arithmetic sntrup761 runs in this binary:
 	// "scalar", or "avx2 (GOEXPERIMENT=simd)" for the optional vector path.
-	SNTRUP761  string           `json:"sntrup761_arithmetic"`
+	SNTRUP761 string `json:"sntrup761_arithmetic"`
+	// FIPS140 is "on" or "only" in FIPS 140-3 mode, when the NIST-curve
+	// hybrids run the Go Cryptographic Module's approved path.
+	FIPS140    string           `json:"fips140,omitempty"`
 	Rows       []benchRow       `json:"rows"`
 	Primitives []benchPrimitive `json:"primitives"`
 }
@@ -135,6 +138,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 
 	rep := &benchReport{Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuName(), SNTRUP761: sntrupbridge.Arithmetic(),
 		Rows: []benchRow{}, Primitives: []benchPrimitive{}}
+	if fips140.Enabled() {
+		rep.FIPS140 = "on"
+		if fips140.Enforced() {
+			rep.FIPS140 = "only"
+		}
+	}
 	hostKey := benchHostKey()
 
 	// x/crypto's own key exchanges first: Register replaces x/crypto's
@@ -175,7 +184,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		sshkex.SetKeyPool(nil)
 		rep.Rows = append(rep.Rows, row)
 	}
-	for _, p := range primitives() {
+	for _, p := range primitives(fips140.Enabled()) {
 		if !slices.ContainsFunc(p.methods, want) {
 			continue
 		}
@@ -308,7 +317,11 @@ func printBenchFooter(w io.Writer, r *benchReport) {
 		for _, row := range r.Rows {
 			impls[row.Impl+"/"+row.Variant] = true
 		}
-		if impls["pqkex/"] {
+		if impls["pqkex/"] && r.FIPS140 != "" {
+			fmt.Fprintf(w, "pqkex = pqkex's NIST-curve hybrids as sshkex.Register installs them, here in FIPS 140-3 mode (fips140=%s):\n", r.FIPS140)
+			fmt.Fprintln(w, "  the approved path only, crypto/mlkem's GenerateKey, randomized Encapsulate and Decapsulate and crypto/ecdh's")
+			fmt.Fprintln(w, "  GenerateKey and ECDH (with the module's pairwise consistency tests), as in the baseline row.")
+		} else if impls["pqkex/"] {
 			fmt.Fprintln(w, "pqkex = pqkex's method packages, as sshkex.Register installs them: circl ML-KEM-768 and X25519 and pqkex's own")
 			fmt.Fprintln(w, "  sntrup761 in the X25519 hybrids; circl ML-KEM-768/1024 and crypto/ecdh P-256/P-384 in the NIST-curve hybrids")
 			fmt.Fprintln(w, "  (in FIPS 140-3 mode these use crypto/mlkem instead, which costs what the baseline row costs).")
@@ -338,6 +351,12 @@ func printBenchFooter(w io.Writer, r *benchReport) {
 		"mlkem1024.GenerateKey":      "circl ML-KEM-1024 key pair (client in mlkem1024nistp384)",
 		"mlkem1024.Encapsulate":      "circl ML-KEM-1024 encapsulation (server)",
 		"mlkem1024.Decapsulate":      "circl ML-KEM-1024 decapsulation (client)",
+		"mlkem.GenerateKey768":       "crypto/mlkem ML-KEM-768 key pair (client in mlkem768nistp256 in FIPS 140-3 mode)",
+		"mlkem.Encapsulate768":       "crypto/mlkem ML-KEM-768 randomized encapsulation (server, FIPS 140-3 mode)",
+		"mlkem.Decapsulate768":       "crypto/mlkem ML-KEM-768 decapsulation (client, FIPS 140-3 mode)",
+		"mlkem.GenerateKey1024":      "crypto/mlkem ML-KEM-1024 key pair (client in mlkem1024nistp384 in FIPS 140-3 mode)",
+		"mlkem.Encapsulate1024":      "crypto/mlkem ML-KEM-1024 randomized encapsulation (server, FIPS 140-3 mode)",
+		"mlkem.Decapsulate1024":      "crypto/mlkem ML-KEM-1024 decapsulation (client, FIPS 140-3 mode)",
 		"p256.GenerateKey":           "crypto/ecdh P-256 key pair (the classical half of mlkem768nistp256)",
 		"p256.ECDH":                  "crypto/ecdh P-256 shared secret, with the peer point's checks",
 		"p384.GenerateKey":           "crypto/ecdh P-384 key pair (the classical half of mlkem1024nistp384)",
@@ -539,7 +558,28 @@ type primitive struct {
 	f       func()
 }
 
-func primitives() []primitive {
+// primitives are the operations the measured key exchanges are made of:
+// outside FIPS 140-3 mode those of pqkex's defaults (circl's ML-KEM), in
+// FIPS mode (fips) those of the approved path the NIST-curve hybrids take
+// there (crypto/mlkem's GenerateKey, randomized Encapsulate and
+// Decapsulate; crypto/ecdh's GenerateKey, with its pairwise consistency
+// test in that mode).
+func primitives(fips bool) []primitive {
+	p256a, _ := ecdh.P256().GenerateKey(rand.Reader)
+	p256b, _ := ecdh.P256().GenerateKey(rand.Reader)
+	p384a, _ := ecdh.P384().GenerateKey(rand.Reader)
+	p384b, _ := ecdh.P384().GenerateKey(rand.Reader)
+	p256 := []string{sshkex.KeyExchangeMLKEM768NISTP256}
+	p384 := []string{sshkex.KeyExchangeMLKEM1024NISTP384}
+	nist := []primitive{
+		{"p256.GenerateKey", p256, 1, func() { ecdh.P256().GenerateKey(rand.Reader) }},
+		{"p256.ECDH", p256, 1, func() { p256a.ECDH(p256b.PublicKey()) }},
+		{"p384.GenerateKey", p384, 1, func() { ecdh.P384().GenerateKey(rand.Reader) }},
+		{"p384.ECDH", p384, 1, func() { p384a.ECDH(p384b.PublicKey()) }},
+	}
+	if fips {
+		return append(stdMLKEMPrimitives(p256, p384), nist...)
+	}
 	dk, _ := sntrup761.GenerateKey()
 	ek := dk.EncapsulationKey()
 	_, ct := ek.Encapsulate()
@@ -551,10 +591,6 @@ func primitives() []primitive {
 	bct := make([]byte, mlkem1024.CiphertextSize)
 	bpk.EncapsulateTo(bct, mss, nil)
 	hybrid.ResetUpperState()
-	p256a, _ := ecdh.P256().GenerateKey(rand.Reader)
-	p256b, _ := ecdh.P256().GenerateKey(rand.Reader)
-	p384a, _ := ecdh.P384().GenerateKey(rand.Reader)
-	p384b, _ := ecdh.P384().GenerateKey(rand.Reader)
 	var priv, pub, peer, shared x25519.Key
 	rand.Read(priv[:])
 	rand.Read(peer[:])
@@ -562,9 +598,7 @@ func primitives() []primitive {
 	sntrup := []string{sshkex.KeyExchangeSNTRUP761X25519}
 	mlkem := []string{sshkex.KeyExchangeMLKEM768X25519}
 	x := []string{sshkex.KeyExchangeMLKEM768X25519, sshkex.KeyExchangeSNTRUP761X25519} // x/crypto's curve25519-sha256 uses x/crypto/curve25519
-	p256 := []string{sshkex.KeyExchangeMLKEM768NISTP256}
-	p384 := []string{sshkex.KeyExchangeMLKEM1024NISTP384}
-	return []primitive{
+	return append([]primitive{
 		{"sntrup761.GenerateKey", sntrup, 1, func() { sntrup761.GenerateKey() }},
 		{"sntrup761.Encapsulate", sntrup, 1, func() { ek.Encapsulate() }},
 		{"sntrup761.Decapsulate", sntrup, 1, func() { dk.Decapsulate(ct) }},
@@ -578,10 +612,25 @@ func primitives() []primitive {
 		{"mlkem1024.GenerateKey", p384, 1, func() { mlkem1024.GenerateKeyPair(rand.Reader); hybrid.ResetUpperState() }},
 		{"mlkem1024.Encapsulate", p384, 1, func() { bpk.EncapsulateTo(bct, mss, nil); hybrid.ResetUpperState() }},
 		{"mlkem1024.Decapsulate", p384, 1, func() { bsk.DecapsulateTo(mss, bct); hybrid.ResetUpperState() }},
-		{"p256.GenerateKey", p256, 1, func() { ecdh.P256().GenerateKey(rand.Reader) }},
-		{"p256.ECDH", p256, 1, func() { p256a.ECDH(p256b.PublicKey()) }},
-		{"p384.GenerateKey", p384, 1, func() { ecdh.P384().GenerateKey(rand.Reader) }},
-		{"p384.ECDH", p384, 1, func() { p384a.ECDH(p384b.PublicKey()) }},
+	}, nist...)
+}
+
+// stdMLKEMPrimitives are crypto/mlkem's operations, as the NIST-curve
+// hybrids call them in FIPS 140-3 mode.
+func stdMLKEMPrimitives(p256, p384 []string) []primitive {
+	dk768, _ := mlkem.GenerateKey768()
+	ek768 := dk768.EncapsulationKey()
+	_, ct768 := ek768.Encapsulate()
+	dk1024, _ := mlkem.GenerateKey1024()
+	ek1024 := dk1024.EncapsulationKey()
+	_, ct1024 := ek1024.Encapsulate()
+	return []primitive{
+		{"mlkem.GenerateKey768", p256, 1, func() { mlkem.GenerateKey768() }},
+		{"mlkem.Encapsulate768", p256, 1, func() { ek768.Encapsulate() }},
+		{"mlkem.Decapsulate768", p256, 1, func() { dk768.Decapsulate(ct768) }},
+		{"mlkem.GenerateKey1024", p384, 1, func() { mlkem.GenerateKey1024() }},
+		{"mlkem.Encapsulate1024", p384, 1, func() { ek1024.Encapsulate() }},
+		{"mlkem.Decapsulate1024", p384, 1, func() { dk1024.Decapsulate(ct1024) }},
 	}
 }
 

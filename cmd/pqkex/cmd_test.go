@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/mlkemhybrid"
 	"github.com/pqkex/pqkex/internal/sntrupbridge"
 	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
@@ -348,18 +349,26 @@ func TestBenchMethods(t *testing.T) {
 	}
 }
 
-// TestBenchFIPS runs bench in a child process in FIPS 140-3 mode: it
-// measures only the key exchanges built on approved algorithms (the
-// NIST-curve hybrids, their baseline and x/crypto's ecdh-sha2-nistp256),
-// says so on stderr, and exits 0.
+// TestBenchFIPS runs bench in child processes in FIPS 140-3 mode, with
+// GODEBUG=fips140=on and fips140=only: it measures only the key exchanges
+// built on approved algorithms (the NIST-curve hybrids, their baseline and
+// x/crypto's ecdh-sha2-nistp256) and crypto/mlkem's and crypto/ecdh's
+// primitives, says so on stderr and in the report, exits 0, and the
+// hybrids' rows and handshakes run the approved path: no call enters
+// circl's ML-KEM or a derandomized service (under fips140=only Go would
+// refuse the derandomized encapsulation outright).
 func TestBenchFIPS(t *testing.T) {
-	if os.Getenv("PQKEX_BENCH_FIPS_CHILD") != "" {
+	if mode := os.Getenv("PQKEX_BENCH_FIPS_CHILD"); mode != "" {
 		if !fips140.Enabled() {
 			t.Fatal("child not in FIPS 140-3 mode")
 		}
+		circl, derand := mlkemhybrid.CirclCalls(), mlkemhybrid.DerandomizedCalls()
 		var out, errOut bytes.Buffer
 		if code := runBench([]string{"-json", "-time", "5ms"}, &out, &errOut); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		if d1, d2 := mlkemhybrid.CirclCalls()-circl, mlkemhybrid.DerandomizedCalls()-derand; d1 != 0 || d2 != 0 {
+			t.Fatalf("bench in FIPS mode made %d circl and %d derandomized calls", d1, d2)
 		}
 		var rep benchReport
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
@@ -374,21 +383,25 @@ func TestBenchFIPS(t *testing.T) {
 		}
 		wantRows := []string{"ecdh-sha2-nistp256 x/crypto", "mlkem768nistp256-sha256 pqkex", "mlkem768nistp256-sha256 baseline",
 			"mlkem1024nistp384-sha384 pqkex", "mlkem1024nistp384-sha384 baseline"}
-		wantPrims := []string{"mlkem1024.GenerateKey", "mlkem1024.Encapsulate", "mlkem1024.Decapsulate", "p256.GenerateKey", "p256.ECDH", "p384.GenerateKey", "p384.ECDH"}
-		if !slices.Equal(rows, wantRows) || !slices.Equal(prims, wantPrims) || !strings.Contains(errOut.String(), "FIPS 140-3 mode") {
-			t.Fatalf("rows %q, primitives %q, stderr %q", rows, prims, errOut.String())
+		wantPrims := []string{"mlkem.GenerateKey768", "mlkem.Encapsulate768", "mlkem.Decapsulate768",
+			"mlkem.GenerateKey1024", "mlkem.Encapsulate1024", "mlkem.Decapsulate1024",
+			"p256.GenerateKey", "p256.ECDH", "p384.GenerateKey", "p384.ECDH"}
+		if !slices.Equal(rows, wantRows) || !slices.Equal(prims, wantPrims) || !strings.Contains(errOut.String(), "FIPS 140-3 mode") || rep.FIPS140 != mode {
+			t.Fatalf("rows %q, primitives %q, fips140 %q, stderr %q", rows, prims, rep.FIPS140, errOut.String())
 		}
 		t.Log("FIPS bench checked")
 		return
 	}
 	if testing.Short() {
-		t.Skip("runs a FIPS-mode child process with every approved benchmark")
+		t.Skip("runs FIPS-mode child processes with every approved benchmark")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchFIPS$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "GODEBUG=fips140=on", "PQKEX_BENCH_FIPS_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "FIPS bench checked") {
-		t.Fatalf("FIPS child: %v\n%s", err, out)
+	for _, mode := range []string{"on", "only"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBenchFIPS$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "GODEBUG=fips140="+mode, "PQKEX_BENCH_FIPS_CHILD="+mode)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "FIPS bench checked") {
+			t.Fatalf("fips140=%s child: %v\n%s", mode, err, out)
+		}
 	}
 }
 
@@ -403,8 +416,10 @@ func TestBenchFooter(t *testing.T) {
 		}
 		rep.Rows = append(rep.Rows, r)
 	}
-	for _, p := range primitives() {
-		rep.Primitives = append(rep.Primitives, benchPrimitive{Name: p.name, US: 1, Samples: benchRounds, SpreadPct: 2})
+	for _, fips := range []bool{false, true} {
+		for _, p := range primitives(fips) {
+			rep.Primitives = append(rep.Primitives, benchPrimitive{Name: p.name, US: 1, Samples: benchRounds, SpreadPct: 2})
+		}
 	}
 	var out bytes.Buffer
 	printBench(&out, rep)
@@ -447,6 +462,17 @@ func TestBenchFooter(t *testing.T) {
 	printBench(&out, rep)
 	if !strings.Contains(out.String(), "NOTE: 1 figures (marked !) vary by more than 10%") || !strings.Contains(out.String(), "40% !") {
 		t.Errorf("no noise note:\n%s", out.String())
+	}
+	// In FIPS 140-3 mode the pqkex rows are the approved path, and the
+	// footer says so instead of describing the circl defaults.
+	if strings.Contains(out.String(), "approved path") {
+		t.Errorf("non-FIPS footer claims the approved path:\n%s", out.String())
+	}
+	rep.FIPS140 = "only"
+	out.Reset()
+	printBench(&out, rep)
+	if !strings.Contains(out.String(), "FIPS 140-3 mode (fips140=only):\n  the approved path only") || strings.Contains(out.String(), "circl ML-KEM-768 and X25519") {
+		t.Errorf("FIPS footer:\n%s", out.String())
 	}
 }
 

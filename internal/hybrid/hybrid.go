@@ -78,22 +78,23 @@ type Rand struct {
 	r      io.Reader
 	err    error
 	method string // for error messages
-	def    bool   // the caller passed nil: r is crypto/rand
 }
 
 // NewRand returns a Rand reading from r (crypto/rand if r is nil); method
 // prefixes its errors.
 func NewRand(r io.Reader, method string) *Rand {
 	if r == nil {
-		return &Rand{r: rand.Reader, method: method, def: true}
+		r = rand.Reader
 	}
 	return &Rand{r: r, method: method}
 }
 
-// Default reports whether the caller passed nil, so that crypto/rand is
-// the source. Backends may then use the Go Cryptographic Module's own key
-// generation and encapsulation, which draw from the same generator.
-func (r *Rand) Default() bool { return r.def }
+// IsDefault reports whether r is the default randomness source: nil or
+// crypto/rand's Reader, which golang.org/x/crypto/ssh passes as
+// Config.Rand unless the user set another. Such a source may be replaced
+// by the Go Cryptographic Module's own generation, which draws from the
+// same generator.
+func IsDefault(r io.Reader) bool { return r == nil || r == rand.Reader }
 
 // Read implements io.Reader.
 func (r *Rand) Read(p []byte) (int, error) {

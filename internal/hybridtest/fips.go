@@ -3,6 +3,8 @@ package hybridtest
 import (
 	"bytes"
 	"crypto/fips140"
+	"crypto/rand"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,118 +13,151 @@ import (
 	"github.com/pqkex/pqkex/internal/mlkemhybrid"
 )
 
-// FIPSChildEnv marks the child process of CheckFIPSPath.
+// FIPSChildEnv marks the child processes of CheckFIPSPath.
 const FIPSChildEnv = "PQKEX_FIPS_CHILD"
 
 // EmulatorEnv names the emulator (qemu-aarch64, qemu-s390x) that runs the
 // test binary, set by scripts/emulated-tests.sh.
 const EmulatorEnv = "PQKEX_EMULATOR"
 
-// CheckFIPSPath proves that in FIPS 140-3 mode the method ex uses only the
-// Go Cryptographic Module: no call enters circl (mlkemhybrid.CirclCalls
-// stays put) through key generation, Respond, Finish, the derandomized
-// paths (explicit readers) and the test-only constructors, and the
-// default ML-KEM backend is crypto/mlkem. If the test binary does not run
-// in FIPS mode, it re-runs test (this test's name) in a child with
-// GODEBUG=fips140=on and requires the child to pass and to have really
-// checked; it also shows that the counter counts outside FIPS mode, so
-// the proof can fail.
-func CheckFIPSPath(t *testing.T, test string, ex Exchange, p mlkemhybrid.Params) {
+// CheckFIPSPath proves that in FIPS 140-3 mode the NIST-curve hybrid ex
+// (the public API; m is its engine) uses only the Go Cryptographic
+// Module's approved services: NewClient and Respond with a nil reader,
+// crypto/rand's Reader (what x/crypto/ssh passes) and a caller's reader
+// (which must be left unread) neither enter circl (mlkemhybrid.CirclCalls)
+// nor any derandomized service (mlkemhybrid.DerandomizedCalls: ML-KEM
+// keys from seeds, mlkemtest's encapsulation, EC keys imported from
+// scalars), and the default ML-KEM backend is crypto/mlkem.
+//
+// Under GODEBUG=fips140=only it also shows that the mode is a real test:
+// the known-answer path (m.RespondFrom, which Respond took for crypto/rand's
+// Reader before) is refused by Go.
+//
+// If the test binary is not in FIPS mode, it shows that both counters
+// count here (so the proof can fail), then re-runs test (this test's name)
+// in children with GODEBUG=fips140=on and fips140=only and requires each
+// to pass and to have really checked.
+func CheckFIPSPath(t *testing.T, test string, ex Exchange, m *mlkemhybrid.Method) {
 	t.Helper()
 	if !fips140.Enabled() {
 		if os.Getenv(FIPSChildEnv) != "" {
 			t.Fatal("child not in FIPS 140-3 mode")
 		}
-		before := mlkemhybrid.CirclCalls()
-		exchange(t, ex)
-		if mlkemhybrid.CirclCalls() == before {
-			t.Fatal("outside FIPS mode no circl call was counted: the counter proves nothing")
+		circl, derand := mlkemhybrid.CirclCalls(), mlkemhybrid.DerandomizedCalls()
+		exchange(t, ex, bytes.NewReader(Stream("fips|client", 64+ex.Curve.PrivateKeySize())),
+			bytes.NewReader(Stream("fips|server", 32+ex.Curve.PrivateKeySize())))
+		if mlkemhybrid.CirclCalls() == circl || mlkemhybrid.DerandomizedCalls() == derand {
+			t.Fatal("outside FIPS mode a counter did not count: the proof would prove nothing")
 		}
 		exe, err := os.Executable()
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"-test.run=^" + test + "$", "-test.v", "-test.count=1"}
-		cmd := exec.Command(exe, args...)
-		if emu := os.Getenv(EmulatorEnv); emu != "" {
-			// Under qemu-user (scripts/emulated-tests.sh) the kernel cannot
-			// run the test binary itself: the emulator runs the child too.
-			cmd = exec.Command(emu, append([]string{exe}, args...)...)
-		}
-		cmd.Env = append(os.Environ(), "GODEBUG=fips140=on", FIPSChildEnv+"=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "FIPS path checked:") {
-			t.Fatalf("FIPS child: %v\n%s", err, out)
-		}
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.Contains(l, "FIPS path checked:") {
-				t.Log(strings.TrimSpace(l))
+		for _, mode := range []string{"on", "only"} {
+			args := []string{"-test.run=^" + test + "$", "-test.v", "-test.count=1"}
+			cmd := exec.Command(exe, args...)
+			if emu := os.Getenv(EmulatorEnv); emu != "" {
+				// Under qemu-user (scripts/emulated-tests.sh) the kernel
+				// cannot run the test binary itself: the emulator runs the
+				// child too.
+				cmd = exec.Command(emu, append([]string{exe}, args...)...)
+			}
+			cmd.Env = append(os.Environ(), "GODEBUG=fips140="+mode, FIPSChildEnv+"=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "FIPS path checked:") {
+				t.Fatalf("fips140=%s child: %v\n%s", mode, err, out)
+			}
+			for _, l := range strings.Split(string(out), "\n") {
+				if strings.Contains(l, "FIPS path checked:") || strings.Contains(l, "refused:") {
+					t.Logf("fips140=%s: %s", mode, strings.TrimSpace(l))
+				}
 			}
 		}
 		return
 	}
-	if got := mlkemhybrid.Default(p).Impl(); got != "std" {
+	if !ex.IgnoresReader {
+		t.Fatal("the public API does not say it ignores readers in FIPS mode")
+	}
+	if got := mlkemhybrid.Default(m.Params).Impl(); got != "std" {
 		t.Fatalf("default ML-KEM backend in FIPS mode is %s", got)
 	}
-	before := mlkemhybrid.CirclCalls()
-	n := exchange(t, ex)
-	if d := mlkemhybrid.CirclCalls() - before; d != 0 {
-		t.Fatalf("%d calls into circl in FIPS 140-3 mode", d)
-	}
-	t.Logf("FIPS path checked: %d exchanges, 0 circl calls", n)
-}
-
-// exchange runs ex with crypto/rand, with explicit streams and with the
-// test-only constructors, and checks the keys agree.
-func exchange(t *testing.T, ex Exchange) int {
-	t.Helper()
+	circl, derand := mlkemhybrid.CirclCalls(), mlkemhybrid.DerandomizedCalls()
 	n := 0
-	for _, seeded := range []bool{false, true} {
-		var cr, sr *bytes.Reader
-		if seeded {
-			cr = bytes.NewReader(Stream("fips|client", 64+ex.Curve.PrivateKeySize()))
-			sr = bytes.NewReader(Stream("fips|server", 32+ex.Curve.PrivateKeySize()))
-		}
-		c, err := newClient(ex, cr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reply, kS, err := respond(ex, sr, c.Init())
-		if err != nil {
-			t.Fatal(err)
-		}
-		kC, err := c.Finish(reply)
-		if err != nil || !bytes.Equal(kC, kS) {
-			t.Fatalf("exchange (seeded %v): %v", seeded, err)
-		}
+	for _, r := range []func() io.Reader{
+		func() io.Reader { return nil },
+		func() io.Reader { return rand.Reader },
+	} {
+		exchange(t, ex, r(), r())
 		n++
 	}
-	seed, priv := Stream("fips|ctor", 64), Stream("fips|ctor|ec", ex.Curve.PrivateKeySize())
-	c, err := ex.NewClientWithKeys(seed, priv)
+	cs, ss := Stream("fips|client", 100), Stream("fips|server", 100)
+	cr, sr := bytes.NewReader(cs), bytes.NewReader(ss)
+	exchange(t, ex, cr, sr)
+	if cr.Len() != len(cs) || sr.Len() != len(ss) {
+		t.Fatal("a caller's reader was read in FIPS mode")
+	}
+	n++
+	if d := mlkemhybrid.CirclCalls() - circl; d != 0 {
+		t.Fatalf("%d calls into circl in FIPS 140-3 mode", d)
+	}
+	if d := mlkemhybrid.DerandomizedCalls() - derand; d != 0 {
+		t.Fatalf("%d calls into derandomized services in FIPS 140-3 mode", d)
+	}
+	// The counter counts in this mode too: the test-only constructor
+	// imports its keys.
+	if _, err := ex.NewClientWithKeys(Stream("fips|ctor", 64), Stream("fips|ctor|ec", ex.Curve.PrivateKeySize())); err != nil {
+		t.Fatal(err)
+	}
+	if mlkemhybrid.DerandomizedCalls() == derand {
+		t.Fatal("the derandomized counter does not count in FIPS mode")
+	}
+	if fips140.Enforced() {
+		// What Respond did with crypto/rand's Reader before: the
+		// known-answer path. GODEBUG=fips140=only must refuse it, or this
+		// mode would not show that the approved path is taken.
+		c, err := ex.NewClient(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = m.RespondFrom(rand.Reader, c.Init())
+		if err == nil || !strings.Contains(err.Error(), "not allowed in FIPS 140-only mode") {
+			t.Fatalf("fips140=only did not refuse the derandomized encapsulation: %v", err)
+		}
+		t.Logf("refused: %v", err)
+	}
+	t.Logf("FIPS path checked: %d exchanges (nil, crypto/rand.Reader, a caller's reader), 0 circl calls, 0 derandomized calls", n)
+}
+
+// exchange runs one exchange of ex with the given readers and checks that
+// both sides agree on K.
+func exchange(t *testing.T, ex Exchange, cr, sr io.Reader) {
+	t.Helper()
+	c, err := ex.NewClient(cr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, kS, err := ex.RespondWithKeys(c.Init(), seed[:32], priv)
+	reply, kS, err := ex.Respond(sr, c.Init())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if kC, err := c.Finish(reply); err != nil || !bytes.Equal(kC, kS) {
-		t.Fatalf("test-only constructors: %v", err)
+		t.Fatalf("exchange: K differs (%v)", err)
 	}
-	return n + 1
 }
 
-// newClient and respond pass a nil *bytes.Reader as a nil io.Reader.
-func newClient(ex Exchange, r *bytes.Reader) (Client, error) {
-	if r == nil {
-		return ex.NewClient(nil)
+// KnownAnswers runs f, the body of a known-answer test. Known answers need
+// the derandomized services (crypto/mlkem/mlkemtest's encapsulation, keys
+// from given seeds and scalars), which GODEBUG=fips140=only refuses by
+// design: under that mode f runs inside crypto/fips140.WithoutEnforcement,
+// Go's own scope for such tests. Every other test, and every exchange
+// through NewClient and Respond outside f, runs enforced; CheckFIPSPath
+// shows that the enforcement refuses the derandomized path.
+func KnownAnswers(t testing.TB, f func()) {
+	t.Helper()
+	if fips140.Enforced() {
+		t.Log("known answers: derandomized services run without fips140=only enforcement")
+		fips140.WithoutEnforcement(f)
+		return
 	}
-	return ex.NewClient(r)
-}
-
-func respond(ex Exchange, r *bytes.Reader, init []byte) ([]byte, []byte, error) {
-	if r == nil {
-		return ex.Respond(nil, init)
-	}
-	return ex.Respond(r, init)
+	f()
 }

@@ -127,17 +127,10 @@ func runPositive(t TB, ex Exchange, cf string, tr map[string]string, f fields) {
 		t.Fatalf("%s: random calls shorter than the seed and m, or K shorter than its length prefix", f.id)
 	}
 
-	// Client from the recorded stream, consumed exactly.
-	cr := bytes.NewReader(cStream)
-	c, err := ex.NewClient(cr)
-	if err != nil {
-		t.Fatalf("%s: NewClient: %v", f.id, err)
-	}
-	if cr.Len() != 0 {
-		fail("NewClient left %d of the recorded client random bytes unread", cr.Len())
-	}
-	if got := c.Init(); !bytes.Equal(got, qc) {
-		fail("C_INIT differs from Q_C")
+	if ex.IgnoresReader {
+		ignoredReaders(t, ex, f.id, cStream, sStream)
+	} else {
+		readerExchange(t, ex, f.id, cStream, sStream, qc, qs, kWant)
 	}
 	if !bytes.Equal(qc, append(f.hex("client_kem_public_key"), f.hex("client_"+cf+"_public")...)) {
 		fail("file: Q_C is not ek || client point")
@@ -145,29 +138,10 @@ func runPositive(t TB, ex Exchange, cf string, tr map[string]string, f fields) {
 	if !bytes.Equal(f.hex("kex_ecdh_init_payload"), append([]byte{30}, sshString(nil, qc)...)) {
 		fail("INIT payload is not 30 || string(Q_C)")
 	}
-
-	// Server from its recorded stream.
-	sr := bytes.NewReader(sStream)
-	reply, kS, err := ex.Respond(sr, qc)
-	if err != nil {
-		t.Fatalf("%s: Respond: %v", f.id, err)
-	}
-	if sr.Len() != 0 {
-		fail("Respond left %d of the recorded server random bytes unread", sr.Len())
-	}
-	if !bytes.Equal(reply, qs) {
-		fail("S_REPLY differs from Q_S")
-	}
 	if !bytes.Equal(qs, append(f.hex("kem_ciphertext"), f.hex("server_"+cf+"_public")...)) {
 		fail("file: Q_S is not ct || server point")
 	}
-	if !bytes.Equal(kS, kWant) {
-		fail("server K differs")
-	}
-	kC, err := c.Finish(qs)
-	if err != nil || !bytes.Equal(kC, kWant) {
-		fail("client K differs (err %v)", err)
-	}
+	kS := kWant // the transcript below is checked with the file's K
 
 	// K from the file's own intermediate values, fixed-length K_CL.
 	kpq, kcl := f.hex("kem_shared_secret"), f.hex(cf+"_shared_secret")
@@ -230,6 +204,74 @@ func runPositive(t TB, ex Exchange, cf string, tr map[string]string, f fields) {
 	}
 }
 
+// readerExchange checks the exchange from the recorded streams, consumed
+// exactly: C_INIT, S_REPLY and both Ks byte for byte.
+func readerExchange(t TB, ex Exchange, id string, cStream, sStream, qc, qs, kWant []byte) {
+	t.Helper()
+	fail := func(format string, args ...any) { t.Helper(); t.Errorf(id+": "+format, args...) }
+	cr := bytes.NewReader(cStream)
+	c, err := ex.NewClient(cr)
+	if err != nil {
+		t.Fatalf("%s: NewClient: %v", id, err)
+	}
+	if cr.Len() != 0 {
+		fail("NewClient left %d of the recorded client random bytes unread", cr.Len())
+	}
+	if got := c.Init(); !bytes.Equal(got, qc) {
+		fail("C_INIT differs from Q_C")
+	}
+	sr := bytes.NewReader(sStream)
+	reply, kS, err := ex.Respond(sr, qc)
+	if err != nil {
+		t.Fatalf("%s: Respond: %v", id, err)
+	}
+	if sr.Len() != 0 {
+		fail("Respond left %d of the recorded server random bytes unread", sr.Len())
+	}
+	if !bytes.Equal(reply, qs) {
+		fail("S_REPLY differs from Q_S")
+	}
+	if !bytes.Equal(kS, kWant) {
+		fail("server K differs")
+	}
+	kC, err := c.Finish(qs)
+	if err != nil || !bytes.Equal(kC, kWant) {
+		fail("client K differs (err %v)", err)
+	}
+}
+
+// ignoredReaders checks an Exchange that ignores the caller's reader (a
+// NIST-curve hybrid in FIPS 140-3 mode): NewClient and Respond leave the
+// recorded streams unread, their keys are fresh (C_INIT and K differ from
+// what the streams give), and the two sides agree on K. The byte-exact
+// checks run through the test-only constructors.
+func ignoredReaders(t TB, ex Exchange, id string, cStream, sStream []byte) {
+	t.Helper()
+	fail := func(format string, args ...any) { t.Helper(); t.Errorf(id+": "+format, args...) }
+	cr, sr := bytes.NewReader(cStream), bytes.NewReader(sStream)
+	c, err := ex.NewClient(cr)
+	if err != nil {
+		t.Fatalf("%s: NewClient: %v", id, err)
+	}
+	reply, kS, err := ex.Respond(sr, c.Init())
+	if err != nil {
+		t.Fatalf("%s: Respond: %v", id, err)
+	}
+	if cr.Len() != len(cStream) || sr.Len() != len(sStream) {
+		fail("the caller's reader was read (%d client, %d server bytes)", len(cStream)-cr.Len(), len(sStream)-sr.Len())
+	}
+	c2, err := ex.NewClient(bytes.NewReader(cStream))
+	if err != nil {
+		t.Fatalf("%s: NewClient: %v", id, err)
+	}
+	if bytes.Equal(c.Init(), c2.Init()) {
+		fail("two clients from the same stream have the same C_INIT")
+	}
+	if kC, err := c.Finish(reply); err != nil || !bytes.Equal(kC, kS) {
+		fail("client and server K differ (err %v)", err)
+	}
+}
+
 func runEdge(t TB, ex Exchange, cf string, f fields) {
 	t.Helper()
 	f.id = ex.Label + " " + tcID(f.m) + " (" + f.str("comment") + ")"
@@ -246,12 +288,43 @@ func runEdge(t TB, ex Exchange, cf string, f fields) {
 		who = "client's"
 		var reply []byte
 		reply, k, err = ex.Respond(shakeStream(f.str("server_stream")), f.hex("Q_C"))
+		if ex.IgnoresReader {
+			// The verdict is the ignored-reader path's; S_REPLY and K
+			// come from the test-only constructor on the stream's m and
+			// first candidate.
+			s := Stream(f.str("server_stream"), 32+ex.Curve.PrivateKeySize())
+			var err2 error
+			reply, k, err2 = ex.RespondWithKeys(f.hex("Q_C"), s[:32], s[32:])
+			if (err == nil) != (err2 == nil) {
+				fail("Respond and RespondWithKeys disagree: %v, %v", err, err2)
+			}
+		}
 		if err == nil && f.has("Q_S") && !bytes.Equal(reply, f.hex("Q_S")) {
 			fail("S_REPLY differs")
 		}
 	case "client":
 		who = "server's"
-		c, err2 := ex.NewClient(shakeStream(f.str("client_stream")))
+		var c Client
+		var err2 error
+		if ex.IgnoresReader {
+			s := Stream(f.str("client_stream"), 64+ex.Curve.PrivateKeySize())
+			c, err2 = ex.NewClientWithKeys(s[:64], s[64:])
+			if err2 == nil {
+				// The verdict of the ignored-reader path must agree.
+				c3, err3 := ex.NewClient(shakeStream(f.str("client_stream")))
+				if err3 != nil {
+					t.Fatalf("%s: NewClient: %v", f.id, err3)
+				}
+				_, err3 = c3.Finish(f.hex("Q_S"))
+				defer func() {
+					if (err == nil) != (err3 == nil) {
+						fail("the ignored-reader client's verdict differs: %v, %v", err, err3)
+					}
+				}()
+			}
+		} else {
+			c, err2 = ex.NewClient(shakeStream(f.str("client_stream")))
+		}
 		if err2 != nil {
 			t.Fatalf("%s: NewClient: %v", f.id, err2)
 		}

@@ -6,6 +6,7 @@
 package kexserver
 
 import (
+	"crypto/fips140"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -32,10 +33,22 @@ func Config(hostKeys []ssh.Signer, kexs []string) *ssh.ServerConfig {
 		},
 	}
 	cfg.KeyExchanges = kexs
+	OnlyModeAlgorithms(&cfg.Config)
 	for _, k := range hostKeys {
 		cfg.AddHostKey(k)
 	}
 	return cfg
+}
+
+// OnlyModeAlgorithms sets c's ciphers and MACs to aes256-ctr, aes128-ctr
+// and hmac-sha2-256(-etm) under GODEBUG=fips140=only, where x/crypto/ssh's
+// AES-GCM fails (the mode refuses GCM with caller-chosen nonces) although
+// x/crypto offers it by default; otherwise it leaves c alone.
+func OnlyModeAlgorithms(c *ssh.Config) {
+	if fips140.Enforced() {
+		c.Ciphers = []string{ssh.CipherAES256CTR, ssh.CipherAES128CTR}
+		c.MACs = []string{ssh.HMACSHA256ETM, ssh.HMACSHA256}
+	}
 }
 
 // Negotiated returns the algorithms negotiated on c, if x/crypto reports

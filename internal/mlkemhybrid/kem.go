@@ -87,3 +87,16 @@ var circlCalls atomic.Int64
 // CirclCalls returns how many times circl's ML-KEM was entered so far in
 // this process (for tests).
 func CirclCalls() int64 { return circlCalls.Load() }
+
+// derandomized counts the known-answer services that are not the Go
+// Cryptographic Module's approved key generation and encapsulation:
+// crypto/mlkem keys from a given seed, encapsulation with a given m
+// (crypto/mlkem/mlkemtest), and P-256/P-384 keys imported from given
+// scalars (crypto/ecdh.NewPrivateKey, no pairwise consistency test). The
+// FIPS tests check that NewClient and Respond of the NIST-curve hybrids
+// never reach them in FIPS 140-3 mode.
+var derandomized atomic.Int64
+
+// DerandomizedCalls returns how many times a derandomized service was
+// entered so far in this process (for tests).
+func DerandomizedCalls() int64 { return derandomized.Load() }

@@ -68,8 +68,9 @@ func (k stdKEM) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 	var dk crypto.Decapsulator
 	var err error
 	if seed == nil {
-		dk, err = k.generate()
+		dk, err = k.generate() // the module's ML-KEM.KeyGen, with its pairwise consistency test
 	} else {
+		derandomized.Add(1)
 		dk, err = k.fromSeed(seed)
 	}
 	if err != nil {
@@ -94,8 +95,9 @@ type stdEK struct {
 func (e stdEK) Encapsulate(ct, k, m []byte) error {
 	var kk, c []byte
 	if m == nil {
-		kk, c = e.ek.Encapsulate()
+		kk, c = e.ek.Encapsulate() // the module's ML-KEM.Encaps
 	} else {
+		derandomized.Add(1) // refused by Go under GODEBUG=fips140=only
 		var err error
 		if kk, c, err = e.kem.derandomized(e.ek, m); err != nil {
 			return err

@@ -10,6 +10,7 @@ package mlkemhybrid
 
 import (
 	"crypto"
+	"crypto/fips140"
 	"fmt"
 	"io"
 
@@ -33,6 +34,28 @@ type Method struct {
 	// Expanded, if set, loads an expanded decapsulation key for the
 	// test-only constructor (mlkem768x25519test; circl only).
 	Expanded func(dk []byte) (DecapsulationKey, error)
+	// Approved says that every algorithm of the method is approved in
+	// FIPS 140-3 (the NIST-curve hybrids). In FIPS 140-3 mode such a
+	// method draws every secret inside the ML-KEM and curve
+	// implementations (crypto/mlkem's GenerateKey and Encapsulate,
+	// crypto/ecdh's GenerateKey) and never reads the caller's reader.
+	Approved bool
+	// SelfDrawn says that outside FIPS 140-3 mode the default randomness
+	// (hybrid.IsDefault) is also drawn inside the implementations rather
+	// than read and passed in; chosen per method by measurement
+	// (BenchmarkDefaultReader in this package).
+	SelfDrawn bool
+}
+
+// SelfDraws reports whether NewClient and Respond with the reader r draw
+// their secrets inside the ML-KEM and curve implementations (nil seed and
+// m, Curve.Generate) instead of reading them from r (NewClientFrom,
+// RespondFrom).
+func (m *Method) SelfDraws(r io.Reader) bool {
+	if m.Approved && fips140.Enabled() {
+		return true
+	}
+	return m.SelfDrawn && hybrid.IsDefault(r)
 }
 
 func (m *Method) kem() KEM {
@@ -63,21 +86,37 @@ type Client struct {
 	finished bool
 }
 
-// NewClient generates the client's keys: it reads the 64-byte ML-KEM seed
-// d || z and then the classical private key (Curve.GenerateKey) from
-// rand, or crypto/rand if rand is nil.
+// NewClient generates the client's keys. If m.SelfDraws(rand), the KEM
+// and the curve draw them (from the Go Cryptographic Module in FIPS 140-3
+// mode); otherwise it is NewClientFrom(c, rand).
 func (m *Method) NewClient(c *Client, rand io.Reader) error {
+	if !m.SelfDraws(rand) {
+		return m.NewClientFrom(c, rand)
+	}
+	dk, err := m.kem().NewDecapsulationKey(nil)
+	if err != nil {
+		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.kem().Name(), err)
+	}
+	ec, err := m.Curve.Generate()
+	if err != nil {
+		dk.Clear()
+		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Curve.Name(), err)
+	}
+	m.setKeys(c, dk, ec)
+	return nil
+}
+
+// NewClientFrom generates the client's keys from rand (crypto/rand if
+// nil), as the known answers do: the 64-byte ML-KEM seed d || z, then the
+// classical private key (Curve.GenerateKey). Not an approved service.
+func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
 	r := hybrid.NewRand(rand, m.Prefix)
 	var seed [64]byte
 	defer clear(seed[:])
-	var s []byte // nil: the KEM draws from crypto/rand itself
-	if !r.Default() {
-		if err := r.Fill(seed[:]); err != nil {
-			return err
-		}
-		s = seed[:]
+	if err := r.Fill(seed[:]); err != nil {
+		return err
 	}
-	dk, err := m.kem().NewDecapsulationKey(s)
+	dk, err := m.kem().NewDecapsulationKey(seed[:])
 	if err != nil {
 		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.kem().Name(), err)
 	}
@@ -180,10 +219,29 @@ func (c *Client) clear() {
 	c.finished = true
 }
 
-// Respond is the server side: it checks C_INIT, reads the 32-byte ML-KEM
-// encapsulation randomness m and then the classical private key from rand
-// (crypto/rand if nil), and returns S_REPLY and K.
+// Respond is the server side: it checks C_INIT and returns S_REPLY and
+// K. If m.SelfDraws(rand), the KEM and the curve draw the encapsulation
+// randomness and the classical key (the module's randomized ML-KEM.Encaps
+// and GenerateKey in FIPS 140-3 mode); otherwise it is RespondFrom.
 func (m *Method) Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
+	if !m.SelfDraws(rand) {
+		return m.RespondFrom(rand, clientInit)
+	}
+	ek, err := m.parseInit(clientInit)
+	if err != nil {
+		return nil, nil, err
+	}
+	ec, err := m.Curve.Generate()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Curve.Name(), err)
+	}
+	return m.respond(clientInit, ek, nil, ec)
+}
+
+// RespondFrom is Respond reading from rand (crypto/rand if nil) as the
+// known answers do: the 32-byte ML-KEM encapsulation randomness m, then
+// the classical private key. Not an approved service.
+func (m *Method) RespondFrom(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
 	ek, err := m.parseInit(clientInit)
 	if err != nil {
 		return nil, nil, err
@@ -191,18 +249,14 @@ func (m *Method) Respond(rand io.Reader, clientInit []byte) (serverReply, k []by
 	r := hybrid.NewRand(rand, m.Prefix)
 	var mBuf [32]byte
 	defer clear(mBuf[:])
-	var mm []byte // nil: the KEM draws m itself
-	if !r.Default() {
-		if err := r.Fill(mBuf[:]); err != nil {
-			return nil, nil, err
-		}
-		mm = mBuf[:]
+	if err := r.Fill(mBuf[:]); err != nil {
+		return nil, nil, err
 	}
 	ec, err := m.Curve.GenerateKey(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	return m.respond(clientInit, ek, mm, ec)
+	return m.respond(clientInit, ek, mBuf[:], ec)
 }
 
 // RespondWithKeys is Respond with explicit m and classical private key

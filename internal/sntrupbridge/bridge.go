@@ -19,6 +19,10 @@ var (
 	GenerateKey func(rand io.Reader) (any, error)
 	// Encapsulate encapsulates to ek reading 3044 bytes from rand.
 	Encapsulate func(ek any, rand io.Reader) (sharedKey, ciphertext []byte, err error)
+	// ClearKey overwrites a *sntrup761.DecapsulationKey that the caller
+	// owns with zeros (its encoding, transforms and rho hash), once it will
+	// not be used again.
+	ClearKey func(dk any)
 	// GenerateKeys is the batch form of GenerateKey ([]*sntrup761.DecapsulationKey).
 	GenerateKeys func(rand io.Reader, n int) (any, error)
 	// Arithmetic names the arithmetic the sntrup761 code runs in this
