@@ -196,6 +196,11 @@ func (r *selfTestRun) checkHonest(hostKey ssh.PublicKey) error {
 	if err != nil {
 		return err
 	}
+	if clientErr != nil && serverErr != nil {
+		// Usually one side's failure closed the connection on the other:
+		// both errors are needed to see which.
+		return fmt.Errorf("x/crypto's client failed the handshake: %w; the server: %v", clientErr, serverErr)
+	}
 	if clientErr != nil {
 		return fmt.Errorf("x/crypto's client failed the handshake: %w", clientErr)
 	}
