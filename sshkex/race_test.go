@@ -1,5 +1,0 @@
-//go:build race
-
-package sshkex
-
-const raceEnabled = true
