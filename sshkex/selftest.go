@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pqkex/pqkex/internal/mempipe"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -237,7 +238,7 @@ func (r *selfTestRun) verifyHonest() error {
 	return nil
 }
 
-// handshake runs x/crypto's client and server over a memPipe, negotiating
+// handshake runs x/crypto's client and server over a mempipe, negotiating
 // r.name, aes256-ctr and hmac-sha2-256 (available in every mode, FIPS 140-3
 // only-mode included), and returns each side's handshake error. err is
 // non-nil only when a side did not finish within selfTestTimeout.
@@ -257,7 +258,7 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 	}
 	set(&ccfg.Config)
 
-	cc, sc := memPipe()
+	cc, sc := mempipe.New(true)
 	defer cc.Close()
 	type side struct {
 		sid []byte
@@ -302,7 +303,7 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 	case <-timeout.C:
 		return nil, nil, errors.New("x/crypto's server did not finish a self-test handshake in " + selfTestTimeout.String())
 	}
-	r.c2s, r.s2c = cc.out.written(), sc.out.written()
+	r.c2s, r.s2c = cc.Written(), sc.Written()
 	r.clientSID, r.serverSID = client.sid, server.sid
 	return client.err, server.err, nil
 }

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"io"
-	"net"
-	"sync"
 	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/mempipe"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -27,7 +23,7 @@ func measureHandshakes(name string, hostKey ssh.Signer, d time.Duration, minN in
 	kexserver.OnlyModeAlgorithms(&scfg.Config) // x/crypto's GCM fails under fips140=only
 	kexserver.OnlyModeAlgorithms(&ccfg.Config)
 	one := func() error {
-		c, s := memPipe()
+		c, s := mempipe.New(false)
 		defer c.Close()
 		defer s.Close()
 		errc := make(chan error, 1)
@@ -64,72 +60,3 @@ func measureHandshakes(name string, hostKey ssh.Signer, d time.Duration, minN in
 		}
 	})
 }
-
-// memPipe returns the two ends of an in-memory connection with unbounded
-// buffers in both directions. (net.Pipe is unbuffered, and an SSH
-// handshake deadlocks on it: both ends write their version line first.)
-func memPipe() (net.Conn, net.Conn) {
-	a, b := newHalfPipe(), newHalfPipe()
-	return &pipeEnd{r: a, w: b}, &pipeEnd{r: b, w: a}
-}
-
-type halfPipe struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	buf    bytes.Buffer
-	closed bool
-}
-
-func newHalfPipe() *halfPipe {
-	h := new(halfPipe)
-	h.cond = sync.NewCond(&h.mu)
-	return h
-}
-
-type pipeEnd struct {
-	r, w *halfPipe
-}
-
-func (p *pipeEnd) Read(b []byte) (int, error) {
-	p.r.mu.Lock()
-	defer p.r.mu.Unlock()
-	for p.r.buf.Len() == 0 && !p.r.closed {
-		p.r.cond.Wait()
-	}
-	if p.r.buf.Len() == 0 {
-		return 0, io.EOF
-	}
-	return p.r.buf.Read(b)
-}
-
-func (p *pipeEnd) Write(b []byte) (int, error) {
-	p.w.mu.Lock()
-	defer p.w.mu.Unlock()
-	if p.w.closed {
-		return 0, errors.New("write on closed pipe")
-	}
-	p.w.buf.Write(b)
-	p.w.cond.Broadcast()
-	return len(b), nil
-}
-
-func (p *pipeEnd) Close() error {
-	for _, h := range []*halfPipe{p.r, p.w} {
-		h.mu.Lock()
-		h.closed = true
-		h.cond.Broadcast()
-		h.mu.Unlock()
-	}
-	return nil
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "mem" }
-func (pipeAddr) String() string  { return "mem" }
-
-func (p *pipeEnd) LocalAddr() net.Addr              { return pipeAddr{} }
-func (p *pipeEnd) RemoteAddr() net.Addr             { return pipeAddr{} }
-func (p *pipeEnd) SetDeadline(time.Time) error      { return nil }
-func (p *pipeEnd) SetReadDeadline(time.Time) error  { return nil }
-func (p *pipeEnd) SetWriteDeadline(time.Time) error { return nil }
