@@ -225,12 +225,12 @@ func (s *Server) handle(c *conn) {
 	}
 	nc.SetDeadline(time.Now().Add(grace))
 	ic := &idleConn{Conn: nc}
-	conn, chans, reqs, err := ssh.NewServerConn(ic, s.cfg)
+	sc, chans, reqs, err := ssh.NewServerConn(ic, s.cfg)
 	if err != nil {
 		s.event(c.src, kindFailed, fmt.Sprintf("%s: handshake failed: %s", nc.RemoteAddr(), strconv.Quote(err.Error())))
 		return
 	}
-	defer conn.Close()
+	defer sc.Close()
 	s.loggedIn(c)
 	ic.idle.Store(int64(s.IdleTimeout))
 	// The login grace deadline ends; x/crypto's reader is already blocked
@@ -241,12 +241,12 @@ func (s *Server) handle(c *conn) {
 		nc.SetDeadline(time.Time{})
 	}
 	kex := "unknown"
-	if a, ok := Negotiated(conn.Conn); ok {
+	if a, ok := Negotiated(sc.Conn); ok {
 		// The algorithm names are ours (x/crypto picks from our lists);
 		// the version and user are the peer's, hence quoted.
 		kex = a.KeyExchange
 		s.event(c.src, kindLogin, fmt.Sprintf("%s: client %s kex=%s hostkey=%s cipher=%s user=%s",
-			nc.RemoteAddr(), strconv.Quote(string(conn.ClientVersion())), a.KeyExchange, a.HostKey, a.Read.Cipher, strconv.Quote(conn.User())))
+			nc.RemoteAddr(), strconv.Quote(string(sc.ClientVersion())), a.KeyExchange, a.HostKey, a.Read.Cipher, strconv.Quote(sc.User())))
 	}
 	go ssh.DiscardRequests(reqs)
 	s.serveChannels(c, chans, kex)

@@ -22,7 +22,6 @@ import (
 func (s *Server) serveChannels(c *conn, chans <-chan ssh.NewChannel, kex string) {
 	var open atomic.Int32
 	for nch := range chans {
-		c.touch()
 		if nch.ChannelType() != "session" {
 			nch.Reject(ssh.UnknownChannelType, "only session channels")
 			continue
@@ -36,6 +35,7 @@ func (s *Server) serveChannels(c *conn, chans <-chan ssh.NewChannel, kex string)
 			continue
 		}
 		open.Add(1)
+		c.touch()
 		go func() {
 			defer open.Add(-1)
 			session(ch, reqs, kex, c.touch)
