@@ -4,7 +4,9 @@
 //	pqkex bench [-time D] [-methods LIST] [-json]            compare key exchanges (the main job)
 //	pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]  audit an SSH server
 //	pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE]   interop test server
-//	            [-max-startups N] [-max-conns N] [-login-grace-time D] [-idle-timeout D]
+//	            [-max-startups S:R:F] [-per-source-max-startups N] [-per-source-max-conns N]
+//	            [-per-source-net-block-size V4:V6] [-max-conns N] [-max-sessions N]
+//	            [-unused-connection-timeout D] [-login-grace-time D] [-idle-timeout D]
 //	pqkex kat [-dir DIR]                                     run known-answer vectors
 //
 // "pqkex COMMAND -h" prints a command's flags and exits 0. Exit status 1

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
 	"github.com/pqkex/pqkex/sshkex"
@@ -26,30 +25,28 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	kex := fs.String("kex", "", "comma-separated key exchanges to offer (default: pqkex's PQ-first list)")
 	hostKey := fs.String("hostkey", "", "OpenSSH private host key file (default: a new ed25519 key)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address")
-	maxStartups := fs.Int("max-startups", 32, "most connections at once still in the handshake or authentication; more are closed at once")
-	maxConns := fs.Int("max-conns", 256, "most open connections; more are closed at once (lowered to fit the descriptor limit unless set)")
-	grace := fs.Duration("login-grace-time", 30*time.Second, "time allowed from connect to the end of authentication")
-	idle := fs.Duration("idle-timeout", 5*time.Minute, "close a logged-in connection after this long without traffic (0: never)")
+	var lim serveLimits
+	lim.flags(fs)
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote] [limits]")
 		fmt.Fprintln(w, "Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.")
+		fmt.Fprintln(w, "A test server for SSH clients' key exchanges, not a login service. The limits keep it serving")
+		fmt.Fprintln(w, "other sources while one source floods it; they are named after their OpenSSH counterparts.")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
-	if fs.NArg() != 0 || *maxStartups < 1 || *maxConns < 1 || *grace <= 0 || *idle < 0 {
+	if fs.NArg() != 0 {
 		fs.Usage()
 		return 2
 	}
-	maxConnsSet := false
-	fs.Visit(func(f *flag.Flag) { maxConnsSet = maxConnsSet || f.Name == "max-conns" })
-	if n := descriptorLimit(); n > 0 && !maxConnsSet && *maxConns > n-reservedFDs {
-		// One descriptor per connection, and a few for the process.
-		*maxConns = max(1, n-reservedFDs)
+	if err := lim.check(fs); err != nil {
+		fmt.Fprintln(stderr, "pqkex serve:", err)
+		fs.Usage()
+		return 2
 	}
-	*maxStartups = min(*maxStartups, *maxConns)
 	if err := checkListen(*listen, *allowRemote); err != nil {
 		fmt.Fprintln(stderr, "pqkex serve:", err)
 		return 2
@@ -78,32 +75,30 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	srv := kexserver.New(l, kexserver.Config([]ssh.Signer{signer}, kexs))
 	srv.Log = func(line string) { fmt.Fprintln(stdout, line) }
-	srv.MaxStartups, srv.MaxConns, srv.LoginGraceTime, srv.IdleTimeout = *maxStartups, *maxConns, *grace, *idle
+	lim.apply(srv)
 	offered := kexs
 	if offered == nil {
 		offered = sshkex.RecommendedKeyExchanges()
 	}
 	fmt.Fprintf(stdout, "listening on %s, host key %s %s\n", l.Addr(), signer.PublicKey().Type(), ssh.FingerprintSHA256(signer.PublicKey()))
 	fmt.Fprintf(stdout, "offering %s\n", strings.Join(offered, ","))
-	fmt.Fprintf(stdout, "limits: %d unauthenticated, %d connections, login grace time %v, idle timeout %v\n", *maxStartups, *maxConns, *grace, *idle)
+	fmt.Fprintf(stdout, "limits: %s\n", &lim)
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
+	closed := make(chan struct{})
 	go func() {
 		<-sig
-		srv.Close()
+		srv.Close() // ends Serve, then logs the pending summaries
+		close(closed)
 	}()
 	if err := srv.Serve(); err != nil {
 		fmt.Fprintln(stderr, "pqkex serve:", err)
 		return 1
 	}
+	<-closed
 	return 0
 }
-
-// reservedFDs are the descriptors serve keeps for itself (standard
-// streams, the listener, the poller, a host key file) when it fits
-// -max-conns to the descriptor limit.
-const reservedFDs = 16
 
 // checkListen refuses addresses that are not on loopback unless allowed.
 func checkListen(addr string, allowRemote bool) error {

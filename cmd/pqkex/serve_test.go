@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,22 +17,131 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// serveChildEnv makes the test binary run "pqkex serve" with its
-// descriptor limit lowered to serveChildFDs, in TestServeDescriptorLimit.
+// serveChildEnv makes the test binary run "pqkex serve" with the
+// variable's value as arguments, and serveFDsEnv, if set, with its
+// descriptor limit lowered to that many.
 const (
 	serveChildEnv = "PQKEX_TEST_SERVE_CHILD"
-	serveChildFDs = 64
+	serveFDsEnv   = "PQKEX_TEST_SERVE_FDS"
 )
 
 func TestMain(m *testing.M) {
 	if args, ok := os.LookupEnv(serveChildEnv); ok {
-		rl := syscall.Rlimit{Cur: serveChildFDs, Max: serveChildFDs}
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
-			panic(err)
+		if n, err := strconv.ParseUint(os.Getenv(serveFDsEnv), 10, 64); err == nil {
+			rl := syscall.Rlimit{Cur: n, Max: n}
+			if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+				panic(err)
+			}
 		}
 		os.Exit(runServe(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
+}
+
+// serveChild is "pqkex serve" running in a child process.
+type serveChild struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	addr   string
+	lines  chan string
+	exited chan error
+	log    []string // lines read so far
+}
+
+// startServe runs "pqkex serve ARGS" in a child process (with its
+// descriptor limit lowered to fds, if not 0) and waits for it to listen.
+// The cleanup interrupts it.
+func startServe(t *testing.T, fds int, args string) *serveChild {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), serveChildEnv+"="+args)
+	if fds > 0 {
+		cmd.Env = append(cmd.Env, serveFDsEnv+"="+strconv.Itoa(fds))
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &serveChild{t: t, cmd: cmd, lines: make(chan string, 100000), exited: make(chan error, 1)}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			c.lines <- sc.Text()
+		}
+		close(c.lines)
+		c.exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() { c.stop() })
+	for c.addr == "" {
+		select {
+		case l, ok := <-c.lines:
+			if !ok {
+				t.Fatalf("serve exited before listening: %q", c.log)
+			}
+			c.log = append(c.log, l)
+			if a, ok := strings.CutPrefix(l, "listening on "); ok {
+				c.addr, _, _ = strings.Cut(a, ",")
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("serve did not start")
+		}
+	}
+	return c
+}
+
+// stop interrupts serve, waits for it to exit and collects its last log
+// lines; it returns the whole log.
+func (c *serveChild) stop() []string {
+	if c.cmd.ProcessState == nil {
+		c.cmd.Process.Signal(os.Interrupt)
+	}
+	for {
+		select {
+		case l, ok := <-c.lines:
+			if !ok {
+				if c.cmd.ProcessState == nil {
+					<-c.exited
+				}
+				return c.log
+			}
+			c.log = append(c.log, l)
+		case <-time.After(10 * time.Second):
+			c.cmd.Process.Kill()
+			c.t.Errorf("serve did not exit after an interrupt")
+			return c.log
+		}
+	}
+}
+
+// collect reads log lines until none has come for quiet; it returns the
+// whole log so far.
+func (c *serveChild) collect(quiet time.Duration) []string {
+	for {
+		select {
+		case l, ok := <-c.lines:
+			if !ok {
+				return c.log
+			}
+			c.log = append(c.log, l)
+		case <-time.After(quiet):
+			return c.log
+		}
+	}
+}
+
+// running fails the test if serve has exited.
+func (c *serveChild) running() {
+	c.t.Helper()
+	select {
+	case err := <-c.exited:
+		c.exited <- err
+		c.t.Fatalf("serve exited (%v): %q", err, c.log)
+	default:
+	}
 }
 
 // TestServeDescriptorLimit runs "pqkex serve" in a child process whose
@@ -48,55 +158,12 @@ func TestServeDescriptorLimit(t *testing.T) {
 		name, args string
 		wantLog    []string
 	}{
-		{"defaults", "", []string{"limits: 32 unauthenticated, 48 connections", "refused "}},
-		{"limits above the descriptor limit", "-max-conns 1000 -max-startups 1000", []string{"too many open files; retrying in "}},
+		{"defaults", "", []string{"limits: max-startups 32:30:48, per-source-max-startups 16, per-source-max-conns 48, per-source-net-block-size 32:128, max-conns 48,", "refused: 16 unauthenticated connections from 127.0.0.1/32 (per-source-max-startups 16)"}},
+		{"limits above the descriptor limit", "-max-conns 1000 -max-startups 1000 -per-source-max-startups 0 -per-source-max-conns 0", []string{"too many open files; retrying in "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), serveChildEnv+"=-listen 127.0.0.1:0 -login-grace-time 60s "+tc.args)
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			lines := make(chan string, 1000)
-			go func() {
-				sc := bufio.NewScanner(stdout)
-				for sc.Scan() {
-					lines <- sc.Text()
-				}
-				close(lines)
-				exited <- cmd.Wait()
-			}()
-			defer func() {
-				cmd.Process.Signal(os.Interrupt)
-				select {
-				case <-exited:
-				case <-time.After(10 * time.Second):
-					cmd.Process.Kill()
-				}
-			}()
-			var log []string
-			addr := ""
-			for addr == "" {
-				select {
-				case l, ok := <-lines:
-					if !ok {
-						t.Fatalf("serve exited before listening: %q", log)
-					}
-					log = append(log, l)
-					if a, ok := strings.CutPrefix(l, "listening on "); ok {
-						addr, _, _ = strings.Cut(a, ",")
-					}
-				case <-time.After(30 * time.Second):
-					t.Fatal("serve did not start")
-				}
-			}
-
+			srv := startServe(t, 64, "-listen 127.0.0.1:0 -login-grace-time 60s "+tc.args)
+			addr := srv.addr
 			var flood []net.Conn
 			for range 100 {
 				c, err := net.DialTimeout("tcp", addr, 5*time.Second)
@@ -106,11 +173,7 @@ func TestServeDescriptorLimit(t *testing.T) {
 				flood = append(flood, c)
 			}
 			time.Sleep(1500 * time.Millisecond) // several rounds of backoff
-			select {
-			case err := <-exited:
-				t.Fatalf("serve exited under the flood (%v): %q", err, log)
-			default:
-			}
+			srv.running()
 			for _, c := range flood {
 				c.Close()
 			}
@@ -118,6 +181,7 @@ func TestServeDescriptorLimit(t *testing.T) {
 			// A real client now: it must be served.
 			cfg := &ssh.ClientConfig{User: "x", HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second}
 			var c *ssh.Client
+			var err error
 			deadline := time.Now().Add(20 * time.Second)
 			for c == nil {
 				if c, err = ssh.Dial("tcp", addr, cfg); err != nil && time.Now().After(deadline) {
@@ -134,16 +198,7 @@ func TestServeDescriptorLimit(t *testing.T) {
 			if err != nil || !strings.HasPrefix(string(out), "kex=") {
 				t.Fatalf("command: %q, %v", out, err)
 			}
-			// Collect the log so far.
-			for done := false; !done; {
-				select {
-				case l := <-lines:
-					log = append(log, l)
-				case <-time.After(200 * time.Millisecond):
-					done = true
-				}
-			}
-			all := strings.Join(log, "\n")
+			all := strings.Join(srv.collect(200*time.Millisecond), "\n")
 			for _, want := range tc.wantLog {
 				if !strings.Contains(all, want) {
 					t.Errorf("log lacks %q:\n%s", want, all)

@@ -7,10 +7,11 @@ package kexserver
 
 import (
 	"crypto/fips140"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -62,22 +63,53 @@ func Negotiated(c ssh.ConnMetadata) (ssh.NegotiatedAlgorithms, bool) {
 }
 
 // Server serves SSH connections until Close. Set the limits before
-// Serve; their zero values mean no limit (LoginGraceTime: 30 s).
+// Serve; their zero values mean no limit (LoginGraceTime: 30 s). The
+// connection limits are checked in limits.go, channels are served in
+// session.go and log lines are escaped and summarised in logging.go.
 type Server struct {
 	cfg *ssh.ServerConfig
 	l   net.Listener
-	// Log, if set, receives one line per connection with the negotiated
-	// algorithms, or the handshake error, and one line per burst of
-	// refused connections or accept errors.
+	// Log, if set, receives log lines: one per connection with the
+	// negotiated algorithms, the handshake error or the limit that
+	// refused it, and summaries. Every peer-controlled value in a line
+	// is quoted (strconv.Quote) and a line never holds a control
+	// character, so a peer cannot start a line of the log. Per source
+	// and kind of line, only the first few lines of each interval are
+	// passed on; the rest are counted in one summary line (logging.go).
 	Log func(string)
 
 	// MaxStartups caps the connections that have not finished the SSH
-	// handshake and authentication (OpenSSH's MaxStartups, without the
-	// random early drop): a connection beyond it is closed at once.
-	MaxStartups int
+	// handshake and authentication (OpenSSH's MaxStartups "full"): a
+	// connection beyond it is closed at once. From MaxStartupsBegin
+	// unauthenticated connections on (if nonzero and below MaxStartups),
+	// a new connection is dropped at random with a probability rising
+	// linearly from MaxStartupsRate percent to 100% at MaxStartups
+	// (OpenSSH's random early drop, MaxStartups start:rate:full).
+	MaxStartups      int
+	MaxStartupsBegin int
+	MaxStartupsRate  int
+	// PerSourceMaxStartups caps the unauthenticated connections from one
+	// source (OpenSSH's PerSourceMaxStartups); PerSourceMaxConns caps all
+	// open connections from one source. A source is the client's address
+	// masked to IPv4NetBlock or IPv6NetBlock bits (OpenSSH's
+	// PerSourceNetBlockSize; zero: 32 and 128, one address per source).
+	PerSourceMaxStartups int
+	PerSourceMaxConns    int
+	IPv4NetBlock         int
+	IPv6NetBlock         int
 	// MaxConns caps all open connections; beyond it a new connection is
-	// closed at once.
-	MaxConns int
+	// closed at once, unless a logged-in connection has been unused for
+	// UnusedConnectionTimeout: then the longest unused one is closed to
+	// make room. Unused means no channel opened, no channel request and no
+	// channel data; keepalives and other global requests do not count.
+	MaxConns                int
+	UnusedConnectionTimeout time.Duration
+	// MaxSessions caps the open session channels of one connection
+	// (OpenSSH's MaxSessions); more are refused. Channel data is read and
+	// discarded as it arrives, so a connection can hold at most
+	// MaxSessions times x/crypto's fixed 2 MiB channel window of unread
+	// data (session.go).
+	MaxSessions int
 	// LoginGraceTime bounds the time from accept to the end of
 	// authentication (OpenSSH's LoginGraceTime).
 	LoginGraceTime time.Duration
@@ -86,18 +118,21 @@ type Server struct {
 	// that long.
 	IdleTimeout time.Duration
 
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	closed   bool
-	conns    map[net.Conn]struct{}
-	preauth  int
-	refused  int       // connections refused since the last log line
-	lastNote time.Time // time of the last refusal or accept error line
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	closed  bool
+	conns   map[*conn]struct{}
+	preauth int
+	sources map[netip.Prefix]*sourceCount
+	logs    logLimiter
+	accErr  time.Time // time of the last accept error line
 }
 
 // New returns a server for l. Call Serve to start it.
 func New(l net.Listener, cfg *ssh.ServerConfig) *Server {
-	return &Server{cfg: cfg, l: l, conns: map[net.Conn]struct{}{}}
+	s := &Server{cfg: cfg, l: l, conns: map[*conn]struct{}{}, sources: map[netip.Prefix]*sourceCount{}}
+	s.logs.init(s)
+	return s
 }
 
 // Addr returns the listening address.
@@ -134,38 +169,30 @@ func (s *Server) Serve() error {
 				return err
 			}
 			backoff = min(max(2*backoff, minBackoff), maxBackoff)
-			s.note(fmt.Sprintf("accept: %v; retrying in %v", err, backoff), false, false)
+			s.acceptError(fmt.Sprintf("accept: %v; retrying in %v", err, backoff))
 			time.Sleep(backoff)
 			continue
 		}
 		backoff = 0
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
+		c := &conn{nc: nc, src: s.source(nc.RemoteAddr())}
+		evicted, refusal, closed := s.admit(c)
+		if closed {
 			nc.Close()
 			return nil
 		}
-		if (s.MaxConns > 0 && len(s.conns) >= s.MaxConns) || (s.MaxStartups > 0 && s.preauth >= s.MaxStartups) {
-			open, pre := len(s.conns), s.preauth
-			s.mu.Unlock()
-			nc.Close()
-			s.note(fmt.Sprintf("at a limit: %d open (max %d), %d unauthenticated (max %d)", open, s.MaxConns, pre, s.MaxStartups), true, true)
-			continue
+		if evicted != nil {
+			evicted.nc.Close()
+			s.event(evicted.src, kindEvicted, fmt.Sprintf("%s: closed, unused for %v while the server is full", evicted.nc.RemoteAddr(), time.Since(evicted.lastActive()).Round(time.Second)))
 		}
-		s.conns[nc] = struct{}{}
-		s.preauth++
-		s.wg.Add(1)
-		pending := s.refused > 0 && time.Since(s.lastNote) >= time.Second
-		s.mu.Unlock()
-		if pending {
-			s.note("now below the limits", true, false)
+		if refusal != "" {
+			nc.Close()
+			s.event(c.src, kindRefused, fmt.Sprintf("%s: refused: %s", nc.RemoteAddr(), refusal))
+			continue
 		}
 		go func() {
 			defer s.wg.Done()
-			s.handle(nc)
-			s.mu.Lock()
-			delete(s.conns, nc)
-			s.mu.Unlock()
+			defer s.release(c)
+			s.handle(c)
 		}()
 	}
 }
@@ -181,86 +208,43 @@ func temporary(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// note logs a line about refused connections (refusal) or an accept
-// error, at most once a second, so that a flood cannot flood the log; a
-// refusal line counts the refusals since the previous one. refused says
-// whether a connection was just refused; Serve also calls note when it
-// admits a connection after unreported refusals.
-func (s *Server) note(line string, refusal, refused bool) {
-	s.mu.Lock()
-	if refused {
-		s.refused++
-	}
-	now := time.Now()
-	if now.Sub(s.lastNote) < time.Second {
-		s.mu.Unlock()
-		return
-	}
-	s.lastNote = now
-	count := s.refused
-	if refusal {
-		s.refused = 0
-	}
-	s.mu.Unlock()
-	if refusal {
-		line = fmt.Sprintf("refused %d connection(s) since the last such line, %s", count, line)
-	}
-	s.logf("%s", line)
-}
-
 func (s *Server) isClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closed
 }
 
-// Close stops accepting, closes open connections and waits for their
-// handlers.
+// Close stops accepting, closes open connections, waits for their
+// handlers and logs the summaries still pending.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	for c := range s.conns {
-		c.Close()
+		c.nc.Close()
 	}
 	s.mu.Unlock()
 	err := s.l.Close()
 	s.wg.Wait()
+	s.logs.flush()
 	return err
 }
 
-func (s *Server) logf(format string, args ...any) {
-	if s.Log != nil {
-		s.Log(fmt.Sprintf(format, args...))
-	}
-}
-
-// loggedIn moves a connection out of the unauthenticated count.
-func (s *Server) loggedIn(counted *bool) {
-	if *counted {
-		s.mu.Lock()
-		s.preauth--
-		s.mu.Unlock()
-		*counted = false
-	}
-}
-
-func (s *Server) handle(nc net.Conn) {
+func (s *Server) handle(c *conn) {
+	nc := c.nc
 	defer nc.Close()
-	preauth := true
-	defer s.loggedIn(&preauth)
 	grace := s.LoginGraceTime
 	if grace <= 0 {
 		grace = 30 * time.Second
 	}
 	nc.SetDeadline(time.Now().Add(grace))
 	ic := &idleConn{Conn: nc}
-	conn, chans, reqs, err := ssh.NewServerConn(ic, s.cfg)
+	sc, chans, reqs, err := ssh.NewServerConn(ic, s.cfg)
 	if err != nil {
-		s.logf("%s: handshake failed: %v", nc.RemoteAddr(), err)
+		s.event(c.src, kindFailed, fmt.Sprintf("%s: handshake failed: %s", nc.RemoteAddr(), strconv.Quote(err.Error())))
 		return
 	}
-	defer conn.Close()
-	s.loggedIn(&preauth)
+	defer sc.Close()
+	s.loggedIn(c)
 	ic.idle.Store(int64(s.IdleTimeout))
 	// The login grace deadline ends; x/crypto's reader is already blocked
 	// in a Read, so its idle deadline is set here, later ones by idleConn.
@@ -270,22 +254,15 @@ func (s *Server) handle(nc net.Conn) {
 		nc.SetDeadline(time.Time{})
 	}
 	kex := "unknown"
-	if a, ok := Negotiated(conn.Conn); ok {
+	if a, ok := Negotiated(sc.Conn); ok {
+		// The algorithm names are ours (x/crypto picks from our lists);
+		// the version and user are the peer's, hence quoted.
 		kex = a.KeyExchange
-		s.logf("%s: client %q kex=%s hostkey=%s cipher=%s", nc.RemoteAddr(), conn.ClientVersion(), a.KeyExchange, a.HostKey, a.Read.Cipher)
+		s.event(c.src, kindLogin, fmt.Sprintf("%s: client %s kex=%s hostkey=%s cipher=%s user=%s",
+			nc.RemoteAddr(), strconv.Quote(string(sc.ClientVersion())), a.KeyExchange, a.HostKey, a.Read.Cipher, strconv.Quote(sc.User())))
 	}
 	go ssh.DiscardRequests(reqs)
-	for nch := range chans {
-		if nch.ChannelType() != "session" {
-			nch.Reject(ssh.UnknownChannelType, "only session channels")
-			continue
-		}
-		ch, chReqs, err := nch.Accept()
-		if err != nil {
-			continue
-		}
-		go session(ch, chReqs, kex)
-	}
+	s.serveChannels(c, chans, kex)
 }
 
 // idleConn is a connection whose every Read and Write, once idle is set,
@@ -309,24 +286,4 @@ func (c *idleConn) Write(p []byte) (int, error) {
 		c.Conn.SetWriteDeadline(time.Now().Add(d))
 	}
 	return c.Conn.Write(p)
-}
-
-// session answers the first exec or shell request.
-func session(ch ssh.Channel, reqs <-chan *ssh.Request, kex string) {
-	defer ch.Close()
-	for req := range reqs {
-		switch req.Type {
-		case "exec", "shell":
-			req.Reply(true, nil)
-			fmt.Fprintf(ch, "kex=%s\n", kex)
-			var status [4]byte
-			binary.BigEndian.PutUint32(status[:], 0)
-			ch.SendRequest("exit-status", false, status[:])
-			return
-		case "pty-req", "env":
-			req.Reply(true, nil)
-		default:
-			req.Reply(false, nil)
-		}
-	}
 }

@@ -1,0 +1,311 @@
+package kexserver
+
+import (
+	"encoding/binary"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pqkex/pqkex/sshkex"
+	"golang.org/x/crypto/ssh"
+)
+
+// soakEnv sets the soak test's duration (a time.Duration, at most 5m);
+// .ci/run sets it, plain "go test" skips the test.
+const soakEnv = "PQKEX_SOAK"
+
+// TestSoak runs every attack of issue 24 at once for PQKEX_SOAK against
+// a server with serve's kinds of limits (scaled down), each from its own
+// loopback source, while honest clients from 127.0.0.2 keep logging in
+// and running a command:
+//
+//   - 127.0.0.3: two connections flooding 16 channels each (10 accepted)
+//     with data and extended data, reconnecting every 5 s;
+//   - 127.0.0.5: 40 connections that never speak, redialled when closed;
+//   - 127.0.0.4 and 127.0.0.6: 24 logged-in connections each that only
+//     send keepalives (together they fill MaxConns), reconnecting when
+//     closed;
+//   - 127.0.0.7: KEXINITs with a forged log line in the names.
+//
+// Every honest client must be served within 5 s (retrying while the
+// server is full of keepalive connections younger than
+// UnusedConnectionTimeout); no log line may start with the forged text
+// or hold a control character, and the log stays within its per-interval
+// bound; afterwards goroutines, descriptors and heap return to the
+// baseline.
+func TestSoak(t *testing.T) {
+	d, err := time.ParseDuration(os.Getenv(soakEnv))
+	if err != nil || d <= 0 || d > 5*time.Minute {
+		t.Skipf("set %s to a duration up to 5m to run the soak test (.ci/run does)", soakEnv)
+	}
+	if err := sshkex.Register(); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	goroutines, fds := runtime.NumGoroutine(), openFDs()
+
+	var logMu sync.Mutex
+	var logLines []string
+	var peakHeap, honestOK, honestRetries atomic.Uint64
+	var latencies []time.Duration
+	func() {
+		s, cfg := start(t, func(s *Server) {
+			s.MaxStartupsBegin, s.MaxStartupsRate, s.MaxStartups = 16, 30, 32
+			s.PerSourceMaxStartups, s.PerSourceMaxConns, s.MaxConns = 8, 24, 48
+			s.MaxSessions, s.UnusedConnectionTimeout = 10, 2*time.Second
+			s.LoginGraceTime, s.IdleTimeout = 3*time.Second, 30*time.Second
+			s.Log = func(l string) { logMu.Lock(); logLines = append(logLines, l); logMu.Unlock() }
+		})
+		addr := s.Addr().String()
+		end := time.Now().Add(d)
+		quit := make(chan struct{})
+		time.AfterFunc(d, func() { close(quit) })
+		var wg sync.WaitGroup
+		loop := func(n int, f func()) {
+			for range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for time.Now().Before(end) {
+						f()
+					}
+				}()
+			}
+		}
+		sleep := func(d time.Duration) {
+			select {
+			case <-quit:
+			case <-time.After(d):
+			}
+		}
+		login := func(src string, cfg *ssh.ClientConfig) (*ssh.Client, error) {
+			nc, err := dialSource(src, addr)
+			if err != nil {
+				return nil, err
+			}
+			nc.SetDeadline(time.Now().Add(10 * time.Second))
+			c, chans, reqs, err := ssh.NewClientConn(nc, addr, cfg)
+			if err != nil {
+				nc.Close()
+				return nil, err
+			}
+			nc.SetDeadline(time.Time{})
+			return ssh.NewClient(c, chans, reqs), nil
+		}
+
+		// Channel flooders.
+		loop(2, func() {
+			c, err := login("127.0.0.3", cfg)
+			if err != nil {
+				sleep(200 * time.Millisecond)
+				return
+			}
+			defer c.Close()
+			stop := time.After(5 * time.Second)
+			for range 16 {
+				ch, reqs, err := c.OpenChannel("session", nil)
+				if err != nil {
+					continue
+				}
+				go ssh.DiscardRequests(reqs)
+				for _, w := range []io.Writer{ch, ch.Stderr()} {
+					go func() {
+						buf := make([]byte, 32<<10)
+						for {
+							if _, err := w.Write(buf); err != nil {
+								return
+							}
+						}
+					}()
+				}
+			}
+			select {
+			case <-stop:
+			case <-quit:
+			}
+		})
+		// Connections that never speak.
+		loop(40, func() {
+			nc, err := dialSource("127.0.0.5", addr)
+			if err != nil {
+				sleep(200 * time.Millisecond)
+				return
+			}
+			defer nc.Close()
+			nc.SetReadDeadline(end)
+			io.Copy(io.Discard, nc)
+			sleep(100 * time.Millisecond)
+		})
+		// Keepalive holders.
+		for _, src := range []string{"127.0.0.4", "127.0.0.6"} {
+			loop(24, func() {
+				c, err := login(src, cfg)
+				if err != nil {
+					sleep(200 * time.Millisecond)
+					return
+				}
+				defer c.Close()
+				gone := make(chan struct{})
+				go func() { c.Wait(); close(gone) }()
+				tick := time.NewTicker(500 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-quit:
+						return
+					case <-gone:
+						sleep(200 * time.Millisecond)
+						return
+					case <-tick.C:
+						// Not want-reply: x/crypto v0.52.0's SendRequest
+						// spins if the connection closes while it waits.
+						c.SendRequest("keepalive@openssh.com", false, nil)
+					}
+				}
+			})
+		}
+		// Log injection.
+		loop(1, func() {
+			nc, err := dialSource("127.0.0.7", addr)
+			if err != nil {
+				sleep(200 * time.Millisecond)
+				return
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(5 * time.Second))
+			io.WriteString(nc, "SSH-2.0-evil\x1b[2J\r\n")
+			nc.Write(soakKexinit("nope\n2099/01/01 00:00:00 forged\r\n"))
+			io.Copy(io.Discard, nc)
+			sleep(20 * time.Millisecond)
+		})
+		// Heap sampler.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(end) {
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				if m.HeapInuse > peakHeap.Load() {
+					peakHeap.Store(m.HeapInuse)
+				}
+				sleep(time.Second)
+			}
+		}()
+
+		// Honest clients: let the attacks build up first.
+		sleep(3 * time.Second)
+		var latMu sync.Mutex
+		var honestFailed atomic.Int32
+		loop(2, func() {
+			t0 := time.Now()
+			var err error
+			for tries := 0; ; tries++ {
+				var c *ssh.Client
+				if c, err = login("127.0.0.2", cfg); err == nil {
+					err = runKex(c)
+					c.Close()
+				}
+				if err == nil || time.Since(t0) > 5*time.Second {
+					honestRetries.Add(uint64(tries))
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if err != nil {
+				if honestFailed.Add(1) <= 3 {
+					t.Errorf("honest client not served within 5 s: %v", err)
+				}
+				return
+			}
+			honestOK.Add(1)
+			latMu.Lock()
+			latencies = append(latencies, time.Since(t0))
+			latMu.Unlock()
+			sleep(50 * time.Millisecond)
+		})
+		wg.Wait()
+		if !waitFor(15*time.Second, func() bool { open, _ := s.Conns(); return open == 0 }) {
+			open, pre := s.Conns()
+			t.Errorf("after the soak: %d connections still open (%d unauthenticated)", open, pre)
+		}
+		s.Close() // (the cleanup's Close is then a no-op)
+	}()
+	if !waitFor(15*time.Second, func() bool { return runtime.NumGoroutine() <= goroutines }) {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines after the soak, %d before:\n%s", runtime.NumGoroutine(), goroutines, buf[:runtime.Stack(buf, true)])
+	}
+	if fds >= 0 && !waitFor(15*time.Second, func() bool { return openFDs() <= fds }) {
+		t.Errorf("%d descriptors open after the soak, %d before", openFDs(), fds)
+	}
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if after.HeapInuse > before.HeapInuse+16<<20 {
+		t.Errorf("heap in use %d MiB after the soak, %d MiB before", after.HeapInuse>>20, before.HeapInuse>>20)
+	}
+
+	logMu.Lock()
+	defer logMu.Unlock()
+	for _, l := range logLines {
+		if strings.HasPrefix(l, "2099/") || strings.ContainsFunc(l, breaksLine) {
+			t.Errorf("forged or unescaped log line: %q", l)
+			break
+		}
+	}
+	intervals := int(d/logInterval) + 2
+	if maxLines := intervals * (logMaxFull + logMaxKeys + 1); len(logLines) > maxLines {
+		t.Errorf("%d log lines in %v; the bound is %d", len(logLines), d, maxLines)
+	}
+	slices.Sort(latencies)
+	pct := func(p int) time.Duration {
+		if len(latencies) == 0 {
+			return 0
+		}
+		return latencies[(len(latencies)-1)*p/100].Round(time.Millisecond)
+	}
+	if honestOK.Load() == 0 {
+		t.Error("no honest client served")
+	}
+	t.Logf("%v: %d honest clients served (%d retries), latency p50 %v p99 %v max %v; peak heap in use %d MiB (before %d MiB, after %d MiB); goroutines %d -> %d, descriptors %d -> %d; %d log lines",
+		d, honestOK.Load(), honestRetries.Load(), pct(50), pct(99), pct(100), peakHeap.Load()>>20, before.HeapInuse>>20, after.HeapInuse>>20,
+		goroutines, runtime.NumGoroutine(), fds, openFDs(), len(logLines))
+	for _, l := range logLines {
+		if strings.Contains(l, "not logged one by one") {
+			t.Logf("e.g. %s", l)
+			break
+		}
+	}
+}
+
+// dialSource opens a TCP connection to addr from the local address src.
+func dialSource(src, addr string) (net.Conn, error) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	return d.Dial("tcp", addr)
+}
+
+// soakKexinit returns a cleartext SSH_MSG_KEXINIT (RFC 4253 sections 6
+// and 7.1) offering kex as its key exchange name-list.
+func soakKexinit(kex string) []byte {
+	p := append([]byte{20}, make([]byte, 16)...)
+	for _, l := range []string{kex, "ssh-ed25519", "aes128-ctr", "aes128-ctr", "hmac-sha2-256", "hmac-sha2-256", "none", "none", "", ""} {
+		p = binary.BigEndian.AppendUint32(p, uint32(len(l)))
+		p = append(p, l...)
+	}
+	p = append(p, 0, 0, 0, 0, 0)
+	pad := 8 - (5+len(p))%8
+	if pad < 4 {
+		pad += 8
+	}
+	out := binary.BigEndian.AppendUint32(nil, uint32(1+len(p)+pad))
+	out = append(append(append(out, byte(pad)), p...), make([]byte, pad)...)
+	return out
+}
