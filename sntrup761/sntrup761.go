@@ -18,11 +18,22 @@
 // by Encapsulate with the matching key yields a pseudorandom shared key
 // derived from the secret rho, never an error.
 //
+// # Randomness
+//
+// GenerateKey reads 3044 bytes from crypto/rand for g (again while g is
+// not invertible in R/3), 3044 bytes for f and 191 bytes for rho;
+// Encapsulate reads 3044 bytes for r: four bytes per coefficient, as the
+// specification's Small_random and Short_random do. The sntrup761test
+// package takes these bytes from a caller, for known-answer tests only.
+//
 // # Constant time
 //
 // Every operation on secret data (key generation, encapsulation's random
-// input, decapsulation) runs in time independent of the secret values; see
-// SECURITY.md for the list of functions and how this is checked.
+// input, decapsulation) runs in time independent of the secret values in
+// the default build. docs/constant-time.md in the module lists the
+// functions and why each is constant time, and how this is checked;
+// SECURITY.md has the current timing results. The optional AVX2 path
+// (GOEXPERIMENT=simd) is not yet claimed constant time.
 package sntrup761
 
 import (

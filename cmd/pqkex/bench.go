@@ -37,7 +37,7 @@ import (
 )
 
 // benchRow is one (method, implementation) row; the JSON schema is
-// documented in README.md and kept stable: every number is a JSON number
+// documented in the package doc (doc.go) and kept stable: every number is a JSON number
 // (float64, one decimal) except Samples (an integer).
 type benchRow struct {
 	Method         string  `json:"method"`

@@ -273,7 +273,7 @@ func TestBenchJSON(t *testing.T) {
 }
 
 // TestBenchJSONTypes: kex_per_s and the other figures are JSON numbers
-// with a fraction where they have one, samples an integer, as README.md
+// with a fraction where they have one, samples an integer, as doc.go
 // documents.
 func TestBenchJSONTypes(t *testing.T) {
 	var out, errOut bytes.Buffer

@@ -1,18 +1,3 @@
-// Command pqkex benchmarks, checks and demonstrates pqkex's post-quantum
-// hybrid SSH key exchanges.
-//
-//	pqkex bench [-time D] [-methods LIST] [-json]            compare key exchanges (the main job)
-//	pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]  audit an SSH server
-//	pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE]   interop test server
-//	            [-max-startups S:R:F] [-per-source-max-startups N] [-per-source-max-conns N]
-//	            [-per-source-net-block-size V4:V6] [-max-conns N] [-max-sessions N]
-//	            [-unused-connection-timeout D] [-login-grace-time D] [-idle-timeout D]
-//	pqkex kat [-dir DIR]                                     run known-answer vectors
-//
-// "pqkex COMMAND -h" prints a command's flags and exits 0. Exit status 1
-// means the work failed or did not run (kat: a vector failed or none ran;
-// scan: an error, 3 when the server offers no post-quantum key exchange),
-// 2 a usage error.
 package main
 
 import (

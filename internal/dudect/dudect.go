@@ -1,6 +1,7 @@
 // Package dudect is a dudect-style timing-leakage check (Reparaz, Balasch
 // and Verbauwhede, "Dude, is my code constant time?", DATE 2017), used by
-// pqkex's constant-time evidence tests (build tag dudect; see SECURITY.md).
+// pqkex's constant-time evidence tests (build tag dudect; see
+// docs/constant-time.md).
 //
 // A Target is an operation on a secret input that comes in two classes,
 // usually a fixed value (class 0) against fresh random values (class 1).

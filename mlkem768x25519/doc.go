@@ -1,0 +1,50 @@
+// Package mlkem768x25519 implements the SSH key exchange method
+// mlkem768x25519-sha256 (RFC 10042, published from
+// draft-ietf-sshm-mlkem-hybrid-kex-10; the section numbers below are the
+// draft's), which combines ML-KEM-768 (FIPS 203) with X25519 (RFC 7748).
+// It is byte-compatible with OpenSSH 9.9 and later and with
+// golang.org/x/crypto/ssh.
+//
+// What the four method packages share (the messages' layout, the encoding
+// of K, errors, secrets, the reader, the implementations) is described once
+// in package [github.com/pqkex/pqkex/sshkex], which plugs them into
+// x/crypto/ssh.
+//
+// # The exchange
+//
+//	client                                      server
+//	c, _ := NewClient(rand)
+//	C_INIT = c.Init()          ──── 1216 bytes ───▶
+//	                                             S_REPLY, K, err := Respond(rand, C_INIT)
+//	                           ◀─── 1120 bytes ────
+//	K, err := c.Finish(S_REPLY)
+//
+// C_INIT is the client's ML-KEM-768 encapsulation key (1184 bytes) and
+// X25519 public key (32 bytes); S_REPLY is the ML-KEM-768 ciphertext (1088
+// bytes) and the server's X25519 public key (32 bytes). K is
+// string(SHA-256(K_PQ || K_CL)), 36 bytes (draft section 2.4), with K_CL
+// the 32-byte X25519 output.
+//
+// # Validation
+//
+// Peer input is rejected in exactly these cases:
+//
+//   - C_INIT is not exactly 1216 bytes or S_REPLY not exactly 1120 bytes
+//     (draft section 2.1);
+//   - the client's ML-KEM-768 encapsulation key fails the modulus check of
+//     FIPS 203 section 7.2 (a 12-bit coefficient not below q = 3329);
+//   - the X25519 result is all zero, that is, the peer's X25519 public key
+//     is a point of small order (RFC 7748 section 6.1, RFC 8731 section 3).
+//
+// ML-KEM decapsulation uses implicit rejection (FIPS 203 section 6.3).
+//
+// # Randomness
+//
+// Given a reader, the client reads the 64-byte ML-KEM seed d || z (FIPS
+// 203 ML-KEM.KeyGen_internal) and then its 32-byte X25519 private key; the
+// server reads the 32-byte ML-KEM encapsulation randomness m
+// (ML-KEM.Encaps_internal) and then its 32-byte X25519 private key. In FIPS
+// 140-3 mode (crypto/fips140.Enabled) ML-KEM-768 is crypto/mlkem instead
+// of circl's; X25519 is not an approved algorithm, so this method is not
+// approved in that mode either.
+package mlkem768x25519
