@@ -107,7 +107,7 @@
 // # Implementation
 //
 // P-384 is crypto/ecdh (constant time). ML-KEM-1024 is chosen by
-// measurement outside FIPS mode (see BenchmarkKEM in internal/mlkemhybrid
+// measurement outside FIPS mode (see BenchmarkKEM in internal/hybrid
 // and this package's benchmarks) and is always crypto/mlkem in FIPS mode;
 // the two implementations are tested against each other on every vector
 // and on random inputs.
@@ -119,7 +119,7 @@ import (
 	"crypto/sha512"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/mlkem1024nistp384/internal/clienthook"
 )
 
@@ -146,18 +146,18 @@ const (
 
 const pointSize = 1 + 2*48 // 04 || X || Y
 
-var method = mlkemhybrid.Method{
+var method = hybrid.Method{
 	Prefix: "mlkem1024nistp384",
 	Hash:   Hash,
-	Params: mlkemhybrid.MLKEM1024,
-	Curve:  mlkemhybrid.P384(),
+	Params: hybrid.MLKEM1024,
+	Curve:  hybrid.P384(),
 	// Every algorithm is approved: in FIPS 140-3 mode only the module's
 	// services run, whatever reader the caller passes.
 	Approved: true,
 	// Outside FIPS mode, crypto/rand's bytes are read and passed in to
 	// circl, the path the known answers check: letting the implementations
 	// draw them is no faster, and crypto/mlkem's own randomized path is
-	// slower (BenchmarkDefaultReader in internal/mlkemhybrid).
+	// slower (BenchmarkDefaultReader in internal/hybrid).
 	SelfDrawn: false,
 }
 
@@ -166,7 +166,7 @@ var method = mlkemhybrid.Method{
 // for one key exchange and is not safe for concurrent use. The zero value
 // is not usable: create Clients with NewClient.
 type Client struct {
-	c mlkemhybrid.Client
+	c hybrid.Client
 }
 
 // NewClient generates the client's ephemeral ML-KEM-1024 and P-384 keys.

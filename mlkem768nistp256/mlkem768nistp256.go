@@ -106,7 +106,7 @@
 // # Implementation
 //
 // P-256 is crypto/ecdh (constant time). ML-KEM-768 is chosen by
-// measurement outside FIPS mode (see BenchmarkKEM in internal/mlkemhybrid
+// measurement outside FIPS mode (see BenchmarkKEM in internal/hybrid
 // and this package's benchmarks) and is always crypto/mlkem in FIPS mode;
 // the two implementations are tested against each other on every vector
 // and on random inputs.
@@ -118,7 +118,7 @@ import (
 	"crypto/sha256"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/mlkem768nistp256/internal/clienthook"
 )
 
@@ -145,18 +145,18 @@ const (
 
 const pointSize = 1 + 2*32 // 04 || X || Y
 
-var method = mlkemhybrid.Method{
+var method = hybrid.Method{
 	Prefix: "mlkem768nistp256",
 	Hash:   Hash,
-	Params: mlkemhybrid.MLKEM768,
-	Curve:  mlkemhybrid.P256(),
+	Params: hybrid.MLKEM768,
+	Curve:  hybrid.P256(),
 	// Every algorithm is approved: in FIPS 140-3 mode only the module's
 	// services run, whatever reader the caller passes.
 	Approved: true,
 	// Outside FIPS mode, crypto/rand's bytes are read and passed in to
 	// circl, the path the known answers check: letting the implementations
 	// draw them is no faster, and crypto/mlkem's own randomized path is
-	// slower (BenchmarkDefaultReader in internal/mlkemhybrid).
+	// slower (BenchmarkDefaultReader in internal/hybrid).
 	SelfDrawn: false,
 }
 
@@ -165,7 +165,7 @@ var method = mlkemhybrid.Method{
 // for one key exchange and is not safe for concurrent use. The zero value
 // is not usable: create Clients with NewClient.
 type Client struct {
-	c mlkemhybrid.Client
+	c hybrid.Client
 }
 
 // NewClient generates the client's ephemeral ML-KEM-768 and P-256 keys.

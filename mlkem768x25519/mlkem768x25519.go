@@ -79,7 +79,7 @@
 // # Implementation
 //
 // The exchange is the one shared with mlkem768nistp256 and
-// mlkem1024nistp384 (internal/mlkemhybrid). ML-KEM-768 is
+// mlkem1024nistp384 (internal/hybrid). ML-KEM-768 is
 // github.com/cloudflare/circl/kem/mlkem/mlkem768 and X25519 is
 // github.com/cloudflare/circl/dh/x25519: both were measured faster than
 // the standard library's crypto/mlkem and crypto/ecdh, which the tests
@@ -97,7 +97,7 @@ import (
 	"crypto/sha256"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/mlkem768x25519/internal/clienthook"
 )
 
@@ -124,15 +124,15 @@ const (
 
 const x25519Size = 32
 
-var method = mlkemhybrid.Method{
+var method = hybrid.Method{
 	Prefix:   "mlkem768x25519",
 	Hash:     Hash,
-	Params:   mlkemhybrid.MLKEM768,
-	Curve:    mlkemhybrid.X25519(),
-	Expanded: mlkemhybrid.LoadExpanded768,
+	Params:   hybrid.MLKEM768,
+	Curve:    hybrid.X25519(),
+	Expanded: hybrid.LoadExpanded768,
 	// SelfDrawn false: crypto/rand's bytes are read and passed in, the
 	// path the known answers check; letting circl draw them is no faster
-	// (BenchmarkDefaultReader in internal/mlkemhybrid).
+	// (BenchmarkDefaultReader in internal/hybrid).
 }
 
 // Client holds the client's ephemeral secrets between sending C_INIT and
@@ -140,7 +140,7 @@ var method = mlkemhybrid.Method{
 // for one key exchange and is not safe for concurrent use. The zero value
 // is not usable: create Clients with NewClient.
 type Client struct {
-	c mlkemhybrid.Client
+	c hybrid.Client
 }
 
 // NewClient generates the client's ephemeral ML-KEM-768 and X25519 keys.

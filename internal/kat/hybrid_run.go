@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
 	"github.com/pqkex/pqkex/mlkem1024nistp384/mlkem1024nistp384test"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
@@ -28,17 +28,17 @@ import (
 func HybridPublic(name string) (ex Exchange, cf string, ok bool) {
 	switch name {
 	case mlkem768nistp256.Name:
-		return publicExchange(name, mlkem768nistp256.Hash, mlkemhybrid.P256(), mlkem768nistp256.NewClient,
+		return publicExchange(name, mlkem768nistp256.Hash, hybrid.P256(), mlkem768nistp256.NewClient,
 			mlkem768nistp256.Respond, mlkem768nistp256test.NewClient, mlkem768nistp256test.Respond), "p256", true
 	case mlkem1024nistp384.Name:
-		return publicExchange(name, mlkem1024nistp384.Hash, mlkemhybrid.P384(), mlkem1024nistp384.NewClient,
+		return publicExchange(name, mlkem1024nistp384.Hash, hybrid.P384(), mlkem1024nistp384.NewClient,
 			mlkem1024nistp384.Respond, mlkem1024nistp384test.NewClient, mlkem1024nistp384test.Respond), "p384", true
 	}
 	return Exchange{}, "", false
 }
 
 // publicExchange is a method package's API as an Exchange.
-func publicExchange[C Client](name string, h crypto.Hash, cu mlkemhybrid.Curve,
+func publicExchange[C Client](name string, h crypto.Hash, cu hybrid.Curve,
 	newClient func(io.Reader) (C, error), respond func(io.Reader, []byte) ([]byte, []byte, error),
 	newClientKeys func(seed, private []byte) (C, error), respondKeys func(clientInit, m, private []byte) ([]byte, []byte, error)) Exchange {
 	return Exchange{
@@ -83,8 +83,8 @@ func RunSSHHybrid(data []byte) Result {
 }
 
 // kems1024 are both ML-KEM-1024 implementations.
-func kems1024() []mlkemhybrid.KEM {
-	return []mlkemhybrid.KEM{mlkemhybrid.Circl(mlkemhybrid.MLKEM1024), mlkemhybrid.Std(mlkemhybrid.MLKEM1024)}
+func kems1024() []hybrid.KEM {
+	return []hybrid.KEM{hybrid.Circl(hybrid.MLKEM1024), hybrid.Std(hybrid.MLKEM1024)}
 }
 
 // RunMLKEM1024ACVPKeyGen runs an ACVP ML-KEM-1024 keyGen file on both

@@ -1,4 +1,4 @@
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto/fips140"

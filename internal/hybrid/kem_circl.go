@@ -1,4 +1,4 @@
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto/rand"
@@ -7,17 +7,15 @@ import (
 	"github.com/cloudflare/circl/kem"
 	"github.com/cloudflare/circl/kem/mlkem/mlkem1024"
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
-
-	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 // circl's ML-KEM, through its kem.Scheme interface (one implementation for
 // both parameter sets). It takes its randomness as bytes and loads
 // expanded decapsulation keys; it is never used in FIPS 140-3 mode. Every
 // entry point counts itself in circlCalls and calls
-// hybrid.ResetUpperState after circl's AVX2 code (see there).
+// ResetUpperState after circl's AVX2 code (see there).
 
-var errSeedSize = errors.New("mlkemhybrid: ML-KEM seed must be 64 bytes")
+var errSeedSize = errors.New("hybrid: ML-KEM seed must be 64 bytes")
 
 // ExpandedKEM is implemented by circl's backends only (crypto/mlkem
 // neither exports nor loads the expanded form dk_PKE || ek || H(ek) || z).
@@ -61,14 +59,14 @@ func (k circlKEM) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 		return nil, errSeedSize
 	}
 	copy(s[:], seed)
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	pk, sk := k.s.DeriveKeyPair(s[:])
 	return &circlDK{k.s, pk, sk}, nil
 }
 
 func (k circlKEM) LoadExpanded(dk []byte) (DecapsulationKey, error) {
 	circlCalls.Add(1)
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	sk, err := k.s.UnmarshalBinaryPrivateKey(dk) // checks the size and H(ek)
 	if err != nil {
 		return nil, err
@@ -87,7 +85,7 @@ func (circlKEM) Expanded(dk DecapsulationKey) []byte {
 
 func (k circlKEM) ParseEncapsulationKey(ek []byte) (EncapsulationKey, error) {
 	circlCalls.Add(1)
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	pk, err := k.s.UnmarshalBinaryPublicKey(ek) // checks the size and the modulus
 	if err != nil {
 		return nil, err
@@ -110,7 +108,7 @@ func (e circlEK) Encapsulate(ct, k, m []byte) error {
 		}
 		m = s[:]
 	}
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	c, kk, err := e.s.EncapsulateDeterministically(e.pk, m)
 	if err != nil {
 		return err
@@ -135,10 +133,10 @@ func (d *circlDK) EncapsulationKey(dst []byte) {
 
 func (d *circlDK) Decapsulate(k, ct []byte) {
 	circlCalls.Add(1)
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	kk, err := d.s.Decapsulate(d.sk, ct)
 	if err != nil { // only for a wrong length, which the caller excludes
-		panic("mlkemhybrid: " + err.Error())
+		panic("hybrid: " + err.Error())
 	}
 	copy(k, kk)
 	clear(kk)

@@ -1,4 +1,4 @@
-// Package mlkemhybrid is what the three ML-KEM hybrid SSH methods of RFC
+// Package hybrid is what the three ML-KEM hybrid SSH methods of RFC
 // 10042 (draft-ietf-sshm-mlkem-hybrid-kex-10) share: the exchange itself
 // (section 2.1: C_INIT = ek || C_PK, S_REPLY = ct || S_PK, KEM first),
 // the checks on peer input, the reading of randomness and
@@ -6,15 +6,13 @@
 // ML-KEM implementations (circl, crypto/mlkem) and classical curves
 // (X25519, P-256, P-384). The packages mlkem768x25519, mlkem768nistp256
 // and mlkem1024nistp384 are thin, documented wrappers around a Method.
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto"
 	"crypto/fips140"
 	"fmt"
 	"io"
-
-	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 // Method is one hybrid method. Its fields are fixed at package init.
@@ -41,7 +39,7 @@ type Method struct {
 	// crypto/ecdh's GenerateKey) and never reads the caller's reader.
 	Approved bool
 	// SelfDrawn says that outside FIPS 140-3 mode the default randomness
-	// (hybrid.IsDefault) is also drawn inside the implementations rather
+	// (IsDefault) is also drawn inside the implementations rather
 	// than read and passed in; chosen per method by measurement
 	// (BenchmarkDefaultReader in this package).
 	SelfDrawn bool
@@ -55,7 +53,7 @@ func (m *Method) SelfDraws(r io.Reader) bool {
 	if m.Approved && fips140.Enabled() {
 		return true
 	}
-	return m.SelfDrawn && hybrid.IsDefault(r)
+	return m.SelfDrawn && IsDefault(r)
 }
 
 func (m *Method) kem() KEM {
@@ -110,7 +108,7 @@ func (m *Method) NewClient(c *Client, rand io.Reader) error {
 // nil), as the known answers do: the 64-byte ML-KEM seed d || z, then the
 // classical private key (Curve.GenerateKey). Not an approved service.
 func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
-	r := hybrid.NewRand(rand, m.Prefix)
+	r := NewRand(rand, m.Prefix)
 	var seed [64]byte
 	defer clear(seed[:])
 	if err := r.Fill(seed[:]); err != nil {
@@ -204,7 +202,7 @@ func (m *Method) Finish(c *Client, serverReply []byte) ([]byte, error) {
 	// The length is exact; a bad ciphertext yields the implicit-rejection
 	// key (FIPS 203 Algorithm 18), not an error.
 	c.dk.Decapsulate(kPQ[:], serverReply[:ctSize])
-	return hybrid.SharedSecret(m.Hash, kPQ[:], kCL), nil
+	return SharedSecret(m.Hash, kPQ[:], kCL), nil
 }
 
 func (c *Client) clear() {
@@ -246,7 +244,7 @@ func (m *Method) RespondFrom(rand io.Reader, clientInit []byte) (serverReply, k 
 	if err != nil {
 		return nil, nil, err
 	}
-	r := hybrid.NewRand(rand, m.Prefix)
+	r := NewRand(rand, m.Prefix)
 	var mBuf [32]byte
 	defer clear(mBuf[:])
 	if err := r.Fill(mBuf[:]); err != nil {
@@ -311,5 +309,5 @@ func (m *Method) respond(clientInit []byte, ek EncapsulationKey, mRand []byte, e
 		return nil, nil, fmt.Errorf("%s: %s encapsulation: %w", m.Prefix, kem.Name(), err)
 	}
 	ec.PublicKey(serverReply[ctSize:])
-	return serverReply, hybrid.SharedSecret(m.Hash, kPQ[:], kCL), nil
+	return serverReply, SharedSecret(m.Hash, kPQ[:], kCL), nil
 }

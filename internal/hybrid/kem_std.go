@@ -1,4 +1,4 @@
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto"
@@ -113,7 +113,7 @@ func (d *stdDK) EncapsulationKey(dst []byte) { copy(dst, d.dk.Encapsulator().Byt
 func (d *stdDK) Decapsulate(k, ct []byte) {
 	kk, err := d.dk.Decapsulate(ct)
 	if err != nil { // only for a wrong length, which the caller excludes
-		panic("mlkemhybrid: " + err.Error())
+		panic("hybrid: " + err.Error())
 	}
 	copy(k, kk)
 	clear(kk)
@@ -127,7 +127,7 @@ func (d *stdDK) Clear() { d.dk = nil }
 func copyOut(ct, k, c, kk []byte) error {
 	defer clear(kk)
 	if len(c) != len(ct) || len(kk) != len(k) {
-		return errors.New("mlkemhybrid: unexpected ML-KEM output size")
+		return errors.New("hybrid: unexpected ML-KEM output size")
 	}
 	copy(ct, c)
 	copy(k, kk)
