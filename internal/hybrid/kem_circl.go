@@ -2,7 +2,7 @@ package hybrid
 
 import (
 	"crypto/rand"
-	"errors"
+	"io"
 
 	"github.com/cloudflare/circl/kem"
 	"github.com/cloudflare/circl/kem/mlkem/mlkem1024"
@@ -14,8 +14,6 @@ import (
 // expanded decapsulation keys; it is never used in FIPS 140-3 mode. Every
 // entry point counts itself in circlCalls and calls
 // ResetUpperState after circl's AVX2 code (see there).
-
-var errSeedSize = errors.New("hybrid: ML-KEM seed must be 64 bytes")
 
 // ExpandedKEM is implemented by circl's backends only (crypto/mlkem
 // neither exports nor loads the expanded form dk_PKE || ek || H(ek) || z).
@@ -46,6 +44,9 @@ func (circlKEM) Impl() string                { return "circl" }
 func (k circlKEM) EncapsulationKeySize() int { return k.s.PublicKeySize() }
 func (k circlKEM) CiphertextSize() int       { return k.s.CiphertextSize() }
 func (k circlKEM) ExpandedSize() int         { return k.s.PrivateKeySize() }
+func (circlKEM) RandomnessSize() int         { return 32 }
+
+func (k circlKEM) GenerateKey(r io.Reader) (DecapsulationKey, error) { return seedKey(k, r) }
 
 func (k circlKEM) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 	circlCalls.Add(1)
@@ -56,7 +57,7 @@ func (k circlKEM) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 			return nil, err
 		}
 	} else if len(seed) != len(s) {
-		return nil, errSeedSize
+		return nil, errSeedSize(k, seed)
 	}
 	copy(s[:], seed)
 	defer ResetUpperState()

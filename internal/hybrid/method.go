@@ -105,20 +105,27 @@ func (m *Method) NewClient(c *Client, rand io.Reader) error {
 }
 
 // NewClientFrom generates the client's keys from rand (crypto/rand if
-// nil), as the known answers do: the 64-byte ML-KEM seed d || z, then the
+// nil), as the known answers do: the KEM's key generation randomness
+// (KEM.GenerateKey: for ML-KEM the 64-byte seed d || z), then the
 // classical private key (Curve.GenerateKey). Not an approved service.
 func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
 	r := NewRand(rand, m.Prefix)
-	var seed [64]byte
-	defer clear(seed[:])
-	if err := r.Fill(seed[:]); err != nil {
-		return err
-	}
-	dk, err := m.kem().NewDecapsulationKey(seed[:])
+	dk, err := m.kem().GenerateKey(r)
 	if err != nil {
+		if r.Failed() {
+			return r.Wrap(err)
+		}
 		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.kem().Name(), err)
 	}
-	ec, err := m.Curve.GenerateKey(r)
+	return m.NewClientWithKEMKey(c, dk, r)
+}
+
+// NewClientWithKEMKey is NewClientFrom with a ready KEM key (used for
+// this key exchange only, for example one from a sntrup761.KeyPool): it
+// reads only the classical private key from rand (crypto/rand if nil).
+// The Client owns dk from then on.
+func (m *Method) NewClientWithKEMKey(c *Client, dk DecapsulationKey, rand io.Reader) error {
+	ec, err := m.Curve.GenerateKey(NewRand(rand, m.Prefix))
 	if err != nil {
 		dk.Clear()
 		return err
@@ -138,16 +145,16 @@ func (m *Method) NewClientWithKeys(c *Client, kemKey, ecPrivate []byte) error {
 	}
 	var dk DecapsulationKey
 	switch {
-	case len(kemKey) == 64:
-		dk, err = m.kem().NewDecapsulationKey(kemKey)
 	case m.Expanded != nil && len(kemKey) == ExpandedSize768:
 		if dk, err = m.Expanded(kemKey); err != nil {
 			err = fmt.Errorf("invalid %s decapsulation key", m.kem().Name())
 		}
-	case m.Expanded != nil:
+	case m.Expanded != nil && len(kemKey) != 64:
 		err = fmt.Errorf("%s key has %d bytes, want 64 or %d", m.kem().Name(), len(kemKey), ExpandedSize768)
+	case kemKey == nil:
+		err = fmt.Errorf("%s: no KEM key", m.Prefix)
 	default:
-		err = fmt.Errorf("%s seed has %d bytes, want 64", m.kem().Name(), len(kemKey))
+		dk, err = m.kem().NewDecapsulationKey(kemKey) // checks the length
 	}
 	if err != nil {
 		ec.Clear()
@@ -245,23 +252,23 @@ func (m *Method) RespondFrom(rand io.Reader, clientInit []byte) (serverReply, k 
 		return nil, nil, err
 	}
 	r := NewRand(rand, m.Prefix)
-	var mBuf [32]byte
-	defer clear(mBuf[:])
-	if err := r.Fill(mBuf[:]); err != nil {
+	mBuf := make([]byte, m.kem().RandomnessSize())
+	defer clear(mBuf)
+	if err := r.Fill(mBuf); err != nil {
 		return nil, nil, err
 	}
 	ec, err := m.Curve.GenerateKey(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	return m.respond(clientInit, ek, mBuf[:], ec)
+	return m.respond(clientInit, ek, mBuf, ec)
 }
 
 // RespondWithKeys is Respond with explicit m and classical private key
 // (test-only constructors).
 func (m *Method) RespondWithKeys(clientInit, mRand, ecPrivate []byte) (serverReply, k []byte, err error) {
-	if len(mRand) != 32 {
-		return nil, nil, fmt.Errorf("%s: m has %d bytes, want 32", m.Prefix, len(mRand))
+	if want := m.kem().RandomnessSize(); len(mRand) != want {
+		return nil, nil, fmt.Errorf("%s: m has %d bytes, want %d", m.Prefix, len(mRand), want)
 	}
 	ec, err := m.Curve.NewKey(ecPrivate)
 	if err != nil {
