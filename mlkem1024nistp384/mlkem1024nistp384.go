@@ -100,8 +100,8 @@
 //
 // Reproducing known answers this way takes derandomized services
 // (ML-KEM.Encaps_internal, keys from given seeds and scalars) that are not
-// approved, hence not used in FIPS mode; there, the test-only constructors
-// of the mlkem1024nistp384test package reproduce them (Go refuses their
+// approved, hence not used in FIPS mode; there, the engine's explicit-key
+// constructors (internal/hybrid) reproduce them (Go refuses their
 // derandomized encapsulation under GODEBUG=fips140=only).
 //
 // # Implementation
@@ -120,7 +120,6 @@ import (
 	"io"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
-	"github.com/pqkex/pqkex/mlkem1024nistp384/internal/clienthook"
 )
 
 const (
@@ -146,20 +145,8 @@ const (
 
 const pointSize = 1 + 2*48 // 04 || X || Y
 
-var method = hybrid.Method{
-	Prefix: "mlkem1024nistp384",
-	Hash:   Hash,
-	Params: hybrid.MLKEM1024,
-	Curve:  hybrid.P384(),
-	// Every algorithm is approved: in FIPS 140-3 mode only the module's
-	// services run, whatever reader the caller passes.
-	Approved: true,
-	// Outside FIPS mode, crypto/rand's bytes are read and passed in to
-	// circl, the path the known answers check: letting the implementations
-	// draw them is no faster, and crypto/mlkem's own randomized path is
-	// slower (BenchmarkDefaultReader in internal/hybrid).
-	SelfDrawn: false,
-}
+// method is the exchange on the shared engine (internal/hybrid).
+var method = hybrid.MLKEM1024NISTP384
 
 // Client holds the client's ephemeral secrets between sending C_INIT and
 // receiving S_REPLY. Its secrets must be kept secret. A Client is good
@@ -183,17 +170,6 @@ func NewClient(rand io.Reader) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-func init() {
-	clienthook.NewClient = func(seed, private []byte) (any, error) {
-		c := new(Client)
-		if err := method.NewClientWithKeys(&c.c, seed, private); err != nil {
-			return nil, err
-		}
-		return c, nil
-	}
-	clienthook.Respond = method.RespondWithKeys
 }
 
 // Init returns C_INIT, the client's message: its ML-KEM-1024 encapsulation

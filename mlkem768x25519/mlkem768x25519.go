@@ -98,7 +98,6 @@ import (
 	"io"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
-	"github.com/pqkex/pqkex/mlkem768x25519/internal/clienthook"
 )
 
 const (
@@ -124,16 +123,8 @@ const (
 
 const x25519Size = 32
 
-var method = hybrid.Method{
-	Prefix:   "mlkem768x25519",
-	Hash:     Hash,
-	Params:   hybrid.MLKEM768,
-	Curve:    hybrid.X25519(),
-	Expanded: hybrid.LoadExpanded768,
-	// SelfDrawn false: crypto/rand's bytes are read and passed in, the
-	// path the known answers check; letting circl draw them is no faster
-	// (BenchmarkDefaultReader in internal/hybrid).
-}
+// method is the exchange on the shared engine (internal/hybrid).
+var method = hybrid.MLKEM768X25519
 
 // Client holds the client's ephemeral secrets between sending C_INIT and
 // receiving S_REPLY. Its secrets must be kept secret. A Client is good
@@ -153,17 +144,6 @@ func NewClient(rand io.Reader) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-func init() {
-	clienthook.NewClient = func(kemKey, x25519Private []byte) (any, error) {
-		c := new(Client)
-		if err := method.NewClientWithKeys(&c.c, kemKey, x25519Private); err != nil {
-			return nil, err
-		}
-		return c, nil
-	}
-	clienthook.Respond = method.RespondWithKeys
 }
 
 // Init returns C_INIT, the client's message: its ML-KEM-768 encapsulation

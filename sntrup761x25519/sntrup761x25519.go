@@ -114,7 +114,6 @@ import (
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/sntrup761"
-	"github.com/pqkex/pqkex/sntrup761x25519/internal/clienthook"
 )
 
 const (
@@ -143,12 +142,7 @@ const (
 )
 
 // method is the exchange on the shared engine (internal/hybrid).
-var method = &hybrid.Method{
-	Prefix: "sntrup761x25519",
-	Hash:   Hash,
-	KEM:    hybrid.SNTRUP761(),
-	Curve:  hybrid.X25519(),
-}
+var method = &hybrid.SNTRUP761X25519
 
 // Client holds the client's ephemeral secrets between sending C_INIT and
 // receiving S_REPLY. Its secrets must be kept secret. A Client is good
@@ -188,16 +182,6 @@ func NewClientWithKey(dk *sntrup761.DecapsulationKey, rand io.Reader) (*Client, 
 		return nil, err
 	}
 	return c, nil
-}
-
-func init() {
-	clienthook.NewClient = func(kemKey, x25519Private []byte) (any, error) {
-		c := new(Client)
-		if err := method.NewClientWithKeys(&c.c, kemKey, x25519Private); err != nil {
-			return nil, err
-		}
-		return c, nil
-	}
 }
 
 // Init returns C_INIT, the client's message: its sntrup761 public key

@@ -50,6 +50,17 @@ type engineClient struct {
 func (c *engineClient) Init() []byte                     { return c.m.Init(&c.c) }
 func (c *engineClient) Finish(sr []byte) ([]byte, error) { return c.m.Finish(&c.c, sr) }
 
+// withKeys builds a client of the method m from explicit secrets, the
+// known answers' form: the KEM key (an ML-KEM seed d || z or expanded key,
+// an sntrup761 encoding) and the classical private key.
+func withKeys(m *hybrid.Method, kemKey, private []byte) (Client, error) {
+	c := &engineClient{m: m}
+	if err := m.NewClientWithKeys(&c.c, kemKey, private); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // FromMethod runs m (a copy of a method's engine, typically with KEM set
 // to one backend) as an Exchange.
 func FromMethod(label, name string, m *hybrid.Method) Exchange {
@@ -64,11 +75,7 @@ func FromMethod(label, name string, m *hybrid.Method) Exchange {
 		},
 		Respond: m.Respond,
 		NewClientWithKeys: func(seed, private []byte) (Client, error) {
-			c := &engineClient{m: m}
-			if err := m.NewClientWithKeys(&c.c, seed, private); err != nil {
-				return nil, err
-			}
-			return c, nil
+			return withKeys(m, seed, private)
 		},
 		RespondWithKeys: m.RespondWithKeys,
 		IgnoresReader:   m.SelfDraws(strings.NewReader("")),

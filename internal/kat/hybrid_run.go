@@ -9,9 +9,7 @@ import (
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
-	"github.com/pqkex/pqkex/mlkem1024nistp384/mlkem1024nistp384test"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
-	"github.com/pqkex/pqkex/mlkem768nistp256/mlkem768nistp256test"
 )
 
 // The Run functions of the NIST-curve hybrids' files for vectors.Run:
@@ -28,21 +26,22 @@ import (
 func HybridPublic(name string) (ex Exchange, cf string, ok bool) {
 	switch name {
 	case mlkem768nistp256.Name:
-		return publicExchange(name, mlkem768nistp256.Hash, hybrid.P256(), mlkem768nistp256.NewClient,
-			mlkem768nistp256.Respond, mlkem768nistp256test.NewClient, mlkem768nistp256test.Respond), "p256", true
+		return publicExchange(name, mlkem768nistp256.Hash, mlkem768nistp256.NewClient, mlkem768nistp256.Respond,
+			&hybrid.MLKEM768NISTP256), "p256", true
 	case mlkem1024nistp384.Name:
-		return publicExchange(name, mlkem1024nistp384.Hash, hybrid.P384(), mlkem1024nistp384.NewClient,
-			mlkem1024nistp384.Respond, mlkem1024nistp384test.NewClient, mlkem1024nistp384test.Respond), "p384", true
+		return publicExchange(name, mlkem1024nistp384.Hash, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond,
+			&hybrid.MLKEM1024NISTP384), "p384", true
 	}
 	return Exchange{}, "", false
 }
 
-// publicExchange is a method package's API as an Exchange.
-func publicExchange[C Client](name string, h crypto.Hash, cu hybrid.Curve,
-	newClient func(io.Reader) (C, error), respond func(io.Reader, []byte) ([]byte, []byte, error),
-	newClientKeys func(seed, private []byte) (C, error), respondKeys func(clientInit, m, private []byte) ([]byte, []byte, error)) Exchange {
+// publicExchange is a method package's API as an Exchange; its
+// explicit-key constructors, which the public API does not have, are the
+// engine's (m, the method's description, which the package wraps).
+func publicExchange[C Client](name string, h crypto.Hash,
+	newClient func(io.Reader) (C, error), respond func(io.Reader, []byte) ([]byte, []byte, error), m *hybrid.Method) Exchange {
 	return Exchange{
-		Label: "public", Name: name, Hash: h, Curve: cu,
+		Label: "public", Name: name, Hash: h, Curve: m.Curve,
 		NewClient: func(r io.Reader) (Client, error) {
 			c, err := newClient(r)
 			if err != nil {
@@ -52,13 +51,9 @@ func publicExchange[C Client](name string, h crypto.Hash, cu hybrid.Curve,
 		},
 		Respond: respond,
 		NewClientWithKeys: func(seed, private []byte) (Client, error) {
-			c, err := newClientKeys(seed, private)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
+			return withKeys(m, seed, private)
 		},
-		RespondWithKeys: respondKeys,
+		RespondWithKeys: m.RespondWithKeys,
 		// Both methods are approved: in FIPS 140-3 mode they ignore the
 		// caller's reader (see their package documentation).
 		IgnoresReader: fips140.Enabled(),

@@ -8,6 +8,7 @@ import (
 	"crypto/sha3"
 	"encoding/hex"
 	"fmt"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
 
 	"github.com/pqkex/pqkex/mlkem768x25519"
-	"github.com/pqkex/pqkex/mlkem768x25519/mlkem768x25519test"
 )
 
 // ML-KEM-768 known answers and the differential test of the two
@@ -138,7 +138,7 @@ func TestMLKEM768Wycheproof(t *testing.T) {
 			// A wrong ciphertext length is rejected by the SSH client as
 			// a wrong S_REPLY length.
 			if len(tc.Seed) == 64 {
-				c, err := mlkem768x25519test.NewClient(tc.Seed, make([]byte, 32))
+				c, err := withKeys(&hybrid.MLKEM768X25519, tc.Seed, make([]byte, 32))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -212,7 +212,7 @@ func TestMLKEM768WycheproofSemiExpanded(t *testing.T) {
 		if tc.Result != "invalid" || len(tc.C) != 1088 {
 			continue
 		}
-		if _, err := mlkem768x25519test.NewClient(tc.DK, make([]byte, 32)); err == nil {
+		if _, err := withKeys(&hybrid.MLKEM768X25519, tc.DK, make([]byte, 32)); err == nil {
 			t.Errorf("tcId %d (%s): mlkem768x25519test accepted the key", tc.TcID, tc.Comment)
 		}
 	}
