@@ -4,8 +4,8 @@ import (
 	"flag"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/hybridtest"
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
 )
 
@@ -14,8 +14,8 @@ var long = flag.Bool("long", false, "run the 1 000 000-test accumulated ML-KEM-1
 const td = hybridtest.Dir
 
 // kems are both ML-KEM-1024 implementations; every file runs on each.
-func kems() []mlkemhybrid.KEM {
-	return []mlkemhybrid.KEM{mlkemhybrid.Circl(mlkemhybrid.MLKEM1024), mlkemhybrid.Std(mlkemhybrid.MLKEM1024)}
+func kems() []hybrid.KEM {
+	return []hybrid.KEM{hybrid.Circl(hybrid.MLKEM1024), hybrid.Std(hybrid.MLKEM1024)}
 }
 
 func TestMLKEM1024ACVP(t *testing.T) {

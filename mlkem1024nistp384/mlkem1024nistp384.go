@@ -6,8 +6,7 @@ import (
 	"crypto/sha512"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
-	"github.com/pqkex/pqkex/mlkem1024nistp384/internal/clienthook"
+	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 const (
@@ -33,27 +32,15 @@ const (
 
 const pointSize = 1 + 2*48 // 04 || X || Y
 
-var method = mlkemhybrid.Method{
-	Prefix: "mlkem1024nistp384",
-	Hash:   Hash,
-	Params: mlkemhybrid.MLKEM1024,
-	Curve:  mlkemhybrid.P384(),
-	// Every algorithm is approved: in FIPS 140-3 mode only the module's
-	// services run, whatever reader the caller passes.
-	Approved: true,
-	// Outside FIPS mode, crypto/rand's bytes are read and passed in to
-	// circl, the path the known answers check: letting the implementations
-	// draw them is no faster, and crypto/mlkem's own randomized path is
-	// slower (BenchmarkDefaultReader in internal/mlkemhybrid).
-	SelfDrawn: false,
-}
+// method is the exchange on the shared engine (internal/hybrid).
+var method = hybrid.MLKEM1024NISTP384
 
 // Client holds the client's ephemeral secrets between sending C_INIT and
 // receiving S_REPLY. Its secrets must be kept secret. A Client is good
 // for one key exchange and is not safe for concurrent use. The zero value
 // is not usable: create Clients with NewClient.
 type Client struct {
-	c mlkemhybrid.Client
+	c hybrid.Client
 }
 
 // NewClient generates the client's ephemeral ML-KEM-1024 and P-384 keys.
@@ -70,17 +57,6 @@ func NewClient(rand io.Reader) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-func init() {
-	clienthook.NewClient = func(seed, private []byte) (any, error) {
-		c := new(Client)
-		if err := method.NewClientWithKeys(&c.c, seed, private); err != nil {
-			return nil, err
-		}
-		return c, nil
-	}
-	clienthook.Respond = method.RespondWithKeys
 }
 
 // Init returns C_INIT, the client's message: its ML-KEM-1024 encapsulation

@@ -5,8 +5,8 @@ import (
 	"crypto/mlkem"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/hybridtest"
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
 )
 
@@ -32,7 +32,7 @@ func TestConstants(t *testing.T) {
 		}
 	}
 	m := mlkem1024nistp384.Engine
-	if m.ClientInitSize() != 1665 || m.ServerReplySize() != 1665 || m.Params != mlkemhybrid.MLKEM1024 || m.Curve.Name() != "P-384" {
+	if m.ClientInitSize() != 1665 || m.ServerReplySize() != 1665 || m.Params != hybrid.MLKEM1024 || m.Curve.Name() != "P-384" {
 		t.Error("engine parameters differ from the constants")
 	}
 }
@@ -74,7 +74,7 @@ func TestFIPSMode(t *testing.T) {
 // crypto/mlkem server and back).
 func TestCrossCheck(t *testing.T) {
 	hybridtest.KnownAnswers(t, func() {
-		hybridtest.CrossCheck(t, 200, mlkemhybrid.Circl(mlkemhybrid.MLKEM1024), mlkemhybrid.Std(mlkemhybrid.MLKEM1024))
+		hybridtest.CrossCheck(t, 200, hybrid.Circl(hybrid.MLKEM1024), hybrid.Std(hybrid.MLKEM1024))
 		hybridtest.ExchangeAcrossBackends(t, mlkem1024nistp384.Name, mlkem1024nistp384.Engine)
 	})
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/pqkex/pqkex/mlkem768nistp256"
 )
 
-// public runs the package's exported API (with its test-only
+// public runs the package's exported API (with its explicit-key
 // constructors) as a hybridtest.Exchange; "pqkex kat" runs the same.
 func public() hybridtest.Exchange { return hybridtest.Public(mlkem768nistp256.Name) }
 

@@ -3,8 +3,8 @@ package mlkem768nistp256_test
 import (
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/hybridtest"
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
 )
 
@@ -14,8 +14,8 @@ import (
 // through the engine.
 const td768 = hybridtest.Dir
 
-func kems768() []mlkemhybrid.KEM {
-	return []mlkemhybrid.KEM{mlkemhybrid.Circl(mlkemhybrid.MLKEM768), mlkemhybrid.Std(mlkemhybrid.MLKEM768)}
+func kems768() []hybrid.KEM {
+	return []hybrid.KEM{hybrid.Circl(hybrid.MLKEM768), hybrid.Std(hybrid.MLKEM768)}
 }
 
 func TestMLKEM768Vectors(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"crypto/mlkem"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/hybridtest"
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
 )
 
@@ -32,7 +32,7 @@ func TestConstants(t *testing.T) {
 		}
 	}
 	m := mlkem768nistp256.Engine
-	if m.ClientInitSize() != 1249 || m.ServerReplySize() != 1153 || m.Params != mlkemhybrid.MLKEM768 || m.Curve.Name() != "P-256" {
+	if m.ClientInitSize() != 1249 || m.ServerReplySize() != 1153 || m.Params != hybrid.MLKEM768 || m.Curve.Name() != "P-256" {
 		t.Error("engine parameters differ from the constants")
 	}
 }
@@ -74,7 +74,7 @@ func TestFIPSMode(t *testing.T) {
 // crypto/mlkem server and back).
 func TestCrossCheck(t *testing.T) {
 	hybridtest.KnownAnswers(t, func() {
-		hybridtest.CrossCheck(t, 200, mlkemhybrid.Circl(mlkemhybrid.MLKEM768), mlkemhybrid.Std(mlkemhybrid.MLKEM768))
+		hybridtest.CrossCheck(t, 200, hybrid.Circl(hybrid.MLKEM768), hybrid.Std(hybrid.MLKEM768))
 		hybridtest.ExchangeAcrossBackends(t, mlkem768nistp256.Name, mlkem768nistp256.Engine)
 	})
 }

@@ -6,8 +6,7 @@ import (
 	"crypto/sha256"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
-	"github.com/pqkex/pqkex/mlkem768x25519/internal/clienthook"
+	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 const (
@@ -33,23 +32,15 @@ const (
 
 const x25519Size = 32
 
-var method = mlkemhybrid.Method{
-	Prefix:   "mlkem768x25519",
-	Hash:     Hash,
-	Params:   mlkemhybrid.MLKEM768,
-	Curve:    mlkemhybrid.X25519(),
-	Expanded: mlkemhybrid.LoadExpanded768,
-	// SelfDrawn false: crypto/rand's bytes are read and passed in, the
-	// path the known answers check; letting circl draw them is no faster
-	// (BenchmarkDefaultReader in internal/mlkemhybrid).
-}
+// method is the exchange on the shared engine (internal/hybrid).
+var method = hybrid.MLKEM768X25519
 
 // Client holds the client's ephemeral secrets between sending C_INIT and
 // receiving S_REPLY. Its secrets must be kept secret. A Client is good
 // for one key exchange and is not safe for concurrent use. The zero value
 // is not usable: create Clients with NewClient.
 type Client struct {
-	c mlkemhybrid.Client
+	c hybrid.Client
 }
 
 // NewClient generates the client's ephemeral ML-KEM-768 and X25519 keys.
@@ -62,17 +53,6 @@ func NewClient(rand io.Reader) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-func init() {
-	clienthook.NewClient = func(kemKey, x25519Private []byte) (any, error) {
-		c := new(Client)
-		if err := method.NewClientWithKeys(&c.c, kemKey, x25519Private); err != nil {
-			return nil, err
-		}
-		return c, nil
-	}
-	clienthook.Respond = method.RespondWithKeys
 }
 
 // Init returns C_INIT, the client's message: its ML-KEM-768 encapsulation

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/mlkem768x25519"
-	"github.com/pqkex/pqkex/mlkem768x25519/mlkem768x25519test"
 )
 
 // TestConstants pins the exported values to the specification (RFC 10042
@@ -116,11 +116,14 @@ func TestRandomnessOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := mlkem768x25519test.NewClient(stream[:64], stream[64:])
-	if err != nil {
+	// The engine's explicit-key constructor is the reference for what
+	// NewClient must have read.
+	m := &hybrid.MLKEM768X25519
+	var c2 hybrid.Client
+	if err := m.NewClientWithKeys(&c2, stream[:64], stream[64:]); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(c1.Init(), c2.Init()) {
+	if !bytes.Equal(c1.Init(), m.Init(&c2)) {
 		t.Fatal("NewClient does not read seed then X25519 key")
 	}
 	dk, err := mlkem.NewDecapsulationKey768(stream[:64])
@@ -137,14 +140,14 @@ func TestRandomnessOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, k2, err := mlkem768x25519test.Respond(c1.Init(), srv[:32], srv[32:])
+	r2, k2, err := m.RespondWithKeys(c1.Init(), srv[:32], srv[32:])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(r1, r2) || !bytes.Equal(k1, k2) {
 		t.Fatal("Respond does not read m then X25519 key")
 	}
-	kC, err := c2.Finish(r1)
+	kC, err := m.Finish(&c2, r1)
 	if err != nil || !bytes.Equal(kC, k1) {
 		t.Fatalf("Finish: %v, K equal: %v", err, bytes.Equal(kC, k1))
 	}
@@ -166,29 +169,6 @@ func TestRandomnessOrder(t *testing.T) {
 type iotestErrReader struct{ err error }
 
 func (r iotestErrReader) Read([]byte) (int, error) { return 0, r.err }
-
-// TestTestPackage checks mlkem768x25519test.NewClient with an expanded key
-// and its error cases.
-func TestTestPackage(t *testing.T) {
-	var stream [96]byte
-	(&fixedRand{seed: "expanded"}).Read(stream[:])
-	c, err := mlkem768x25519test.NewClient(stream[:64], stream[64:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mlkem768x25519test.NewClient(stream[:63], stream[64:]); err == nil {
-		t.Error("63-byte seed accepted")
-	}
-	if _, err := mlkem768x25519test.NewClient(stream[:64], stream[65:]); err == nil {
-		t.Error("31-byte X25519 key accepted")
-	}
-	if _, err := mlkem768x25519test.NewClient(make([]byte, 2400), stream[64:]); err == nil {
-		t.Error("all-zero expanded key (bad H(ek)) accepted")
-	}
-	if _, _, err := mlkem768x25519test.Respond(c.Init(), stream[:31], stream[:32]); err == nil {
-		t.Error("31-byte m accepted")
-	}
-}
 
 // errorHasNoSecrets checks that err names the peer and contains no long
 // hex or raw substring of any of the given values.

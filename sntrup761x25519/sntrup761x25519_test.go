@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 	"github.com/pqkex/pqkex/sntrup761x25519"
-	"github.com/pqkex/pqkex/sntrup761x25519/sntrup761x25519test"
 )
 
 // TestConstants pins the exported values to RFC 9941 section 3.
@@ -113,11 +113,14 @@ func TestRandomnessOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := sntrup761x25519test.NewClient(dk.Bytes(), s[len(s)-32:])
-	if err != nil {
+	// The engine's explicit-key constructor is the reference for what
+	// NewClient must have read.
+	m := &hybrid.SNTRUP761X25519
+	var c2 hybrid.Client
+	if err := m.NewClientWithKeys(&c2, dk.Bytes(), s[len(s)-32:]); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(c1.Init(), c2.Init()) {
+	if !bytes.Equal(c1.Init(), m.Init(&c2)) {
 		t.Fatal("NewClient does not read the sntrup761 key then the X25519 key")
 	}
 	if !bytes.Equal(c1.Init()[:1158], dk.EncapsulationKey().Bytes()) {
@@ -129,7 +132,7 @@ func TestRandomnessOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, k2, err := sntrup761x25519test.Respond(c1.Init(), srv[:3044], srv[3044:])
+	r2, k2, err := m.RespondWithKeys(c1.Init(), srv[:3044], srv[3044:])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +146,7 @@ func TestRandomnessOrder(t *testing.T) {
 	if !bytes.Equal(r1[:1039], ct) {
 		t.Fatal("S_REPLY does not start with the sntrup761 ciphertext")
 	}
-	kC, err := c2.Finish(r1)
+	kC, err := m.Finish(&c2, r1)
 	if err != nil || !bytes.Equal(kC, k1) {
 		t.Fatalf("Finish: %v, K equal: %v", err, bytes.Equal(kC, k1))
 	}
@@ -171,23 +174,6 @@ func TestRandomnessOrder(t *testing.T) {
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
-
-func TestTestPackage(t *testing.T) {
-	s := stream("tp", 3044)
-	if _, err := sntrup761x25519test.NewClient(make([]byte, 1762), s[:32]); err == nil {
-		t.Error("1762-byte key accepted")
-	}
-	if _, err := sntrup761x25519test.NewClient(make([]byte, 1763), s[:31]); err == nil {
-		t.Error("31-byte X25519 key accepted")
-	}
-	c, err := sntrup761x25519.NewClient(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := sntrup761x25519test.Respond(c.Init(), s[:3043], s[:32]); err == nil {
-		t.Error("3043-byte r accepted")
-	}
-}
 
 func errorHasNoSecrets(t *testing.T, err error, who string, values ...[]byte) {
 	t.Helper()
@@ -267,7 +253,7 @@ func TestRejectLowOrderX25519(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := sntrup761x25519test.NewClient(dk.Bytes(), s[len(s)-32:])
+	c, err := sntrup761x25519.NewClientWithKey(copyKey(t, dk), bytes.NewReader(s[len(s)-32:]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +268,7 @@ func TestRejectLowOrderX25519(t *testing.T) {
 		_, _, err := sntrup761x25519.Respond(nil, in)
 		errorHasNoSecrets(t, err, "client's X25519", in)
 
-		c, err := sntrup761x25519test.NewClient(dk.Bytes(), s[len(s)-32:])
+		c, err := sntrup761x25519.NewClientWithKey(copyKey(t, dk), bytes.NewReader(s[len(s)-32:]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,13 +299,13 @@ func TestTamperedCiphertext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c0, _ := sntrup761x25519test.NewClient(dk.Bytes(), s[len(s)-32:])
+	c0, _ := sntrup761x25519.NewClientWithKey(copyKey(t, dk), bytes.NewReader(s[len(s)-32:]))
 	reply, kS, err := sntrup761x25519.Respond(nil, c0.Init())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range []int{0, 500, 1006, 1007, 1038} {
-		c, _ := sntrup761x25519test.NewClient(dk.Bytes(), s[len(s)-32:])
+		c, _ := sntrup761x25519.NewClientWithKey(copyKey(t, dk), bytes.NewReader(s[len(s)-32:]))
 		bad := bytes.Clone(reply)
 		bad[i] ^= 0x01
 		kC, err := c.Finish(bad)
@@ -393,4 +379,15 @@ func TestNewClientWithKey(t *testing.T) {
 			t.Fatalf("pooled key: K differs (%v)", err)
 		}
 	}
+}
+
+// copyKey returns a copy of dk for NewClientWithKey, which takes ownership
+// of its key and overwrites it when the key exchange is over.
+func copyKey(t *testing.T, dk *sntrup761.DecapsulationKey) *sntrup761.DecapsulationKey {
+	t.Helper()
+	cp, err := sntrup761.NewDecapsulationKey(dk.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp
 }

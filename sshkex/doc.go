@@ -119,7 +119,7 @@
 //
 // Implementations, all constant time in the secrets: ML-KEM is circl's
 // (github.com/cloudflare/circl/kem/mlkem), measured faster than the
-// standard library's crypto/mlkem (BenchmarkKEM in internal/mlkemhybrid),
+// standard library's crypto/mlkem (BenchmarkKEM in internal/hybrid),
 // and crypto/mlkem in FIPS 140-3 mode; the two are tested against each
 // other on every vector and on random inputs. X25519 is circl's
 // (github.com/cloudflare/circl/dh/x25519), measured faster than

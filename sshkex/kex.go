@@ -28,6 +28,24 @@ type method struct {
 	respond   func(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error)
 }
 
+// newMethod describes a method package to the adapter: its name, hash,
+// NewClient and Respond.
+func newMethod[C client](name string, h crypto.Hash, newClient func(io.Reader) (C, error),
+	respond func(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error)) *method {
+	return &method{
+		name: name,
+		hash: h,
+		newClient: func(rand io.Reader) (client, error) {
+			c, err := newClient(rand)
+			if err != nil {
+				return nil, err // not a non-nil interface holding a nil pointer
+			}
+			return c, nil
+		},
+		respond: respond,
+	}
+}
+
 // hybridKEX runs a method over x/crypto/ssh's packet connection, in the
 // shape of x/crypto's own ecdh and mlkem768 key exchanges (kex.go,
 // mlkem.go): the client never verifies the signature itself (x/crypto's

@@ -268,47 +268,26 @@ func RecommendedKeyExchanges() []string {
 	return recommended(defaultKexAlgos)
 }
 
+// The methods, built from their packages' exported API.
 var (
-	nistp256Method = &method{
-		name: KeyExchangeMLKEM768NISTP256,
-		hash: mlkem768nistp256.Hash,
-		newClient: func(rand io.Reader) (client, error) {
-			return mlkem768nistp256.NewClient(rand)
-		},
-		respond: mlkem768nistp256.Respond,
-	}
-	nistp384Method = &method{
-		name: KeyExchangeMLKEM1024NISTP384,
-		hash: mlkem1024nistp384.Hash,
-		newClient: func(rand io.Reader) (client, error) {
-			return mlkem1024nistp384.NewClient(rand)
-		},
-		respond: mlkem1024nistp384.Respond,
-	}
-	mlkemMethod = &method{
-		name: KeyExchangeMLKEM768X25519,
-		hash: mlkem768x25519.Hash,
-		newClient: func(rand io.Reader) (client, error) {
-			return mlkem768x25519.NewClient(rand)
-		},
-		respond: mlkem768x25519.Respond,
-	}
-	sntrupMethod = &method{
-		name: KeyExchangeSNTRUP761X25519,
-		hash: sntrup761x25519.Hash,
-		newClient: func(rand io.Reader) (client, error) {
-			if pool := keyPool.Load(); pool != nil {
-				dk, err := pool.Get()
-				if err != nil {
-					return nil, err
-				}
-				return sntrup761x25519.NewClientWithKey(dk, rand)
-			}
-			return sntrup761x25519.NewClient(rand)
-		},
-		respond: sntrup761x25519.Respond,
-	}
+	nistp256Method = newMethod(mlkem768nistp256.Name, mlkem768nistp256.Hash, mlkem768nistp256.NewClient, mlkem768nistp256.Respond)
+	nistp384Method = newMethod(mlkem1024nistp384.Name, mlkem1024nistp384.Hash, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond)
+	mlkemMethod    = newMethod(mlkem768x25519.Name, mlkem768x25519.Hash, mlkem768x25519.NewClient, mlkem768x25519.Respond)
+	sntrupMethod   = newMethod(sntrup761x25519.Name, sntrup761x25519.Hash, newSNTRUPClient, sntrup761x25519.Respond)
 )
+
+// newSNTRUPClient is sntrup761x25519.NewClient, with the key from the
+// KeyPool set by SetKeyPool if there is one.
+func newSNTRUPClient(rand io.Reader) (*sntrup761x25519.Client, error) {
+	if pool := keyPool.Load(); pool != nil {
+		dk, err := pool.Get()
+		if err != nil {
+			return nil, err
+		}
+		return sntrup761x25519.NewClientWithKey(dk, rand)
+	}
+	return sntrup761x25519.NewClient(rand)
+}
 
 var keyPool atomic.Pointer[sntrup761.KeyPool]
 

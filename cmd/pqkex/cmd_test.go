@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kexserver"
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
 	"github.com/pqkex/pqkex/internal/sntrupbridge"
 	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
@@ -362,12 +362,12 @@ func TestBenchFIPS(t *testing.T) {
 		if !fips140.Enabled() {
 			t.Fatal("child not in FIPS 140-3 mode")
 		}
-		circl, derand := mlkemhybrid.CirclCalls(), mlkemhybrid.DerandomizedCalls()
+		circl, derand := hybrid.CirclCalls(), hybrid.DerandomizedCalls()
 		var out, errOut bytes.Buffer
 		if code := runBench([]string{"-json", "-time", "5ms"}, &out, &errOut); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut.String())
 		}
-		if d1, d2 := mlkemhybrid.CirclCalls()-circl, mlkemhybrid.DerandomizedCalls()-derand; d1 != 0 || d2 != 0 {
+		if d1, d2 := hybrid.CirclCalls()-circl, hybrid.DerandomizedCalls()-derand; d1 != 0 || d2 != 0 {
 			t.Fatalf("bench in FIPS mode made %d circl and %d derandomized calls", d1, d2)
 		}
 		var rep benchReport

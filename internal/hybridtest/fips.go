@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 // FIPSChildEnv marks the child processes of CheckFIPSPath.
@@ -24,8 +24,8 @@ const EmulatorEnv = "PQKEX_EMULATOR"
 // (the public API; m is its engine) uses only the Go Cryptographic
 // Module's approved services: NewClient and Respond with a nil reader,
 // crypto/rand's Reader (what x/crypto/ssh passes) and a caller's reader
-// (which must be left unread) neither enter circl (mlkemhybrid.CirclCalls)
-// nor any derandomized service (mlkemhybrid.DerandomizedCalls: ML-KEM
+// (which must be left unread) neither enter circl (hybrid.CirclCalls)
+// nor any derandomized service (hybrid.DerandomizedCalls: ML-KEM
 // keys from seeds, mlkemtest's encapsulation, EC keys imported from
 // scalars), and the default ML-KEM backend is crypto/mlkem.
 //
@@ -37,16 +37,16 @@ const EmulatorEnv = "PQKEX_EMULATOR"
 // count here (so the proof can fail), then re-runs test (this test's name)
 // in children with GODEBUG=fips140=on and fips140=only and requires each
 // to pass and to have really checked.
-func CheckFIPSPath(t *testing.T, test string, ex Exchange, m *mlkemhybrid.Method) {
+func CheckFIPSPath(t *testing.T, test string, ex Exchange, m *hybrid.Method) {
 	t.Helper()
 	if !fips140.Enabled() {
 		if os.Getenv(FIPSChildEnv) != "" {
 			t.Fatal("child not in FIPS 140-3 mode")
 		}
-		circl, derand := mlkemhybrid.CirclCalls(), mlkemhybrid.DerandomizedCalls()
+		circl, derand := hybrid.CirclCalls(), hybrid.DerandomizedCalls()
 		exchange(t, ex, bytes.NewReader(Stream("fips|client", 64+ex.Curve.PrivateKeySize())),
 			bytes.NewReader(Stream("fips|server", 32+ex.Curve.PrivateKeySize())))
-		if mlkemhybrid.CirclCalls() == circl || mlkemhybrid.DerandomizedCalls() == derand {
+		if hybrid.CirclCalls() == circl || hybrid.DerandomizedCalls() == derand {
 			t.Fatal("outside FIPS mode a counter did not count: the proof would prove nothing")
 		}
 		exe, err := os.Executable()
@@ -78,10 +78,10 @@ func CheckFIPSPath(t *testing.T, test string, ex Exchange, m *mlkemhybrid.Method
 	if !ex.IgnoresReader {
 		t.Fatal("the public API does not say it ignores readers in FIPS mode")
 	}
-	if got := mlkemhybrid.Default(m.Params).Impl(); got != "std" {
+	if got := hybrid.Default(m.Params).Impl(); got != "std" {
 		t.Fatalf("default ML-KEM backend in FIPS mode is %s", got)
 	}
-	circl, derand := mlkemhybrid.CirclCalls(), mlkemhybrid.DerandomizedCalls()
+	circl, derand := hybrid.CirclCalls(), hybrid.DerandomizedCalls()
 	n := 0
 	for _, r := range []func() io.Reader{
 		func() io.Reader { return nil },
@@ -97,18 +97,18 @@ func CheckFIPSPath(t *testing.T, test string, ex Exchange, m *mlkemhybrid.Method
 		t.Fatal("a caller's reader was read in FIPS mode")
 	}
 	n++
-	if d := mlkemhybrid.CirclCalls() - circl; d != 0 {
+	if d := hybrid.CirclCalls() - circl; d != 0 {
 		t.Fatalf("%d calls into circl in FIPS 140-3 mode", d)
 	}
-	if d := mlkemhybrid.DerandomizedCalls() - derand; d != 0 {
+	if d := hybrid.DerandomizedCalls() - derand; d != 0 {
 		t.Fatalf("%d calls into derandomized services in FIPS 140-3 mode", d)
 	}
-	// The counter counts in this mode too: the test-only constructor
+	// The counter counts in this mode too: the explicit-key constructor
 	// imports its keys.
 	if _, err := ex.NewClientWithKeys(Stream("fips|ctor", 64), Stream("fips|ctor|ec", ex.Curve.PrivateKeySize())); err != nil {
 		t.Fatal(err)
 	}
-	if mlkemhybrid.DerandomizedCalls() == derand {
+	if hybrid.DerandomizedCalls() == derand {
 		t.Fatal("the derandomized counter does not count in FIPS mode")
 	}
 	if fips140.Enforced() {

@@ -74,7 +74,7 @@ func (r countingErrReader) Read([]byte) (int, error) {
 // RunProperties checks what both NIST-curve hybrid methods promise, on ex:
 // round trips, K's encoding, Init's copy, Finish once only, the
 // randomness order and amount (seed, candidates; m, candidates), errors
-// from short or failing readers, the test-only constructors, rejection of
+// from short or failing readers, the explicit-key constructors, rejection of
 // every wrong length, of bad points and unreduced encapsulation keys with
 // errors that name the side and hold no input, and implicit rejection of
 // tampered ciphertexts. prefix is the package name, ekSize the ML-KEM

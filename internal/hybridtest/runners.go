@@ -12,8 +12,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kat"
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
 )
 
 // Client, Exchange and ECDHCounts are internal/kat's: the runners live
@@ -30,16 +30,16 @@ const Dir = "../vectors/testdata/"
 
 // FromMethod runs m (a copy of a method's engine, typically with KEM set
 // to one backend) as an Exchange.
-func FromMethod(label, name string, m *mlkemhybrid.Method) Exchange {
+func FromMethod(label, name string, m *hybrid.Method) Exchange {
 	return kat.FromMethod(label, name, m)
 }
 
 // Backends returns the method's engine once per ML-KEM implementation
 // (circl, crypto/mlkem), as Exchanges.
-func Backends(name string, m mlkemhybrid.Method) []Exchange { return kat.Backends(name, m) }
+func Backends(name string, m hybrid.Method) []Exchange { return kat.Backends(name, m) }
 
 // Public returns the public API of the NIST-curve hybrid named name, with
-// its test-only constructors, as an Exchange labelled "public"
+// its explicit-key constructors, as an Exchange labelled "public"
 // (kat.HybridPublic). It panics for any other name.
 func Public(name string) Exchange {
 	ex, _, ok := kat.HybridPublic(name)
@@ -72,7 +72,7 @@ func RunSSHFile(t *testing.T, path, cf string, exs ...Exchange) int {
 
 // RunACVP checks the ACVP keyGen and encapDecap files on every
 // implementation (decapsulation with the expanded dk where it loads).
-func RunACVP(t *testing.T, keygenPath, encapDecapPath string, kems ...mlkemhybrid.KEM) int {
+func RunACVP(t *testing.T, keygenPath, encapDecapPath string, kems ...hybrid.KEM) int {
 	t.Helper()
 	return kat.RunKEMACVPKeyGen(t, keygenPath, read(t, keygenPath), kems...) +
 		kat.RunKEMACVPEncapDecap(t, encapDecapPath, read(t, encapDecapPath), kems...)
@@ -80,27 +80,27 @@ func RunACVP(t *testing.T, keygenPath, encapDecapPath string, kems ...mlkemhybri
 
 // RunWycheproof checks a Wycheproof ML-KEM file of any of the four
 // schemas.
-func RunWycheproof(t *testing.T, path string, kems ...mlkemhybrid.KEM) int {
+func RunWycheproof(t *testing.T, path string, kems ...hybrid.KEM) int {
 	t.Helper()
 	return kat.RunKEMWycheproof(t, path, read(t, path), kems...)
 }
 
 // RunCCTVModulus checks that every key of CCTV's gzipped modulus file is
 // rejected by every implementation and by every Exchange's Respond.
-func RunCCTVModulus(t *testing.T, path string, kems []mlkemhybrid.KEM, exs ...Exchange) int {
+func RunCCTVModulus(t *testing.T, path string, kems []hybrid.KEM, exs ...Exchange) int {
 	t.Helper()
 	return kat.RunKEMCCTVModulus(t, path, read(t, path), kems, exs...)
 }
 
 // RunCCTVCase checks one CCTV "name = hex" case (strcmp, unlucky).
-func RunCCTVCase(t *testing.T, path string, kems ...mlkemhybrid.KEM) int {
+func RunCCTVCase(t *testing.T, path string, kems ...hybrid.KEM) int {
 	t.Helper()
 	return kat.RunKEMCCTVCase(t, path, read(t, path), kems...)
 }
 
 // RunAccumulated runs n accumulated pseudo-random tests on each
 // implementation and returns how many published hashes it compared.
-func RunAccumulated(t *testing.T, path string, n int, kems ...mlkemhybrid.KEM) int {
+func RunAccumulated(t *testing.T, path string, n int, kems ...hybrid.KEM) int {
 	t.Helper()
 	return kat.RunKEMAccumulated(t, path, read(t, path), n, kems...)
 }
@@ -114,7 +114,7 @@ func RunWycheproofECDH(t *testing.T, path string, ex Exchange) ECDHCounts {
 
 // CrossCheck runs two ML-KEM implementations against each other on n
 // random inputs: every output and every verdict must agree.
-func CrossCheck(t *testing.T, n int, a, b mlkemhybrid.KEM) {
+func CrossCheck(t *testing.T, n int, a, b hybrid.KEM) {
 	t.Helper()
 	kat.CrossCheck(t, n, a, b)
 }
@@ -122,7 +122,7 @@ func CrossCheck(t *testing.T, n int, a, b mlkemhybrid.KEM) {
 // ExchangeAcrossBackends runs one whole exchange of the method m with the
 // client on each backend and the server on the other (circl client with a
 // crypto/mlkem server, and back): both sides must derive the same K.
-func ExchangeAcrossBackends(t *testing.T, name string, m mlkemhybrid.Method) {
+func ExchangeAcrossBackends(t *testing.T, name string, m hybrid.Method) {
 	t.Helper()
 	b := Backends(name, m)
 	for _, pair := range [][2]Exchange{{b[0], b[1]}, {b[1], b[0]}} {

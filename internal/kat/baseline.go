@@ -14,7 +14,7 @@ import (
 // hybrid would do with the standard library only: crypto/mlkem's
 // GenerateKey / Encapsulate / Decapsulate, crypto/ecdh's GenerateKey /
 // NewPublicKey / ECDH, and HASH(K_PQ || K_CL) through hash.Hash. It takes
-// its randomness from the module (rand is ignored) and has no test-only
+// its randomness from the module (rand is ignored) and has no explicit-key
 // constructors. curveName is "P-256" or "P-384", ekSize the ML-KEM
 // encapsulation key size (768 or 1024). "pqkex bench" and the methods'
 // benchmarks compare against it; the methods' TestBaseline keeps it honest

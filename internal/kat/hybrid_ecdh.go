@@ -19,7 +19,7 @@ type wycheproofECDH struct {
 	} `json:"testGroups"`
 }
 
-// curveNames maps Wycheproof's curve names to mlkemhybrid.Curve names.
+// curveNames maps Wycheproof's curve names to hybrid.Curve names.
 var curveNames = map[string]string{"secp256r1": "P-256", "secp384r1": "P-384"}
 
 // ECDHCounts says how the cases of a Wycheproof ECDH file were used.

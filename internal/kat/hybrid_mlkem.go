@@ -12,13 +12,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 // The ML-KEM runners check one parameter set's files on every given
 // implementation. Values that need the expanded decapsulation key
 // (dk_PKE || ek || H(ek) || z) run only on implementations that have it
-// (mlkemhybrid.ExpandedKEM: circl); everything else runs on all.
+// (hybrid.ExpandedKEM: circl); everything else runs on all.
 
 // mustJSON decodes a JSON vector file or ends the run.
 func mustJSON(t TB, name string, data []byte, v any) {
@@ -28,7 +28,7 @@ func mustJSON(t TB, name string, data []byte, v any) {
 	}
 }
 
-func keyGen(k mlkemhybrid.KEM, seed []byte) (ek []byte, dk mlkemhybrid.DecapsulationKey, err error) {
+func keyGen(k hybrid.KEM, seed []byte) (ek []byte, dk hybrid.DecapsulationKey, err error) {
 	if len(seed) != 64 {
 		return nil, nil, fmt.Errorf("seed has %d bytes", len(seed))
 	}
@@ -41,7 +41,7 @@ func keyGen(k mlkemhybrid.KEM, seed []byte) (ek []byte, dk mlkemhybrid.Decapsula
 	return ek, dk, nil
 }
 
-func encaps(k mlkemhybrid.KEM, ek, m []byte) (c, key []byte, err error) {
+func encaps(k hybrid.KEM, ek, m []byte) (c, key []byte, err error) {
 	e, err := k.ParseEncapsulationKey(ek)
 	if err != nil {
 		return nil, nil, err
@@ -53,7 +53,7 @@ func encaps(k mlkemhybrid.KEM, ek, m []byte) (c, key []byte, err error) {
 	return c, key, e.Encapsulate(c, key, m)
 }
 
-func decaps(k mlkemhybrid.KEM, dk mlkemhybrid.DecapsulationKey, c []byte) ([]byte, error) {
+func decaps(k hybrid.KEM, dk hybrid.DecapsulationKey, c []byte) ([]byte, error) {
 	if len(c) != k.CiphertextSize() {
 		return nil, fmt.Errorf("ciphertext has %d bytes", len(c))
 	}
@@ -62,8 +62,8 @@ func decaps(k mlkemhybrid.KEM, dk mlkemhybrid.DecapsulationKey, c []byte) ([]byt
 	return key, nil
 }
 
-func loadExpanded(k mlkemhybrid.KEM, dk []byte) (mlkemhybrid.DecapsulationKey, bool, error) {
-	x, ok := k.(mlkemhybrid.ExpandedKEM)
+func loadExpanded(k hybrid.KEM, dk []byte) (hybrid.DecapsulationKey, bool, error) {
+	x, ok := k.(hybrid.ExpandedKEM)
 	if !ok {
 		return nil, false, nil
 	}
@@ -74,8 +74,8 @@ func loadExpanded(k mlkemhybrid.KEM, dk []byte) (mlkemhybrid.DecapsulationKey, b
 	return d, true, err
 }
 
-func expanded(k mlkemhybrid.KEM, dk mlkemhybrid.DecapsulationKey) ([]byte, bool) {
-	x, ok := k.(mlkemhybrid.ExpandedKEM)
+func expanded(k hybrid.KEM, dk hybrid.DecapsulationKey) ([]byte, bool) {
+	x, ok := k.(hybrid.ExpandedKEM)
 	if !ok {
 		return nil, false
 	}
@@ -84,7 +84,7 @@ func expanded(k mlkemhybrid.KEM, dk mlkemhybrid.DecapsulationKey) ([]byte, bool)
 
 // kemCheckKeyGen: KeyGen_internal(seed) gives ek (and the expanded dk where
 // the implementation has it and want is given).
-func kemCheckKeyGen(k mlkemhybrid.KEM, seed, wantEK, wantDK []byte) error {
+func kemCheckKeyGen(k hybrid.KEM, seed, wantEK, wantDK []byte) error {
 	ek, dk, err := keyGen(k, seed)
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func kemCheckKeyGen(k mlkemhybrid.KEM, seed, wantEK, wantDK []byte) error {
 	return nil
 }
 
-func kemCheckEncaps(k mlkemhybrid.KEM, ek, m, wantC, wantK []byte) error {
+func kemCheckEncaps(k hybrid.KEM, ek, m, wantC, wantK []byte) error {
 	c, key, err := encaps(k, ek, m)
 	if err != nil {
 		return err
@@ -114,8 +114,8 @@ func kemCheckEncaps(k mlkemhybrid.KEM, ek, m, wantC, wantK []byte) error {
 // kemCheckDecaps decapsulates with a seed (every implementation; any other
 // length is an invalid seed) or, if expandedKey, with an expanded key
 // (callers run those only on implementations that load them).
-func kemCheckDecaps(k mlkemhybrid.KEM, key, c, wantK []byte, expandedKey bool) error {
-	var dk mlkemhybrid.DecapsulationKey
+func kemCheckDecaps(k hybrid.KEM, key, c, wantK []byte, expandedKey bool) error {
+	var dk hybrid.DecapsulationKey
 	var err error
 	if !expandedKey {
 		_, dk, err = keyGen(k, key)
@@ -138,7 +138,7 @@ func kemCheckDecaps(k mlkemhybrid.KEM, key, c, wantK []byte, expandedKey bool) e
 	return nil
 }
 
-func reportKEM(t TB, k mlkemhybrid.KEM, what string, err error) {
+func reportKEM(t TB, k hybrid.KEM, what string, err error) {
 	t.Helper()
 	if err != nil {
 		t.Errorf("%s %s: %s: %v", k.Impl(), k.Name(), what, err)
@@ -148,7 +148,7 @@ func reportKEM(t TB, k mlkemhybrid.KEM, what string, err error) {
 // RunKEMACVPKeyGen checks an ACVP keyGen file (prompt joined with the
 // results): KeyGen_internal(d, z) gives ek, and the expanded dk where the
 // implementation has it. One case per test and implementation.
-func RunKEMACVPKeyGen(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int {
+func RunKEMACVPKeyGen(t TB, name string, data []byte, kems ...hybrid.KEM) int {
 	t.Helper()
 	var kg ACVPMLKEMKeyGen
 	mustJSON(t, name, data, &kg)
@@ -170,7 +170,7 @@ func RunKEMACVPKeyGen(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) i
 // RunKEMACVPEncapDecap checks an ACVP encapDecap file: every
 // encapsulation on every implementation, the decapsulations (which give
 // only an expanded dk) on those that load expanded keys.
-func RunKEMACVPEncapDecap(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int {
+func RunKEMACVPEncapDecap(t TB, name string, data []byte, kems ...hybrid.KEM) int {
 	t.Helper()
 	var ed ACVPMLKEMEncapDecap
 	mustJSON(t, name, data, &ed)
@@ -185,7 +185,7 @@ func RunKEMACVPEncapDecap(t TB, name string, data []byte, kems ...mlkemhybrid.KE
 			})
 			n++
 		}
-		if _, ok := k.(mlkemhybrid.ExpandedKEM); !ok {
+		if _, ok := k.(hybrid.ExpandedKEM); !ok {
 			continue // the decapsulation cases give only an expanded dk
 		}
 		for _, tc := range ed.Decapsulation.Tests {
@@ -200,7 +200,7 @@ func RunKEMACVPEncapDecap(t TB, name string, data []byte, kems ...mlkemhybrid.KE
 
 // RunKEMWycheproof checks a Wycheproof ML-KEM file of any of the four
 // schemas: valid cases give the listed values, invalid ones are rejected.
-func RunKEMWycheproof(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int {
+func RunKEMWycheproof(t TB, name string, data []byte, kems ...hybrid.KEM) int {
 	t.Helper()
 	var v WycheproofMLKEM
 	mustJSON(t, name, data, &v)
@@ -213,7 +213,7 @@ func RunKEMWycheproof(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) i
 			switch g.Type {
 			case "MLKEMTest", "MLKEMEncapsTest", "MLKEMKeyGen":
 			case "MLKEMDecapsValidationTest":
-				if _, ok := k.(mlkemhybrid.ExpandedKEM); !ok {
+				if _, ok := k.(hybrid.ExpandedKEM); !ok {
 					continue
 				}
 			default:
@@ -258,7 +258,7 @@ func RunKEMWycheproof(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) i
 // gzipped hex, one key per line) is rejected by every implementation and,
 // inside C_INIT, by every Exchange's Respond, for the encapsulation key.
 // One case per key.
-func RunKEMCCTVModulus(t TB, name string, data []byte, kems []mlkemhybrid.KEM, exs ...Exchange) int {
+func RunKEMCCTVModulus(t TB, name string, data []byte, kems []hybrid.KEM, exs ...Exchange) int {
 	t.Helper()
 	z, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
@@ -309,7 +309,7 @@ func RunKEMCCTVModulus(t TB, name string, data []byte, kems []mlkemhybrid.KEM, e
 // generation from d, z; encapsulation of m; decapsulation of c with the
 // expanded dk and with d || z, as far as the fields allow. One case per
 // check and implementation.
-func RunKEMCCTVCase(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int {
+func RunKEMCCTVCase(t TB, name string, data []byte, kems ...hybrid.KEM) int {
 	t.Helper()
 	kv := map[string][]byte{}
 	for _, line := range strings.Split(string(data), "\n") {
@@ -332,7 +332,7 @@ func RunKEMCCTVCase(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int
 		return true
 	}
 	n := 0
-	check := func(k mlkemhybrid.KEM, what string, f func() error) {
+	check := func(k hybrid.KEM, what string, f func() error) {
 		each(t, func() { reportKEM(t, k, name+" "+what, f()) })
 		n++
 	}
@@ -344,7 +344,7 @@ func RunKEMCCTVCase(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int
 		if has("ek", "m", "c", "K") {
 			check(k, "encaps", func() error { return kemCheckEncaps(k, kv["ek"], kv["m"], kv["c"], kv["K"]) })
 		}
-		if _, ok := k.(mlkemhybrid.ExpandedKEM); ok && has("dk", "c", "K") {
+		if _, ok := k.(hybrid.ExpandedKEM); ok && has("dk", "c", "K") {
 			check(k, "decaps (expanded dk)", func() error { return kemCheckDecaps(k, kv["dk"], kv["c"], kv["K"], true) })
 		}
 		if has("d", "z", "c", "K") {
@@ -363,7 +363,7 @@ func RunKEMCCTVCase(t TB, name string, data []byte, kems ...mlkemhybrid.KEM) int
 // "cctv" (also the expanded dk) where the implementation has expanded
 // keys. It returns how many hashes it compared; the callers check that
 // number. One case per implementation.
-func RunKEMAccumulated(t TB, name string, data []byte, n int, kems ...mlkemhybrid.KEM) int {
+func RunKEMAccumulated(t TB, name string, data []byte, n int, kems ...hybrid.KEM) int {
 	t.Helper()
 	var v MLKEMAccumulated
 	mustJSON(t, name, data, &v)
@@ -375,10 +375,10 @@ func RunKEMAccumulated(t TB, name string, data []byte, n int, kems ...mlkemhybri
 	return runs
 }
 
-func accumulateKEM(t TB, k mlkemhybrid.KEM, n int, key string, cctv, goRecipe map[string]string) int {
+func accumulateKEM(t TB, k hybrid.KEM, n int, key string, cctv, goRecipe map[string]string) int {
 	rng, accCCTV, accGo := sha3.NewSHAKE128(), sha3.NewSHAKE128(), sha3.NewSHAKE128()
 	seed, m, c1 := make([]byte, 64), make([]byte, 32), make([]byte, k.CiphertextSize())
-	_, hasDK := k.(mlkemhybrid.ExpandedKEM)
+	_, hasDK := k.(hybrid.ExpandedKEM)
 	for i := range n {
 		rng.Read(seed)
 		rng.Read(m)
@@ -429,7 +429,7 @@ func accumulateKEM(t TB, k mlkemhybrid.KEM, n int, key string, cctv, goRecipe ma
 // CrossCheck runs the implementations against each other on n random
 // seeds, messages and ciphertexts (valid and garbled) and on random
 // unreduced encapsulation keys: every output and every verdict must agree.
-func CrossCheck(t TB, n int, a, b mlkemhybrid.KEM) {
+func CrossCheck(t TB, n int, a, b hybrid.KEM) {
 	t.Helper()
 	seed, m := make([]byte, 64), make([]byte, 32)
 	for i := range n {

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/mlkemhybrid"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
-	"github.com/pqkex/pqkex/mlkem1024nistp384/mlkem1024nistp384test"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
-	"github.com/pqkex/pqkex/mlkem768nistp256/mlkem768nistp256test"
 )
 
 // The Run functions of the NIST-curve hybrids' files for vectors.Run:
@@ -23,26 +21,27 @@ import (
 
 // HybridPublic returns the public API of the NIST-curve hybrid named
 // name (mlkem768nistp256-sha256 or mlkem1024nistp384-sha384) as an
-// Exchange, with its test-only constructors, and the vector files' field
+// Exchange, with its explicit-key constructors, and the vector files' field
 // prefix of its curve ("p256", "p384").
 func HybridPublic(name string) (ex Exchange, cf string, ok bool) {
 	switch name {
 	case mlkem768nistp256.Name:
-		return publicExchange(name, mlkem768nistp256.Hash, mlkemhybrid.P256(), mlkem768nistp256.NewClient,
-			mlkem768nistp256.Respond, mlkem768nistp256test.NewClient, mlkem768nistp256test.Respond), "p256", true
+		return publicExchange(name, mlkem768nistp256.Hash, mlkem768nistp256.NewClient, mlkem768nistp256.Respond,
+			&hybrid.MLKEM768NISTP256), "p256", true
 	case mlkem1024nistp384.Name:
-		return publicExchange(name, mlkem1024nistp384.Hash, mlkemhybrid.P384(), mlkem1024nistp384.NewClient,
-			mlkem1024nistp384.Respond, mlkem1024nistp384test.NewClient, mlkem1024nistp384test.Respond), "p384", true
+		return publicExchange(name, mlkem1024nistp384.Hash, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond,
+			&hybrid.MLKEM1024NISTP384), "p384", true
 	}
 	return Exchange{}, "", false
 }
 
-// publicExchange is a method package's API as an Exchange.
-func publicExchange[C Client](name string, h crypto.Hash, cu mlkemhybrid.Curve,
-	newClient func(io.Reader) (C, error), respond func(io.Reader, []byte) ([]byte, []byte, error),
-	newClientKeys func(seed, private []byte) (C, error), respondKeys func(clientInit, m, private []byte) ([]byte, []byte, error)) Exchange {
+// publicExchange is a method package's API as an Exchange; its
+// explicit-key constructors, which the public API does not have, are the
+// engine's (m, the method's description, which the package wraps).
+func publicExchange[C Client](name string, h crypto.Hash,
+	newClient func(io.Reader) (C, error), respond func(io.Reader, []byte) ([]byte, []byte, error), m *hybrid.Method) Exchange {
 	return Exchange{
-		Label: "public", Name: name, Hash: h, Curve: cu,
+		Label: "public", Name: name, Hash: h, Curve: m.Curve,
 		NewClient: func(r io.Reader) (Client, error) {
 			c, err := newClient(r)
 			if err != nil {
@@ -52,13 +51,9 @@ func publicExchange[C Client](name string, h crypto.Hash, cu mlkemhybrid.Curve,
 		},
 		Respond: respond,
 		NewClientWithKeys: func(seed, private []byte) (Client, error) {
-			c, err := newClientKeys(seed, private)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
+			return withKeys(m, seed, private)
 		},
-		RespondWithKeys: respondKeys,
+		RespondWithKeys: m.RespondWithKeys,
 		// Both methods are approved: in FIPS 140-3 mode they ignore the
 		// caller's reader (see their package documentation).
 		IgnoresReader: fips140.Enabled(),
@@ -83,8 +78,8 @@ func RunSSHHybrid(data []byte) Result {
 }
 
 // kems1024 are both ML-KEM-1024 implementations.
-func kems1024() []mlkemhybrid.KEM {
-	return []mlkemhybrid.KEM{mlkemhybrid.Circl(mlkemhybrid.MLKEM1024), mlkemhybrid.Std(mlkemhybrid.MLKEM1024)}
+func kems1024() []hybrid.KEM {
+	return []hybrid.KEM{hybrid.Circl(hybrid.MLKEM1024), hybrid.Std(hybrid.MLKEM1024)}
 }
 
 // RunMLKEM1024ACVPKeyGen runs an ACVP ML-KEM-1024 keyGen file on both

@@ -78,7 +78,7 @@ func Stream(label string, n int) []byte {
 // S_REPLY and K from the server's; the client's K; K =
 // string(HASH(K_PQ || K_CL)) from the file's intermediate values; the
 // exchange hash, the six derived keys, the Ed25519 signature and both
-// payloads; the test-only constructors from the recorded secrets), and
+// payloads; the explicit-key constructors from the recorded secrets), and
 // every edge case against its strict `result` (`putty_result` is
 // ignored): rejects must fail with an error naming the peer's side,
 // accepts must give the listed K. The curve's field prefix is cf
@@ -244,7 +244,7 @@ func readerExchange(t TB, ex Exchange, id string, cStream, sStream, qc, qs, kWan
 // NIST-curve hybrid in FIPS 140-3 mode): NewClient and Respond leave the
 // recorded streams unread, their keys are fresh (C_INIT and K differ from
 // what the streams give), and the two sides agree on K. The byte-exact
-// checks run through the test-only constructors.
+// checks run through the explicit-key constructors.
 func ignoredReaders(t TB, ex Exchange, id string, cStream, sStream []byte) {
 	t.Helper()
 	fail := func(format string, args ...any) { t.Helper(); t.Errorf(id+": "+format, args...) }
@@ -290,7 +290,7 @@ func runEdge(t TB, ex Exchange, cf string, f fields) {
 		reply, k, err = ex.Respond(shakeStream(f.str("server_stream")), f.hex("Q_C"))
 		if ex.IgnoresReader {
 			// The verdict is the ignored-reader path's; S_REPLY and K
-			// come from the test-only constructor on the stream's m and
+			// come from the explicit-key constructor on the stream's m and
 			// first candidate.
 			s := Stream(f.str("server_stream"), 32+ex.Curve.PrivateKeySize())
 			var err2 error

@@ -8,6 +8,7 @@ import (
 	"crypto/sha3"
 	"encoding/hex"
 	"fmt"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
 
 	"github.com/pqkex/pqkex/mlkem768x25519"
-	"github.com/pqkex/pqkex/mlkem768x25519/mlkem768x25519test"
 )
 
 // ML-KEM-768 known answers and the differential test of the two
@@ -138,7 +138,7 @@ func TestMLKEM768Wycheproof(t *testing.T) {
 			// A wrong ciphertext length is rejected by the SSH client as
 			// a wrong S_REPLY length.
 			if len(tc.Seed) == 64 {
-				c, err := mlkem768x25519test.NewClient(tc.Seed, make([]byte, 32))
+				c, err := withKeys(&hybrid.MLKEM768X25519, tc.Seed, make([]byte, 32))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -204,7 +204,7 @@ func TestMLKEM768WycheproofKeyGen(t *testing.T) {
 
 // TestMLKEM768WycheproofSemiExpanded runs decapsulation with expanded keys
 // (circl only), including the FIPS 203 section 7.3 checks; an invalid key
-// must already be refused by mlkem768x25519test.NewClient.
+// must already be refused by the explicit-key constructor.
 func TestMLKEM768WycheproofSemiExpanded(t *testing.T) {
 	v, tests := readWycheproofMLKEM(t, "wycheproof_mlkem_768_semi_expanded_decaps_test.json", "MLKEMDecapsValidationTest", 9)
 	report(t, RunWycheproofMLKEM(v))
@@ -212,8 +212,8 @@ func TestMLKEM768WycheproofSemiExpanded(t *testing.T) {
 		if tc.Result != "invalid" || len(tc.C) != 1088 {
 			continue
 		}
-		if _, err := mlkem768x25519test.NewClient(tc.DK, make([]byte, 32)); err == nil {
-			t.Errorf("tcId %d (%s): mlkem768x25519test accepted the key", tc.TcID, tc.Comment)
+		if _, err := withKeys(&hybrid.MLKEM768X25519, tc.DK, make([]byte, 32)); err == nil {
+			t.Errorf("tcId %d (%s): the explicit-key constructor accepted the key", tc.TcID, tc.Comment)
 		}
 	}
 }

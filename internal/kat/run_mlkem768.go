@@ -7,13 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"strconv"
 	"strings"
 
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
 
 	"github.com/pqkex/pqkex/mlkem768x25519"
-	"github.com/pqkex/pqkex/mlkem768x25519/mlkem768x25519test"
 )
 
 // The ML-KEM-768 files run on circl's kem/mlkem/mlkem768, the backend of
@@ -92,7 +92,7 @@ func circlExpanded(dk []byte) (*mlkem768.PrivateKey, bool) {
 // not nil, that finishing with c || Bob's public key gives the K of the
 // ML-KEM key k.
 func sshClientCheck(kemKey, ek, c, k []byte) error {
-	cl, err := mlkem768x25519test.NewClient(kemKey, rfcAlicePrivate)
+	cl, err := withKeys(&hybrid.MLKEM768X25519, kemKey, rfcAlicePrivate)
 	if err != nil {
 		return fmt.Errorf("mlkem768x25519 client: %v", err)
 	}
@@ -114,7 +114,7 @@ func sshClientCheck(kemKey, ek, c, k []byte) error {
 // sshClientRejects reports whether an mlkem768x25519 client rejects
 // kemKey or the reply c || Bob's public key.
 func sshClientRejects(kemKey, c []byte) bool {
-	cl, err := mlkem768x25519test.NewClient(kemKey, rfcAlicePrivate)
+	cl, err := withKeys(&hybrid.MLKEM768X25519, kemKey, rfcAlicePrivate)
 	if err != nil {
 		return true
 	}
@@ -126,7 +126,7 @@ func sshClientRejects(kemKey, c []byte) bool {
 // ek || Bob's public key with randomness m sends c || Alice's public key
 // and derives the K of the ML-KEM key k.
 func sshServerCheck(ek, m, c, k []byte) error {
-	reply, got, err := mlkem768x25519test.Respond(cat(ek, rfcBobPublic), m, rfcAlicePrivate)
+	reply, got, err := hybrid.MLKEM768X25519.RespondWithKeys(cat(ek, rfcBobPublic), m, rfcAlicePrivate)
 	if err != nil {
 		return fmt.Errorf("mlkem768x25519 server: %v", err)
 	}
@@ -337,7 +337,7 @@ var wycheproofMLKEMChecks = map[string]func(tc *WycheproofMLKEMTest) error{
 		if _, _, _, ok := circlKeyFromSeed(tc.Seed); ok {
 			return errors.New("accepted by circl")
 		}
-		if _, err := mlkem768x25519test.NewClient(tc.Seed, rfcAlicePrivate); err == nil {
+		if _, err := withKeys(&hybrid.MLKEM768X25519, tc.Seed, rfcAlicePrivate); err == nil {
 			return errors.New("accepted by mlkem768x25519")
 		}
 		return nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/pqkex/pqkex/internal/nistdrbg"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 )
@@ -26,7 +25,7 @@ func RunSNTRUP761KAT(f *RSP) Result {
 }
 
 func checkSNTRUP761Count(want *KEMKAT) error {
-	if len(want.Seed) != nistdrbg.SeedSize {
+	if len(want.Seed) != DRBGSeedSize {
 		return errors.New("seed is not 48 bytes")
 	}
 	got, err := katCount(want.Seed)
@@ -51,9 +50,9 @@ func checkSNTRUP761Count(want *KEMKAT) error {
 // katCount runs one NIST KAT count: keypair and encapsulation from the
 // DRBG seeded with seed (48 bytes), one DRBG call per array.
 func katCount(seed []byte) (KEMKAT, error) {
-	var s [nistdrbg.SeedSize]byte
+	var s [DRBGSeedSize]byte
 	copy(s[:], seed)
-	rng := nistdrbg.New(&s)
+	rng := NewDRBG(&s)
 	dk, err := sntrup761test.GenerateKey(rng)
 	if err != nil {
 		return KEMKAT{}, err

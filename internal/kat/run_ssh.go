@@ -11,17 +11,16 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/pqkex/pqkex/kexhash"
 	"github.com/pqkex/pqkex/mlkem768x25519"
-	"github.com/pqkex/pqkex/mlkem768x25519/mlkem768x25519test"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 	"github.com/pqkex/pqkex/sntrup761x25519"
-	"github.com/pqkex/pqkex/sntrup761x25519/sntrup761x25519test"
 )
 
 // The OpenSSH-generated SSH vectors, run through the method packages and
@@ -76,7 +75,7 @@ var mlkemSSH = &sshMethod{
 		return c, nil
 	},
 	newClientKeys: func(k, x []byte) (sshClient, error) {
-		c, err := mlkem768x25519test.NewClient(k, x)
+		c, err := withKeys(&hybrid.MLKEM768X25519, k, x)
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +148,7 @@ var sntrupSSH = &sshMethod{
 		return c, nil
 	},
 	newClientKeys: func(k, x []byte) (sshClient, error) {
-		c, err := sntrup761x25519test.NewClient(k, x)
+		c, err := withKeys(&hybrid.SNTRUP761X25519, k, x)
 		if err != nil {
 			return nil, err
 		}

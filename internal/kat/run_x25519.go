@@ -8,14 +8,13 @@ import (
 	"crypto/mlkem/mlkemtest"
 	"errors"
 	"fmt"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"strconv"
 	"strings"
 
 	cx25519 "github.com/cloudflare/circl/dh/x25519"
 
-	"github.com/pqkex/pqkex/mlkem768x25519/mlkem768x25519test"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
-	"github.com/pqkex/pqkex/sntrup761x25519/sntrup761x25519test"
 )
 
 // The X25519 files run on circl's dh/x25519, the backend of both SSH
@@ -203,18 +202,18 @@ func (f *kemHalves) check(priv, pub, shared []byte, wantErr string) error {
 	}
 	var outs []outcome
 
-	reply, k, err := mlkem768x25519test.Respond(cat(f.mlkemEK, pub), f.mlkemM, priv)
+	reply, k, err := hybrid.MLKEM768X25519.RespondWithKeys(cat(f.mlkemEK, pub), f.mlkemM, priv)
 	outs = append(outs, outcome{"mlkem768x25519 server", "client", reply, cat(f.mlkemCT, ourPub), k, kexK(crypto.SHA256, f.mlkemK, shared), err})
-	if c, err := mlkem768x25519test.NewClient(f.mlkemSeed, priv); err != nil {
+	if c, err := withKeys(&hybrid.MLKEM768X25519, f.mlkemSeed, priv); err != nil {
 		outs = append(outs, outcome{side: "mlkem768x25519 client", peer: "server", err: err})
 	} else {
 		init := c.Init()
 		k, err := c.Finish(cat(f.mlkemCT, pub))
 		outs = append(outs, outcome{"mlkem768x25519 client", "server", init, cat(f.mlkemEK, ourPub), k, kexK(crypto.SHA256, f.mlkemK, shared), err})
 	}
-	reply, k, err = sntrup761x25519test.Respond(cat(f.ntruEK, pub), f.ntruR, priv)
+	reply, k, err = hybrid.SNTRUP761X25519.RespondWithKeys(cat(f.ntruEK, pub), f.ntruR, priv)
 	outs = append(outs, outcome{"sntrup761x25519 server", "client", reply, cat(f.ntruCT, ourPub), k, kexK(crypto.SHA512, f.ntruK, shared), err})
-	if c, err := sntrup761x25519test.NewClient(f.ntruDK, priv); err != nil {
+	if c, err := withKeys(&hybrid.SNTRUP761X25519, f.ntruDK, priv); err != nil {
 		outs = append(outs, outcome{side: "sntrup761x25519 client", peer: "server", err: err})
 	} else {
 		init := c.Init()

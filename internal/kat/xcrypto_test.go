@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"net"
 	"sync"
 	"testing"
@@ -22,7 +23,6 @@ import (
 
 	"github.com/pqkex/pqkex/kexhash"
 	"github.com/pqkex/pqkex/mlkem768x25519"
-	"github.com/pqkex/pqkex/mlkem768x25519/mlkem768x25519test"
 )
 
 // Cross-checks against golang.org/x/crypto/ssh's built-in
@@ -129,7 +129,7 @@ func TestXCryptoStyleMessages(t *testing.T) {
 			t.Fatalf("x/crypto client, our server: K differs (%v)", err)
 		}
 		// Our client (same secrets, so the same C_INIT), x/crypto server.
-		c, err := mlkem768x25519test.NewClient(seed, priv)
+		c, err := withKeys(&hybrid.MLKEM768X25519, seed, priv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,7 +391,7 @@ func TestXCryptoHandshake(t *testing.T) {
 	}
 
 	// 1. Our client from the same secrets sends the same C_INIT.
-	ours, err := mlkem768x25519test.NewClient(seed, priv)
+	ours, err := withKeys(&hybrid.MLKEM768X25519, seed, priv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +459,7 @@ func TestXCryptoHandshake(t *testing.T) {
 	if err != nil || !bytes.Equal(kX, kS) {
 		t.Fatalf("x/crypto client code path on our S_REPLY: K differs (%v)", err)
 	}
-	again, _ := mlkem768x25519test.NewClient(seed, priv)
+	again, _ := withKeys(&hybrid.MLKEM768X25519, seed, priv)
 	if kC, err := again.Finish(reply); err != nil || !bytes.Equal(kC, kS) {
 		t.Fatal("our client on our S_REPLY: K differs")
 	}

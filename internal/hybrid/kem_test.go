@@ -1,4 +1,4 @@
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto/fips140"
@@ -32,7 +32,7 @@ var sink []byte
 // the methods call it (default randomness), the measurement behind
 // Default:
 //
-//	go test ./internal/mlkemhybrid -run '^$' -bench KEM -count 6 > kem.txt
+//	go test ./internal/hybrid -run '^$' -bench KEM -count 6 > kem.txt
 //	benchstat -col /impl kem.txt
 func BenchmarkKEM(b *testing.B) {
 	for _, p := range []Params{MLKEM768, MLKEM1024} {

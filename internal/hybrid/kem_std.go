@@ -1,10 +1,11 @@
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto"
 	"crypto/mlkem"
 	"crypto/mlkem/mlkemtest"
 	"errors"
+	"io"
 )
 
 // crypto/mlkem is the Go Cryptographic Module's ML-KEM (FIPS 140-3
@@ -63,13 +64,19 @@ func (k stdKEM) Name() string              { return k.name }
 func (stdKEM) Impl() string                { return "std" }
 func (k stdKEM) EncapsulationKeySize() int { return k.ekSize }
 func (k stdKEM) CiphertextSize() int       { return k.ctSize }
+func (stdKEM) RandomnessSize() int         { return 32 }
+
+func (k stdKEM) GenerateKey(r io.Reader) (DecapsulationKey, error) { return seedKey(k, r) }
 
 func (k stdKEM) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 	var dk crypto.Decapsulator
 	var err error
-	if seed == nil {
+	switch {
+	case seed == nil:
 		dk, err = k.generate() // the module's ML-KEM.KeyGen, with its pairwise consistency test
-	} else {
+	case len(seed) != 64:
+		return nil, errSeedSize(k, seed)
+	default:
 		derandomized.Add(1)
 		dk, err = k.fromSeed(seed)
 	}
@@ -113,7 +120,7 @@ func (d *stdDK) EncapsulationKey(dst []byte) { copy(dst, d.dk.Encapsulator().Byt
 func (d *stdDK) Decapsulate(k, ct []byte) {
 	kk, err := d.dk.Decapsulate(ct)
 	if err != nil { // only for a wrong length, which the caller excludes
-		panic("mlkemhybrid: " + err.Error())
+		panic("hybrid: " + err.Error())
 	}
 	copy(k, kk)
 	clear(kk)
@@ -127,7 +134,7 @@ func (d *stdDK) Clear() { d.dk = nil }
 func copyOut(ct, k, c, kk []byte) error {
 	defer clear(kk)
 	if len(c) != len(ct) || len(kk) != len(k) {
-		return errors.New("mlkemhybrid: unexpected ML-KEM output size")
+		return errors.New("hybrid: unexpected KEM output size")
 	}
 	copy(ct, c)
 	copy(k, kk)

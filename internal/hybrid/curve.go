@@ -1,4 +1,4 @@
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto/ecdh"
@@ -7,8 +7,6 @@ import (
 	"fmt"
 
 	"github.com/cloudflare/circl/dh/x25519"
-
-	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 // Curve is the classical half of a hybrid method.
@@ -24,13 +22,13 @@ type Curve interface {
 	PrivateKeySize() int
 	// GenerateKey reads an ephemeral private key from r (see each
 	// implementation for how): the known-answer path.
-	GenerateKey(r *hybrid.Rand) (ClassicalKey, error)
+	GenerateKey(r *Rand) (ClassicalKey, error)
 	// Generate makes an ephemeral private key from crypto/rand: for
 	// P-256 and P-384 by crypto/ecdh's GenerateKey, the Go Cryptographic
 	// Module's approved key generation (SP 800-56A section 5.6.1.2.2,
 	// with its pairwise consistency test in FIPS 140-3 mode).
 	Generate() (ClassicalKey, error)
-	// NewKey loads a private key (for the test-only constructors).
+	// NewKey loads a private key (for the explicit-key constructors).
 	NewKey(priv []byte) (ClassicalKey, error)
 }
 
@@ -59,7 +57,7 @@ func (x25519Curve) SecretSize() int     { return x25519.Size }
 func (x25519Curve) PrivateKeySize() int { return x25519.Size }
 
 // GenerateKey reads the 32-byte private key (unclamped) from r.
-func (x25519Curve) GenerateKey(r *hybrid.Rand) (ClassicalKey, error) {
+func (x25519Curve) GenerateKey(r *Rand) (ClassicalKey, error) {
 	k := new(x25519Key)
 	if err := r.Fill(k.priv[:]); err != nil {
 		clear(k.priv[:])
@@ -71,7 +69,7 @@ func (x25519Curve) GenerateKey(r *hybrid.Rand) (ClassicalKey, error) {
 // Generate reads the private key from crypto/rand (circl's X25519 is
 // outside the Go Cryptographic Module).
 func (c x25519Curve) Generate() (ClassicalKey, error) {
-	return c.GenerateKey(hybrid.NewRand(nil, "X25519"))
+	return c.GenerateKey(NewRand(nil, "X25519"))
 }
 
 func (x25519Curve) NewKey(priv []byte) (ClassicalKey, error) {
@@ -90,7 +88,7 @@ func (k *x25519Key) PublicKey(dst []byte) { x25519.KeyGen((*x25519.Key)(dst), &k
 // ECDH rejects only an all-zero result (a low-order peer key, RFC 8731
 // section 3); bit 255 is ignored and non-canonical values are reduced.
 func (k *x25519Key) ECDH(dst, peer []byte) error {
-	if !hybrid.X25519Shared((*x25519.Key)(dst), &k.priv, peer) {
+	if !X25519Shared((*x25519.Key)(dst), &k.priv, peer) {
 		return errors.New("is a low-order point (all-zero shared secret)")
 	}
 	return nil
@@ -134,7 +132,7 @@ const maxCandidates = 64
 // imports a key rather than generating one: it is not the module's key
 // generation service (no pairwise consistency test), so the methods use it
 // only for caller-supplied readers outside FIPS 140-3 mode.
-func (c nistCurve) GenerateKey(r *hybrid.Rand) (ClassicalKey, error) {
+func (c nistCurve) GenerateKey(r *Rand) (ClassicalKey, error) {
 	derandomized.Add(1)
 	var buf [48]byte
 	b := buf[:c.size]

@@ -1,4 +1,4 @@
-// Package mlkemhybrid is what the three ML-KEM hybrid SSH methods of RFC
+// Package hybrid is what the three ML-KEM hybrid SSH methods of RFC
 // 10042 (draft-ietf-sshm-mlkem-hybrid-kex-10) share: the exchange itself
 // (section 2.1: C_INIT = ek || C_PK, S_REPLY = ct || S_PK, KEM first),
 // the checks on peer input, the reading of randomness and
@@ -6,15 +6,13 @@
 // ML-KEM implementations (circl, crypto/mlkem) and classical curves
 // (X25519, P-256, P-384). The packages mlkem768x25519, mlkem768nistp256
 // and mlkem1024nistp384 are thin, documented wrappers around a Method.
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto"
 	"crypto/fips140"
 	"fmt"
 	"io"
-
-	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 // Method is one hybrid method. Its fields are fixed at package init.
@@ -32,7 +30,7 @@ type Method struct {
 	// 140-3 mode always gets crypto/mlkem.
 	KEM KEM
 	// Expanded, if set, loads an expanded decapsulation key for the
-	// test-only constructor (mlkem768x25519test; circl only).
+	// explicit-key constructor (mlkem768x25519's known answers; circl only).
 	Expanded func(dk []byte) (DecapsulationKey, error)
 	// Approved says that every algorithm of the method is approved in
 	// FIPS 140-3 (the NIST-curve hybrids). In FIPS 140-3 mode such a
@@ -41,7 +39,7 @@ type Method struct {
 	// crypto/ecdh's GenerateKey) and never reads the caller's reader.
 	Approved bool
 	// SelfDrawn says that outside FIPS 140-3 mode the default randomness
-	// (hybrid.IsDefault) is also drawn inside the implementations rather
+	// (IsDefault) is also drawn inside the implementations rather
 	// than read and passed in; chosen per method by measurement
 	// (BenchmarkDefaultReader in this package).
 	SelfDrawn bool
@@ -55,7 +53,7 @@ func (m *Method) SelfDraws(r io.Reader) bool {
 	if m.Approved && fips140.Enabled() {
 		return true
 	}
-	return m.SelfDrawn && hybrid.IsDefault(r)
+	return m.SelfDrawn && IsDefault(r)
 }
 
 func (m *Method) kem() KEM {
@@ -107,20 +105,27 @@ func (m *Method) NewClient(c *Client, rand io.Reader) error {
 }
 
 // NewClientFrom generates the client's keys from rand (crypto/rand if
-// nil), as the known answers do: the 64-byte ML-KEM seed d || z, then the
+// nil), as the known answers do: the KEM's key generation randomness
+// (KEM.GenerateKey: for ML-KEM the 64-byte seed d || z), then the
 // classical private key (Curve.GenerateKey). Not an approved service.
 func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
-	r := hybrid.NewRand(rand, m.Prefix)
-	var seed [64]byte
-	defer clear(seed[:])
-	if err := r.Fill(seed[:]); err != nil {
-		return err
-	}
-	dk, err := m.kem().NewDecapsulationKey(seed[:])
+	r := NewRand(rand, m.Prefix)
+	dk, err := m.kem().GenerateKey(r)
 	if err != nil {
+		if r.Failed() {
+			return r.Wrap(err)
+		}
 		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.kem().Name(), err)
 	}
-	ec, err := m.Curve.GenerateKey(r)
+	return m.NewClientWithKEMKey(c, dk, r)
+}
+
+// NewClientWithKEMKey is NewClientFrom with a ready KEM key (used for
+// this key exchange only, for example one from a sntrup761.KeyPool): it
+// reads only the classical private key from rand (crypto/rand if nil).
+// The Client owns dk from then on.
+func (m *Method) NewClientWithKEMKey(c *Client, dk DecapsulationKey, rand io.Reader) error {
+	ec, err := m.Curve.GenerateKey(NewRand(rand, m.Prefix))
 	if err != nil {
 		dk.Clear()
 		return err
@@ -129,7 +134,7 @@ func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
 	return nil
 }
 
-// NewClientWithKeys is NewClient from explicit secrets (test-only
+// NewClientWithKeys is NewClient from explicit secrets (explicit-key
 // constructors): kemKey is the 64-byte seed d || z, or an expanded
 // decapsulation key if m.Expanded is set; ecPrivate is the classical
 // private key.
@@ -140,16 +145,16 @@ func (m *Method) NewClientWithKeys(c *Client, kemKey, ecPrivate []byte) error {
 	}
 	var dk DecapsulationKey
 	switch {
-	case len(kemKey) == 64:
-		dk, err = m.kem().NewDecapsulationKey(kemKey)
 	case m.Expanded != nil && len(kemKey) == ExpandedSize768:
 		if dk, err = m.Expanded(kemKey); err != nil {
 			err = fmt.Errorf("invalid %s decapsulation key", m.kem().Name())
 		}
-	case m.Expanded != nil:
+	case m.Expanded != nil && len(kemKey) != 64:
 		err = fmt.Errorf("%s key has %d bytes, want 64 or %d", m.kem().Name(), len(kemKey), ExpandedSize768)
+	case kemKey == nil:
+		err = fmt.Errorf("%s: no KEM key", m.Prefix)
 	default:
-		err = fmt.Errorf("%s seed has %d bytes, want 64", m.kem().Name(), len(kemKey))
+		dk, err = m.kem().NewDecapsulationKey(kemKey) // checks the length
 	}
 	if err != nil {
 		ec.Clear()
@@ -204,7 +209,7 @@ func (m *Method) Finish(c *Client, serverReply []byte) ([]byte, error) {
 	// The length is exact; a bad ciphertext yields the implicit-rejection
 	// key (FIPS 203 Algorithm 18), not an error.
 	c.dk.Decapsulate(kPQ[:], serverReply[:ctSize])
-	return hybrid.SharedSecret(m.Hash, kPQ[:], kCL), nil
+	return SharedSecret(m.Hash, kPQ[:], kCL), nil
 }
 
 func (c *Client) clear() {
@@ -246,24 +251,24 @@ func (m *Method) RespondFrom(rand io.Reader, clientInit []byte) (serverReply, k 
 	if err != nil {
 		return nil, nil, err
 	}
-	r := hybrid.NewRand(rand, m.Prefix)
-	var mBuf [32]byte
-	defer clear(mBuf[:])
-	if err := r.Fill(mBuf[:]); err != nil {
+	r := NewRand(rand, m.Prefix)
+	mBuf := make([]byte, m.kem().RandomnessSize())
+	defer clear(mBuf)
+	if err := r.Fill(mBuf); err != nil {
 		return nil, nil, err
 	}
 	ec, err := m.Curve.GenerateKey(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	return m.respond(clientInit, ek, mBuf[:], ec)
+	return m.respond(clientInit, ek, mBuf, ec)
 }
 
 // RespondWithKeys is Respond with explicit m and classical private key
-// (test-only constructors).
+// (explicit-key constructors).
 func (m *Method) RespondWithKeys(clientInit, mRand, ecPrivate []byte) (serverReply, k []byte, err error) {
-	if len(mRand) != 32 {
-		return nil, nil, fmt.Errorf("%s: m has %d bytes, want 32", m.Prefix, len(mRand))
+	if want := m.kem().RandomnessSize(); len(mRand) != want {
+		return nil, nil, fmt.Errorf("%s: m has %d bytes, want %d", m.Prefix, len(mRand), want)
 	}
 	ec, err := m.Curve.NewKey(ecPrivate)
 	if err != nil {
@@ -311,5 +316,5 @@ func (m *Method) respond(clientInit []byte, ek EncapsulationKey, mRand []byte, e
 		return nil, nil, fmt.Errorf("%s: %s encapsulation: %w", m.Prefix, kem.Name(), err)
 	}
 	ec.PublicKey(serverReply[ctSize:])
-	return serverReply, hybrid.SharedSecret(m.Hash, kPQ[:], kCL), nil
+	return serverReply, SharedSecret(m.Hash, kPQ[:], kCL), nil
 }

@@ -105,6 +105,9 @@ func (r *Rand) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Failed reports whether a read from the source failed.
+func (r *Rand) Failed() bool { return r.err != nil }
+
 // Fill fills b completely.
 func (r *Rand) Fill(b []byte) error {
 	if _, err := io.ReadFull(r, b); err != nil {

@@ -1,4 +1,14 @@
-// Package nistdrbg is the AES-256 CTR-DRBG (no derivation function, no
+package kat
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+)
+
+// DRBGSeedSize is the size of the entropy input of NewDRBG.
+const DRBGSeedSize = 48
+
+// DRBG is the AES-256 CTR-DRBG (no derivation function, no
 // personalization, no reseeding) of NIST's PQC known-answer-test harness
 // (rng.c of the NIST submission package; NIST SP 800-90A section 10.2.1).
 //
@@ -8,24 +18,13 @@
 // Every Read is one call of the harness's randombytes(): it produces len(p)
 // bytes and then updates the state. Output therefore depends on how the
 // bytes are split into calls, which is exactly what the KAT files record.
-package nistdrbg
-
-import (
-	"crypto/aes"
-	"crypto/cipher"
-)
-
-// SeedSize is the size of the entropy input of New.
-const SeedSize = 48
-
-// DRBG is the KAT generator's state.
 type DRBG struct {
 	key [32]byte
 	v   [16]byte
 }
 
-// New instantiates the DRBG: Key = 0, V = 0, then Update(seed).
-func New(seed *[SeedSize]byte) *DRBG {
+// NewDRBG instantiates the DRBG: Key = 0, V = 0, then Update(seed).
+func NewDRBG(seed *[DRBGSeedSize]byte) *DRBG {
 	d := new(DRBG)
 	d.update(seed)
 	return d
@@ -51,9 +50,9 @@ func (d *DRBG) increment() {
 
 // update is CTR_DRBG_Update: three AES blocks of V+1, V+2, V+3, xored with
 // data when present, become the new Key and V.
-func (d *DRBG) update(data *[SeedSize]byte) {
+func (d *DRBG) update(data *[DRBGSeedSize]byte) {
 	b := d.block()
-	var temp [SeedSize]byte
+	var temp [DRBGSeedSize]byte
 	for i := range 3 {
 		d.increment()
 		b.Encrypt(temp[16*i:], d.v[:])

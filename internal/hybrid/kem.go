@@ -1,7 +1,9 @@
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto/fips140"
+	"fmt"
+	"io"
 	"sync/atomic"
 
 	"github.com/cloudflare/circl/kem/mlkem/mlkem1024"
@@ -16,31 +18,44 @@ const (
 	MLKEM1024
 )
 
-// KEM is one implementation of one ML-KEM parameter set.
+// KEM is one implementation of the post-quantum half of a method: one
+// ML-KEM parameter set (circl's or crypto/mlkem's), or sntrup761
+// (SNTRUP761). Every shared key is 32 bytes.
 type KEM interface {
-	// Name is the parameter set, "ML-KEM-768" or "ML-KEM-1024".
+	// Name is "ML-KEM-768", "ML-KEM-1024" or "sntrup761".
 	Name() string
-	// Impl names the implementation: "circl", or "std" for crypto/mlkem.
+	// Impl names the implementation: "circl", "std" for crypto/mlkem,
+	// or "pqkex" for this module's sntrup761.
 	Impl() string
 	EncapsulationKeySize() int
 	CiphertextSize() int
-	// NewDecapsulationKey runs ML-KEM.KeyGen_internal on the 64-byte seed
-	// d || z (FIPS 203 Algorithm 16). A nil seed means the key is
-	// generated from crypto/rand (crypto/mlkem: by the module itself,
-	// with its pairwise consistency test).
+	// RandomnessSize is the size of Encapsulate's m: 32 for ML-KEM, 3044
+	// for sntrup761 (the 761 four-byte values of Short_random).
+	RandomnessSize() int
+	// GenerateKey reads the key generation randomness from r, in the
+	// order the known answers record: ML-KEM the 64-byte seed d || z
+	// (one read), sntrup761 OpenSSH's pattern (see package sntrup761).
+	// A nil r means the implementation draws it (crypto/mlkem: the
+	// module's ML-KEM.KeyGen with its pairwise consistency test).
+	GenerateKey(r io.Reader) (DecapsulationKey, error)
+	// NewDecapsulationKey loads a key from its known-answer form: for
+	// ML-KEM, ML-KEM.KeyGen_internal on the 64-byte seed d || z (FIPS 203
+	// Algorithm 16); for sntrup761, its 1763-byte encoding. A nil seed is
+	// GenerateKey(nil).
 	NewDecapsulationKey(seed []byte) (DecapsulationKey, error)
-	// ParseEncapsulationKey runs the encapsulation key check of FIPS 203
-	// section 7.2 (length and modulus) and returns the parsed key.
+	// ParseEncapsulationKey checks and parses an encapsulation key: for
+	// ML-KEM the check of FIPS 203 section 7.2 (length and modulus); for
+	// sntrup761 only the length (its decoder is total).
 	ParseEncapsulationKey(ek []byte) (EncapsulationKey, error)
 }
 
-// EncapsulationKey is a parsed, checked ML-KEM encapsulation key.
+// EncapsulationKey is a parsed, checked encapsulation key.
 type EncapsulationKey interface {
 	// Encapsulate writes the ciphertext to ct and the 32-byte shared key
-	// to k. m is the 32-byte randomness of ML-KEM.Encaps_internal (FIPS
-	// 203 Algorithm 17); nil means randomness from crypto/rand (with
-	// crypto/mlkem: ML-KEM.Encaps, drawn by the module itself). ct and k
-	// must have the exact sizes.
+	// to k. m is the encapsulation randomness (RandomnessSize bytes: for
+	// ML-KEM the m of ML-KEM.Encaps_internal, FIPS 203 Algorithm 17); nil
+	// means the implementation draws it (with crypto/mlkem: ML-KEM.Encaps,
+	// drawn by the module itself). ct and k must have the exact sizes.
 	Encapsulate(ct, k, m []byte) error
 }
 
@@ -100,3 +115,23 @@ var derandomized atomic.Int64
 // DerandomizedCalls returns how many times a derandomized service was
 // entered so far in this process (for tests).
 func DerandomizedCalls() int64 { return derandomized.Load() }
+
+// seedKey is GenerateKey for ML-KEM: ML-KEM.KeyGen_internal on the 64-byte
+// seed d || z read from r in one read, or the implementation's own key
+// generation if r is nil.
+func seedKey(k KEM, r io.Reader) (DecapsulationKey, error) {
+	if r == nil {
+		return k.NewDecapsulationKey(nil)
+	}
+	var seed [64]byte
+	defer clear(seed[:])
+	if _, err := io.ReadFull(r, seed[:]); err != nil {
+		return nil, err
+	}
+	return k.NewDecapsulationKey(seed[:])
+}
+
+// errSeedSize is NewDecapsulationKey's error for a seed of the wrong size.
+func errSeedSize(k KEM, seed []byte) error {
+	return fmt.Errorf("%s seed has %d bytes, want 64", k.Name(), len(seed))
+}

@@ -1,23 +1,19 @@
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto/rand"
-	"errors"
+	"io"
 
 	"github.com/cloudflare/circl/kem"
 	"github.com/cloudflare/circl/kem/mlkem/mlkem1024"
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
-
-	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 // circl's ML-KEM, through its kem.Scheme interface (one implementation for
 // both parameter sets). It takes its randomness as bytes and loads
 // expanded decapsulation keys; it is never used in FIPS 140-3 mode. Every
 // entry point counts itself in circlCalls and calls
-// hybrid.ResetUpperState after circl's AVX2 code (see there).
-
-var errSeedSize = errors.New("mlkemhybrid: ML-KEM seed must be 64 bytes")
+// ResetUpperState after circl's AVX2 code (see there).
 
 // ExpandedKEM is implemented by circl's backends only (crypto/mlkem
 // neither exports nor loads the expanded form dk_PKE || ek || H(ek) || z).
@@ -33,7 +29,7 @@ type ExpandedKEM interface {
 }
 
 // LoadExpanded768 loads a 2400-byte expanded ML-KEM-768 decapsulation key
-// (mlkem768x25519test only).
+// (MLKEM768X25519.Expanded, for known answers).
 func LoadExpanded768(dk []byte) (DecapsulationKey, error) {
 	return circlKEMs[MLKEM768].(circlKEM).LoadExpanded(dk)
 }
@@ -48,6 +44,9 @@ func (circlKEM) Impl() string                { return "circl" }
 func (k circlKEM) EncapsulationKeySize() int { return k.s.PublicKeySize() }
 func (k circlKEM) CiphertextSize() int       { return k.s.CiphertextSize() }
 func (k circlKEM) ExpandedSize() int         { return k.s.PrivateKeySize() }
+func (circlKEM) RandomnessSize() int         { return 32 }
+
+func (k circlKEM) GenerateKey(r io.Reader) (DecapsulationKey, error) { return seedKey(k, r) }
 
 func (k circlKEM) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 	circlCalls.Add(1)
@@ -58,17 +57,17 @@ func (k circlKEM) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 			return nil, err
 		}
 	} else if len(seed) != len(s) {
-		return nil, errSeedSize
+		return nil, errSeedSize(k, seed)
 	}
 	copy(s[:], seed)
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	pk, sk := k.s.DeriveKeyPair(s[:])
 	return &circlDK{k.s, pk, sk}, nil
 }
 
 func (k circlKEM) LoadExpanded(dk []byte) (DecapsulationKey, error) {
 	circlCalls.Add(1)
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	sk, err := k.s.UnmarshalBinaryPrivateKey(dk) // checks the size and H(ek)
 	if err != nil {
 		return nil, err
@@ -87,7 +86,7 @@ func (circlKEM) Expanded(dk DecapsulationKey) []byte {
 
 func (k circlKEM) ParseEncapsulationKey(ek []byte) (EncapsulationKey, error) {
 	circlCalls.Add(1)
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	pk, err := k.s.UnmarshalBinaryPublicKey(ek) // checks the size and the modulus
 	if err != nil {
 		return nil, err
@@ -110,7 +109,7 @@ func (e circlEK) Encapsulate(ct, k, m []byte) error {
 		}
 		m = s[:]
 	}
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	c, kk, err := e.s.EncapsulateDeterministically(e.pk, m)
 	if err != nil {
 		return err
@@ -135,10 +134,10 @@ func (d *circlDK) EncapsulationKey(dst []byte) {
 
 func (d *circlDK) Decapsulate(k, ct []byte) {
 	circlCalls.Add(1)
-	defer hybrid.ResetUpperState()
+	defer ResetUpperState()
 	kk, err := d.s.Decapsulate(d.sk, ct)
 	if err != nil { // only for a wrong length, which the caller excludes
-		panic("mlkemhybrid: " + err.Error())
+		panic("hybrid: " + err.Error())
 	}
 	copy(k, kk)
 	clear(kk)

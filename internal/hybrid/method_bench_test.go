@@ -1,4 +1,4 @@
-package mlkemhybrid
+package hybrid
 
 import (
 	"crypto"
@@ -19,7 +19,7 @@ import (
 // metric (reader-ns/op, ...) with the ratios self/reader and fips/reader.
 // The faster of reader and self decides SelfDrawn for each method:
 //
-//	go test ./internal/mlkemhybrid -run '^$' -bench DefaultReader -count 10 > dr.txt
+//	go test ./internal/hybrid -run '^$' -bench DefaultReader -count 10 > dr.txt
 //	benchstat dr.txt
 func BenchmarkDefaultReader(b *testing.B) {
 	for _, c := range []struct {
