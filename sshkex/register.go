@@ -6,11 +6,11 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
 	"github.com/pqkex/pqkex/mlkem768x25519"
@@ -44,14 +44,6 @@ func postQuantum() []string {
 		return postQuantumFIPS
 	}
 	return postQuantumAll
-}
-
-// fipsApproved reports whether a key exchange of x/crypto's default list may
-// stay in the FIPS-mode defaults: x/crypto keeps its X25519-based methods
-// in FIPS mode (mlkem768x25519-sha256 with fips140=on), but X25519 is not
-// an approved algorithm.
-func fipsApproved(name string) bool {
-	return !strings.Contains(name, "25519") && !strings.Contains(name, "448") && !strings.Contains(name, "sntrup")
 }
 
 // Options adjusts what Register changes in x/crypto/ssh.
@@ -251,7 +243,7 @@ func withPQFirst(list []string) []string {
 func recommended(defaults []string) []string {
 	out := withPQFirst(defaults)
 	if fips140.Enabled() {
-		out = slices.DeleteFunc(out, func(name string) bool { return !fipsApproved(name) })
+		out = slices.DeleteFunc(out, func(name string) bool { return !sshwire.FIPSApprovedKEX(name) })
 	}
 	return out
 }

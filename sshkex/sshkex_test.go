@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"fmt"
+	"github.com/pqkex/pqkex/internal/sshwire"
 	"io"
 	"net"
 	"os"
@@ -223,7 +224,7 @@ func TestRegistered(t *testing.T) {
 			}
 		}
 		for _, name := range cfg.KeyExchanges {
-			if !fipsApproved(name) {
+			if !sshwire.FIPSApprovedKEX(name) {
 				t.Errorf("FIPS-mode defaults contain %s: %v", name, cfg.KeyExchanges)
 			}
 		}

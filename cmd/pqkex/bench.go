@@ -27,6 +27,7 @@ import (
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/internal/sntrupbridge"
+	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
 	"github.com/pqkex/pqkex/mlkem768x25519"
@@ -122,7 +123,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	want := func(m string) bool {
-		return (len(only) == 0 || slices.Contains(only, m)) && (!fips140.Enabled() || fipsApproved(m))
+		return (len(only) == 0 || slices.Contains(only, m)) && (!fips140.Enabled() || sshwire.FIPSApprovedKEX(m))
 	}
 	if fips140.Enabled() {
 		// x/crypto offers no X25519 key exchange for the handshakes in this
@@ -205,14 +206,6 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	printBench(stdout, rep)
 	return 0
-}
-
-// fipsApproved reports whether a key exchange bench measures is built on
-// approved algorithms only, so that it can run in FIPS 140-3 mode: not
-// the X25519 ones (pqkex's X25519 hybrids are not registered then, and
-// x/crypto offers no curve25519-sha256).
-func fipsApproved(method string) bool {
-	return !strings.Contains(method, "25519")
 }
 
 // batchSize is the key pool's batch for the "batch" row.

@@ -98,3 +98,16 @@ func TestReadVersionAndPacket(t *testing.T) {
 		t.Fatal("overlong line accepted")
 	}
 }
+
+func TestFIPSApprovedKEX(t *testing.T) {
+	for name, want := range map[string]bool{
+		"mlkem768nistp256-sha256": true, "mlkem1024nistp384-sha384": true, "ecdh-sha2-nistp256": true,
+		"diffie-hellman-group14-sha256": true, "curve25519-sha256": false, "curve25519-sha256@libssh.org": false,
+		"mlkem768x25519-sha256": false, "sntrup761x25519-sha512": false, "sntrup761x25519-sha512@openssh.com": false,
+		"curve448-sha512": false,
+	} {
+		if got := FIPSApprovedKEX(name); got != want {
+			t.Errorf("FIPSApprovedKEX(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
