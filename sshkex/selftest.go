@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/mempipe"
+	"github.com/pqkex/pqkex/internal/sshwire"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -238,7 +238,7 @@ func (r *selfTestRun) verifyHonest() error {
 	return nil
 }
 
-// handshake runs x/crypto's client and server over a mempipe, negotiating
+// handshake runs x/crypto's client and server over a sshwire.MemPipe, negotiating
 // r.name, aes256-ctr and hmac-sha2-256 (available in every mode, FIPS 140-3
 // only-mode included), and returns each side's handshake error. err is
 // non-nil only when a side did not finish within selfTestTimeout.
@@ -258,7 +258,7 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 	}
 	set(&ccfg.Config)
 
-	cc, sc := mempipe.New(true)
+	cc, sc := sshwire.MemPipe(true)
 	defer cc.Close()
 	type side struct {
 		sid []byte

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
-	"github.com/pqkex/pqkex/internal/mempipe"
+	"github.com/pqkex/pqkex/internal/sshwire"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -23,7 +23,7 @@ func measureHandshakes(name string, hostKey ssh.Signer, d time.Duration, minN in
 	kexserver.OnlyModeAlgorithms(&scfg.Config) // x/crypto's GCM fails under fips140=only
 	kexserver.OnlyModeAlgorithms(&ccfg.Config)
 	one := func() error {
-		c, s := mempipe.New(false)
+		c, s := sshwire.MemPipe(false)
 		defer c.Close()
 		defer s.Close()
 		errc := make(chan error, 1)
