@@ -14,12 +14,12 @@ type failingReader struct{}
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("no randomness") }
 
 // TestClientWipesSecrets checks that every path that ends a Client
-// overwrites the sntrup761 decapsulation key it used (the engine's
-// TestFinishClearsClassicalKey checks the X25519 private key) (here one given to NewClientWithKey, as sshkex does with a
-// KeyPool's keys, so the test can look at the key afterwards): Finish on
-// success, Finish on a malformed reply and on a low-order X25519 key, the
-// empty Finish that ends an abandoned Client, and NewClientWithKey's
-// reading error.
+// overwrites the sntrup761 decapsulation key it used (here one given to
+// NewClientWithKey, as sshkex does with a KeyPool's keys, so the test can
+// look at the key afterwards): Finish on success, Finish on a malformed
+// reply and on a low-order X25519 key, the empty Finish that ends an
+// abandoned Client, and NewClientWithKey's reading error. The engine's
+// TestFinishClearsClassicalKey checks the X25519 private key.
 func TestClientWipesSecrets(t *testing.T) {
 	newKey := func() *sntrup761.DecapsulationKey {
 		dk, err := sntrup761.GenerateKey()
