@@ -289,10 +289,10 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 		conn.Close()
 		clientDone <- side{sid: sid}
 	}()
-	// An x/crypto that hangs a handshake is refused after the timeout; its
-	// goroutines are then left behind (blocked on the closed pipe or in
-	// x/crypto itself), the one case in which the self-test does not end
-	// everything it started.
+	// An x/crypto that hangs a handshake is refused after the timeout. Its
+	// goroutines end once the pipe, closed on return, fails their reads,
+	// unless x/crypto hangs elsewhere: the one case in which the self-test
+	// may leave something running.
 	timeout := time.NewTimer(selfTestTimeout)
 	defer timeout.Stop()
 	var client, server side
