@@ -7,7 +7,7 @@
 //	mlkem768nistp256-sha256             (RFC 10042; ML-KEM-768 with ECDH on P-256)
 //	mlkem1024nistp384-sha384            (RFC 10042; ML-KEM-1024 with ECDH on P-384)
 //
-// In FIPS 140-3 mode (GODEBUG=fips140=on) it registers only the last two,
+// In FIPS 140-3 mode (GODEBUG=fips140=on or only) it registers only the last two,
 // whose every algorithm is approved and which then run entirely on the Go
 // Cryptographic Module.
 //
