@@ -8,7 +8,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/binary"
-	"io"
+	"github.com/pqkex/pqkex/internal/hybridtest"
 	"os"
 	"strings"
 	"testing"
@@ -112,7 +112,7 @@ func FuzzMLKEM768X25519Respond(f *testing.F) {
 	m, priv := fixed("m", 32), fixed("server x25519", 32)
 	pub := x25519Public(f, priv)
 	f.Fuzz(func(t *testing.T, qc []byte) {
-		reply, k, err := mlkem768x25519.Respond(readerOf(m, priv), qc)
+		reply, k, err := mlkem768x25519.Respond(hybridtest.ReaderOf(m, priv), qc)
 		const p = "mlkem768x25519: "
 		if len(qc) != 1216 {
 			wantError(t, err, p, "client's C_INIT has")
@@ -144,7 +144,7 @@ func FuzzMLKEM768X25519Respond(f *testing.F) {
 
 func FuzzMLKEM768X25519Finish(f *testing.F) {
 	seed, priv := fixed("client seed", 64), fixed("client x25519", 32)
-	c, err := mlkem768x25519.NewClient(readerOf(seed, priv))
+	c, err := mlkem768x25519.NewClient(hybridtest.ReaderOf(seed, priv))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func FuzzMLKEM768X25519Finish(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, qs []byte) {
-		c, err := mlkem768x25519.NewClient(readerOf(seed, priv))
+		c, err := mlkem768x25519.NewClient(hybridtest.ReaderOf(seed, priv))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func FuzzSNTRUP761X25519Respond(f *testing.F) {
 	r, priv := fixed("r", 3044), fixed("server x25519", 32)
 	pub := x25519Public(f, priv)
 	f.Fuzz(func(t *testing.T, qc []byte) {
-		reply, k, err := sntrup761x25519.Respond(readerOf(r, priv), qc)
+		reply, k, err := sntrup761x25519.Respond(hybridtest.ReaderOf(r, priv), qc)
 		const p = "sntrup761x25519: "
 		if len(qc) != 1190 {
 			wantError(t, err, p, "client's C_INIT has")
@@ -240,7 +240,7 @@ func FuzzSNTRUP761X25519Finish(f *testing.F) {
 		f.Fatal(err)
 	}
 	sk, priv := dk.Bytes(), fixed("client x25519", 32)
-	c, err := sntrupClient(sk, priv)
+	c, err := hybridtest.SNTRUPClient(sk, priv)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func FuzzSNTRUP761X25519Finish(f *testing.F) {
 	}
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, qs []byte) {
-		c, err := sntrupClient(sk, priv)
+		c, err := hybridtest.SNTRUPClient(sk, priv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,19 +282,4 @@ func FuzzSNTRUP761X25519Finish(f *testing.F) {
 			t.Fatal("K differs from the oracle")
 		}
 	})
-}
-
-// readerOf returns a reader of the parts in order: the known randomness of
-// a method's constructors (see each method's package documentation).
-func readerOf(parts ...[]byte) io.Reader { return bytes.NewReader(bytes.Join(parts, nil)) }
-
-// sntrupClient is a sntrup761x25519 client with the sntrup761 key sk (a
-// fresh copy each time: the Client overwrites it when done) and the X25519
-// private key priv.
-func sntrupClient(sk, priv []byte) (*sntrup761x25519.Client, error) {
-	dk, err := sntrup761.NewDecapsulationKey(sk)
-	if err != nil {
-		return nil, err
-	}
-	return sntrup761x25519.NewClientWithKey(dk, bytes.NewReader(priv))
 }
