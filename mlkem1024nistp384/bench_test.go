@@ -1,7 +1,6 @@
 package mlkem1024nistp384_test
 
 import (
-	"crypto/mlkem"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybridtest"
@@ -11,7 +10,7 @@ import (
 // baseline does what a straightforward Go implementation would
 // (crypto/mlkem + crypto/ecdh + crypto/sha*, hybridtest.Baseline).
 func baseline() hybridtest.Exchange {
-	return hybridtest.Baseline(mlkem1024nistp384.Name, mlkem1024nistp384.Hash, mlkem1024nistp384.Engine.Curve.Name(), mlkem.EncapsulationKeySize1024)
+	return hybridtest.Baseline(mlkem1024nistp384.Name)
 }
 
 // TestBaseline keeps the benchmark baseline honest: it must interoperate

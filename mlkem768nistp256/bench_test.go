@@ -1,7 +1,6 @@
 package mlkem768nistp256_test
 
 import (
-	"crypto/mlkem"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybridtest"
@@ -11,7 +10,7 @@ import (
 // baseline does what a straightforward Go implementation would
 // (crypto/mlkem + crypto/ecdh + crypto/sha*, hybridtest.Baseline).
 func baseline() hybridtest.Exchange {
-	return hybridtest.Baseline(mlkem768nistp256.Name, mlkem768nistp256.Hash, mlkem768nistp256.Engine.Curve.Name(), mlkem.EncapsulationKeySize768)
+	return hybridtest.Baseline(mlkem768nistp256.Name)
 }
 
 // TestBaseline keeps the benchmark baseline honest: it must interoperate

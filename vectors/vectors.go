@@ -24,11 +24,17 @@ package vectors
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
+	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kat"
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+	"github.com/pqkex/pqkex/mlkem768nistp256"
+	"github.com/pqkex/pqkex/mlkem768x25519"
 )
 
 // Format is a vector file format that Detect recognises and Run runs.
@@ -110,73 +116,67 @@ func runFile(name string, data []byte) (r Result) {
 	return r
 }
 
-// run parses data in format f and runs its vectors.
+// run runs the vectors of data, in format f, through the methods'
+// public APIs and, for the ML-KEM files, both ML-KEM implementations.
 func run(f Format, data []byte) kat.Result {
-	rd := bytes.NewReader(data)
 	switch f {
 	case FormatSNTRUP761KAT:
-		v, err := kat.ParseRSP(rd)
+		v, err := kat.ParseRSP(bytes.NewReader(data))
 		if err != nil {
 			return kat.Result{Err: err}
 		}
 		return kat.RunSNTRUP761KAT(v)
-	case FormatSSHMLKEM768X25519, FormatSSHSNTRUP761X25519:
-		v, err := kat.ParseSSH(rd)
-		if err != nil {
-			return kat.Result{Err: err}
+	case FormatSSHMLKEM768X25519, FormatSSHSNTRUP761X25519, FormatSSHMLKEM768NISTP256, FormatSSHMLKEM1024NISTP384:
+		var head struct{ Algorithm string }
+		json.Unmarshal(data, &head) // Detect read it
+		ex, ok := kat.Public(head.Algorithm)
+		if !ok {
+			return kat.Result{Err: fmt.Errorf("vectors: no method %q", head.Algorithm)}
 		}
-		return kat.RunSSH(v)
-	case FormatACVPMLKEMKeyGen:
-		return runJSON(rd, kat.RunACVPMLKEMKeyGen)
-	case FormatACVPMLKEMEncDec:
-		return runJSON(rd, kat.RunACVPMLKEMEncapDecap)
-	case FormatWycheproofMLKEM:
-		return runJSON(rd, kat.RunWycheproofMLKEM)
-	case FormatCCTVMLKEMModulus:
-		keys, err := kat.ParseHexLines(rd, isGzip(data))
-		if err != nil {
-			return kat.Result{Err: err}
-		}
-		return kat.RunCCTVMLKEMModulus(keys)
-	case FormatCCTVMLKEMCase:
-		kv, err := kat.ParseKeyValues(rd)
-		if err != nil {
-			return kat.Result{Err: err}
-		}
-		return kat.RunCCTVMLKEMCase(kv)
-	case FormatMLKEMAccumulated:
-		return runJSON(rd, func(v *kat.MLKEMAccumulated) kat.Result {
-			return kat.RunMLKEMAccumulated(v, kat.AccumulatedTests)
-		})
+		return kat.Record(func(t kat.TB) { kat.RunSSHFile(t, string(f), data, ex) })
 	case FormatRFC7748X25519:
-		return runJSON(rd, func(v *kat.RFC7748X25519) kat.Result { return kat.RunRFC7748X25519(v, false) })
+		return runJSON(data, func(v *kat.RFC7748X25519) kat.Result { return kat.RunRFC7748X25519(v, false) })
 	case FormatWycheproofXDH:
-		return runJSON(rd, kat.RunWycheproofXDH)
-	case FormatSSHMLKEM768NISTP256, FormatSSHMLKEM1024NISTP384:
-		return kat.RunSSHHybrid(data)
-	case FormatACVPMLKEM1024KeyGen:
-		return kat.RunMLKEM1024ACVPKeyGen(data)
-	case FormatACVPMLKEM1024EncDec:
-		return kat.RunMLKEM1024ACVPEncapDecap(data)
-	case FormatWycheproofMLKEM1024:
-		return kat.RunMLKEM1024Wycheproof(data)
-	case FormatCCTVMLKEM1024Modulus:
-		return kat.RunMLKEM1024CCTVModulus(data)
-	case FormatCCTVMLKEM1024Case:
-		return kat.RunMLKEM1024CCTVCase(data)
-	case FormatMLKEM1024Accumulated:
-		return kat.RunMLKEM1024Accumulated(data, kat.AccumulatedTests)
+		return runJSON(data, kat.RunWycheproofXDH)
 	case FormatWycheproofECDHPoint, FormatWycheproofECDH:
 		return kat.RunWycheproofECDHFile(data)
 	}
-	return kat.Result{Err: fmt.Errorf("vectors: no runner for format %q", f)}
+	// The ML-KEM files, on both implementations and through the methods
+	// of the parameter set.
+	params, exs := hybrid.MLKEM768, []kat.Exchange{kat.MustPublic(mlkem768x25519.Name), kat.MustPublic(mlkem768nistp256.Name)}
+	if strings.Contains(string(f), "1024") {
+		params, exs = hybrid.MLKEM1024, []kat.Exchange{kat.MustPublic(mlkem1024nistp384.Name)}
+	}
+	ts := kat.Targets(params, exs...)
+	var runner func(t kat.TB)
+	switch f {
+	case FormatACVPMLKEMKeyGen, FormatACVPMLKEM1024KeyGen:
+		runner = func(t kat.TB) { kat.RunACVPKeyGen(t, string(f), data, ts...) }
+	case FormatACVPMLKEMEncDec, FormatACVPMLKEM1024EncDec:
+		runner = func(t kat.TB) { kat.RunACVPEncapDecap(t, string(f), data, ts...) }
+	case FormatWycheproofMLKEM, FormatWycheproofMLKEM1024:
+		runner = func(t kat.TB) { kat.RunWycheproof(t, string(f), data, ts...) }
+	case FormatCCTVMLKEMModulus, FormatCCTVMLKEM1024Modulus:
+		runner = func(t kat.TB) { kat.RunCCTVModulus(t, string(f), data, ts...) }
+	case FormatCCTVMLKEMCase, FormatCCTVMLKEM1024Case:
+		runner = func(t kat.TB) { kat.RunCCTVCase(t, string(f), data, ts...) }
+	case FormatMLKEMAccumulated, FormatMLKEM1024Accumulated:
+		runner = func(t kat.TB) {
+			if kat.RunAccumulated(t, string(f), data, kat.AccumulatedTests, hybrid.Circl(params), hybrid.Std(params)) == 0 {
+				t.Errorf("no published hash for %d tests", kat.AccumulatedTests)
+			}
+		}
+	default:
+		return kat.Result{Err: fmt.Errorf("vectors: no runner for format %q", f)}
+	}
+	return kat.Record(runner)
 }
 
 // runJSON decodes a JSON vector file into a V and runs it.
-func runJSON[V any](rd *bytes.Reader, runV func(*V) kat.Result) kat.Result {
+func runJSON[V any](data []byte, runV func(*V) kat.Result) kat.Result {
 	v := new(V)
-	if err := kat.ParseJSON(rd, v); err != nil {
-		return kat.Result{Err: err}
+	if err := json.Unmarshal(data, v); err != nil {
+		return kat.Result{Err: fmt.Errorf("vectors: %v", err)}
 	}
 	return runV(v)
 }

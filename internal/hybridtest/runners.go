@@ -9,7 +9,6 @@
 package hybridtest
 
 import (
-	"os"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
@@ -19,9 +18,8 @@ import (
 // Client, Exchange and ECDHCounts are internal/kat's: the runners live
 // there, shared with vectors.Run ("pqkex kat").
 type (
-	Client     = kat.Client
-	Exchange   = kat.Exchange
-	ECDHCounts = kat.ECDHCounts
+	Client   = kat.Client
+	Exchange = kat.Exchange
 )
 
 // Dir is where the vector files are, relative to a method package's
@@ -38,79 +36,14 @@ func FromMethod(label, name string, m *hybrid.Method) Exchange {
 // (circl, crypto/mlkem), as Exchanges.
 func Backends(name string, m hybrid.Method) []Exchange { return kat.Backends(name, m) }
 
-// Public returns the public API of the NIST-curve hybrid named name, with
-// its explicit-key constructors, as an Exchange labelled "public"
-// (kat.HybridPublic). It panics for any other name.
-func Public(name string) Exchange {
-	ex, _, ok := kat.HybridPublic(name)
-	if !ok {
-		panic("hybridtest: no NIST-curve hybrid " + name)
-	}
-	return ex
-}
+// Public returns the public API of the method named name, with its
+// explicit-key constructors, as an Exchange labelled "public"
+// (kat.Public). It panics for any other name.
+func Public(name string) Exchange { return kat.MustPublic(name) }
 
 // Stream returns the first n bytes of SHAKE256(label), the vector files'
 // randomness convention.
 func Stream(label string, n int) []byte { return kat.Stream(label, n) }
-
-func read(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-// RunSSHFile runs kat.RunSSHFile on the file at path: every test on
-// every Exchange, edge cases by their strict `result`. It returns the
-// number of cases run.
-func RunSSHFile(t *testing.T, path, cf string, exs ...Exchange) int {
-	t.Helper()
-	return kat.RunSSHFile(t, path, read(t, path), cf, exs...)
-}
-
-// RunACVP checks the ACVP keyGen and encapDecap files on every
-// implementation (decapsulation with the expanded dk where it loads).
-func RunACVP(t *testing.T, keygenPath, encapDecapPath string, kems ...hybrid.KEM) int {
-	t.Helper()
-	return kat.RunKEMACVPKeyGen(t, keygenPath, read(t, keygenPath), kems...) +
-		kat.RunKEMACVPEncapDecap(t, encapDecapPath, read(t, encapDecapPath), kems...)
-}
-
-// RunWycheproof checks a Wycheproof ML-KEM file of any of the four
-// schemas.
-func RunWycheproof(t *testing.T, path string, kems ...hybrid.KEM) int {
-	t.Helper()
-	return kat.RunKEMWycheproof(t, path, read(t, path), kems...)
-}
-
-// RunCCTVModulus checks that every key of CCTV's gzipped modulus file is
-// rejected by every implementation and by every Exchange's Respond.
-func RunCCTVModulus(t *testing.T, path string, kems []hybrid.KEM, exs ...Exchange) int {
-	t.Helper()
-	return kat.RunKEMCCTVModulus(t, path, read(t, path), kems, exs...)
-}
-
-// RunCCTVCase checks one CCTV "name = hex" case (strcmp, unlucky).
-func RunCCTVCase(t *testing.T, path string, kems ...hybrid.KEM) int {
-	t.Helper()
-	return kat.RunKEMCCTVCase(t, path, read(t, path), kems...)
-}
-
-// RunAccumulated runs n accumulated pseudo-random tests on each
-// implementation and returns how many published hashes it compared.
-func RunAccumulated(t *testing.T, path string, n int, kems ...hybrid.KEM) int {
-	t.Helper()
-	return kat.RunKEMAccumulated(t, path, read(t, path), n, kems...)
-}
-
-// RunWycheproofECDH checks a Wycheproof ECDH file on the curve and
-// through the Exchange's Finish.
-func RunWycheproofECDH(t *testing.T, path string, ex Exchange) ECDHCounts {
-	t.Helper()
-	return kat.RunWycheproofECDH(t, path, read(t, path), ex)
-}
 
 // CrossCheck runs two ML-KEM implementations against each other on n
 // random inputs: every output and every verdict must agree.

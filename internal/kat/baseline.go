@@ -1,7 +1,6 @@
 package kat
 
 import (
-	"crypto"
 	"crypto/ecdh"
 	"crypto/mlkem"
 	"crypto/rand"
@@ -11,20 +10,22 @@ import (
 )
 
 // Baseline is what a straightforward Go implementation of a NIST-curve
-// hybrid would do with the standard library only: crypto/mlkem's
-// GenerateKey / Encapsulate / Decapsulate, crypto/ecdh's GenerateKey /
-// NewPublicKey / ECDH, and HASH(K_PQ || K_CL) through hash.Hash. It takes
-// its randomness from the module (rand is ignored) and has no explicit-key
-// constructors. curveName is "P-256" or "P-384", ekSize the ML-KEM
-// encapsulation key size (768 or 1024). "pqkex bench" and the methods'
-// benchmarks compare against it; the methods' TestBaseline keeps it honest
-// (it must interoperate with them).
-func Baseline(name string, h crypto.Hash, curveName string, ekSize int) Exchange {
-	cu, ok := map[string]ecdh.Curve{"P-256": ecdh.P256(), "P-384": ecdh.P384()}[curveName]
+// hybrid (name: mlkem768nistp256-sha256 or mlkem1024nistp384-sha384)
+// would do with the standard library only: crypto/mlkem's GenerateKey /
+// Encapsulate / Decapsulate, crypto/ecdh's GenerateKey / NewPublicKey /
+// ECDH, and HASH(K_PQ || K_CL) through hash.Hash. It takes its randomness
+// from the module (rand is ignored) and has no explicit-key constructors;
+// its Method is the method's description, for its sizes and hash. "pqkex
+// bench" and the methods' benchmarks compare against it; the methods'
+// tests keep it honest (it must interoperate with them).
+func Baseline(name string) Exchange {
+	m := MustPublic(name).Method
+	cu, ok := map[string]ecdh.Curve{"P-256": ecdh.P256(), "P-384": ecdh.P384()}[m.Curve.Name()]
 	if !ok {
-		panic("kat: Baseline: no curve " + curveName)
+		panic("kat: Baseline: no curve " + m.Curve.Name())
 	}
-	ex := Exchange{Label: "baseline", Name: name, Hash: h}
+	h, ekSize := m.Hash, m.ClientInitSize()-m.Curve.PublicKeySize()
+	ex := Exchange{Label: "baseline", Name: name, Method: m, Hash: h, Curve: m.Curve}
 	k := func(kPQ, kCL []byte) []byte {
 		d := h.New()
 		d.Write(kPQ)

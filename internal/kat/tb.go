@@ -74,10 +74,10 @@ func each(t TB, f func()) {
 	f()
 }
 
-// record runs a file's runner with a recorder: a Fatalf outside any
+// Record runs a file's runner with a recorder: a Fatalf outside any
 // vector (the file does not parse, is for another parameter set) is the
 // Result's Err.
-func record(run func(t TB)) (res Result) {
+func Record(run func(t TB)) (res Result) {
 	r := new(recorder)
 	defer func() {
 		p := recover()

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"crypto/mlkem"
 	"encoding/asn1"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+	"github.com/pqkex/pqkex/mlkem768nistp256"
 )
 
 type wycheproofECDH struct {
@@ -46,7 +49,7 @@ func RunWycheproofECDH(t TB, name string, data []byte, ex Exchange) ECDHCounts {
 	t.Helper()
 	var v wycheproofECDH
 	mustJSON(t, name, data, &v)
-	cu := ex.Curve
+	cu := ex.Method.Curve
 	var cnt ECDHCounts
 	// A fixed ML-KEM key and ciphertext for the Finish checks; K_PQ from
 	// crypto/mlkem as the oracle.
@@ -112,7 +115,7 @@ func RunWycheproofECDH(t TB, name string, data []byte, ex Exchange) ECDHCounts {
 					t.Errorf("%s: rejected: %v", id, ecdhErr)
 				case wantValid && !bytes.Equal(shared, tc.Shared):
 					t.Errorf("%s: shared secret differs", id)
-				case wantValid && (finErr != nil || !bytes.Equal(k, hybrid.SharedSecret(ex.Hash, kPQ, tc.Shared))):
+				case wantValid && (finErr != nil || !bytes.Equal(k, hybrid.SharedSecret(ex.Method.Hash, kPQ, tc.Shared))):
 					t.Errorf("%s: Finish: %v, or K differs", id, finErr)
 				case wantValid:
 					cnt.Valid++
@@ -175,4 +178,19 @@ func oracleKPQ(t TB, seed []byte, ekSize int) ([]byte, int) {
 	}
 	t.Fatalf("ek size %d", ekSize)
 	return nil, 0
+}
+
+// RunWycheproofECDHFile runs a Wycheproof ECDH file (raw points or DER)
+// for P-256 or P-384 on the curve and through the public API of the
+// method on that curve: one vector per case with an SSH form.
+func RunWycheproofECDHFile(data []byte) Result {
+	var v wycheproofECDH
+	if err := json.Unmarshal(data, &v); err != nil || len(v.TestGroups) == 0 {
+		return Result{Err: fmt.Errorf("vectors: no test groups (%v)", err)}
+	}
+	method := map[string]string{"P-256": mlkem768nistp256.Name, "P-384": mlkem1024nistp384.Name}[curveNames[v.TestGroups[0].Curve]]
+	if method == "" {
+		return Result{Skipped: fmt.Sprintf("ECDH vectors for %s, which pqkex does not use", v.TestGroups[0].Curve)}
+	}
+	return Record(func(t TB) { RunWycheproofECDH(t, "ecdh", data, MustPublic(method)) })
 }

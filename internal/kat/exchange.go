@@ -1,0 +1,153 @@
+package kat
+
+import (
+	"crypto"
+	"crypto/fips140"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pqkex/pqkex/internal/hybrid"
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+	"github.com/pqkex/pqkex/mlkem768nistp256"
+	"github.com/pqkex/pqkex/mlkem768x25519"
+	"github.com/pqkex/pqkex/sntrup761x25519"
+)
+
+// Client is a method's client after NewClient.
+type Client interface {
+	Init() []byte
+	Finish(serverReply []byte) ([]byte, error)
+}
+
+// Exchange is one way to run a method: through its public API, or through
+// the shared engine with a fixed KEM backend. The runners check vector
+// files on Exchanges.
+type Exchange struct {
+	Label  string // for test names: "public", "circl", "std" (crypto/mlkem), "pqkex", "baseline"
+	Name   string // SSH name
+	Method *hybrid.Method
+	Hash   crypto.Hash  // Method.Hash
+	Curve  hybrid.Curve // Method.Curve
+	// NewClient and Respond are the method's constructors (public API or
+	// engine).
+	NewClient func(rand io.Reader) (Client, error)
+	Respond   func(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error)
+	// NewClientWithKeys and RespondWithKeys are the explicit-key
+	// constructors (the engine's: the public API has none): the KEM key
+	// (ML-KEM seed d || z or expanded key, sntrup761 encoding), the KEM
+	// randomness m, the classical private key.
+	NewClientWithKeys func(kemKey, private []byte) (Client, error)
+	RespondWithKeys   func(clientInit, m, private []byte) (serverReply, k []byte, err error)
+	// IgnoresReader says that NewClient and Respond never read the reader
+	// passed to them (a NIST-curve hybrid in FIPS 140-3 mode): the
+	// runners then check that, and take the byte-exact values from the
+	// explicit-key constructors.
+	IgnoresReader bool
+}
+
+// KEM is the exchange's KEM implementation.
+func (ex Exchange) KEM() hybrid.KEM {
+	if ex.Method.KEM != nil {
+		return ex.Method.KEM
+	}
+	return hybrid.Default(ex.Method.Params)
+}
+
+type engineClient struct {
+	m *hybrid.Method
+	c hybrid.Client
+}
+
+func (c *engineClient) Init() []byte                     { return c.m.Init(&c.c) }
+func (c *engineClient) Finish(sr []byte) ([]byte, error) { return c.m.Finish(&c.c, sr) }
+
+// withKeys builds a client of the method m from explicit secrets, the
+// known answers' form.
+func withKeys(m *hybrid.Method, kemKey, private []byte) (Client, error) {
+	c := &engineClient{m: m}
+	if err := m.NewClientWithKeys(&c.c, kemKey, private); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// FromMethod runs m (a copy of a method's engine, typically with KEM set
+// to one backend) as an Exchange.
+func FromMethod(label, name string, m *hybrid.Method) Exchange {
+	return Exchange{
+		Label: label, Name: name, Method: m, Hash: m.Hash, Curve: m.Curve,
+		NewClient: func(rand io.Reader) (Client, error) {
+			c := &engineClient{m: m}
+			if err := m.NewClient(&c.c, rand); err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		Respond:           m.Respond,
+		NewClientWithKeys: func(kemKey, private []byte) (Client, error) { return withKeys(m, kemKey, private) },
+		RespondWithKeys:   m.RespondWithKeys,
+		IgnoresReader:     m.SelfDraws(strings.NewReader("")),
+	}
+}
+
+// Backends returns the method's engine once per KEM implementation
+// (ML-KEM: circl and crypto/mlkem; sntrup761: pqkex's), as Exchanges.
+func Backends(name string, m hybrid.Method) []Exchange {
+	kems := []hybrid.KEM{m.KEM}
+	if m.KEM == nil {
+		kems = []hybrid.KEM{hybrid.Circl(m.Params), hybrid.Std(m.Params)}
+	}
+	var out []Exchange
+	for _, k := range kems {
+		mm := m
+		mm.KEM = k
+		out = append(out, FromMethod(k.Impl(), name, &mm))
+	}
+	return out
+}
+
+// Public returns the public API of the method named name (its SSH name,
+// or sntrup761x25519's alias) as an Exchange; the explicit-key
+// constructors, which the public API does not have, are the engine's
+// (the method's description, which the package wraps). ok is false for
+// any other name.
+func Public(name string) (ex Exchange, ok bool) {
+	switch name {
+	case mlkem768x25519.Name:
+		return public(name, mlkem768x25519.NewClient, mlkem768x25519.Respond, &hybrid.MLKEM768X25519), true
+	case sntrup761x25519.Name, sntrup761x25519.AliasName:
+		return public(name, sntrup761x25519.NewClient, sntrup761x25519.Respond, &hybrid.SNTRUP761X25519), true
+	case mlkem768nistp256.Name:
+		return public(name, mlkem768nistp256.NewClient, mlkem768nistp256.Respond, &hybrid.MLKEM768NISTP256), true
+	case mlkem1024nistp384.Name:
+		return public(name, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond, &hybrid.MLKEM1024NISTP384), true
+	}
+	return Exchange{}, false
+}
+
+// MustPublic is Public for a name that must be one of the four.
+func MustPublic(name string) Exchange {
+	ex, ok := Public(name)
+	if !ok {
+		panic(fmt.Sprintf("kat: %q is not a pqkex method", name))
+	}
+	return ex
+}
+
+func public[C Client](name string, newClient func(io.Reader) (C, error),
+	respond func(io.Reader, []byte) ([]byte, []byte, error), m *hybrid.Method) Exchange {
+	ex := FromMethod("public", name, m)
+	ex.NewClient = func(r io.Reader) (Client, error) {
+		c, err := newClient(r)
+		if err != nil {
+			return nil, err // not a non-nil interface holding a nil *Client
+		}
+		return c, nil
+	}
+	ex.Respond = respond
+	// The approved methods ignore the caller's reader in FIPS 140-3 mode
+	// (see their package documentation).
+	ex.IgnoresReader = m.Approved && fips140.Enabled()
+	return ex
+}
