@@ -79,7 +79,7 @@ func TestSSHFiles(t *testing.T) {
 
 // TestRunnersFail shows that the runners can fail: one changed value in
 // a file (a hex digit of the first occurrence of a field, or a verdict)
-// must fail at least one vector, on the method's public API. The first
+// must fail at least one vector. The first
 // occurrence is the first after the "tests" key.
 func TestRunnersFail(t *testing.T) {
 	ts768 := Targets(0, MustPublic("mlkem768x25519-sha256"))
@@ -94,7 +94,9 @@ func TestRunnersFail(t *testing.T) {
 	}
 	for file, fields := range cases {
 		data := readFile(t, file)
-		run := func(t TB, d []byte) { RunSSHFile(t, file, d, MustPublic(readMethod(d))) }
+		run := func(t TB, d []byte) { // on circl or sntrup761: both check the expanded key
+			RunSSHFile(t, file, d, Backends(readMethod(d), *MustPublic(readMethod(d)).Method)[0])
+		}
 		switch {
 		case strings.HasPrefix(file, "mlkem768_acvp_keygen"):
 			run = func(t TB, d []byte) { RunACVPKeyGen(t, file, d, ts768...) }
