@@ -136,10 +136,8 @@ func run(f Format, data []byte) kat.Result {
 		return kat.Record(func(t kat.TB) { kat.RunSSHFile(t, string(f), data, ex) })
 	case FormatRFC7748X25519:
 		return runJSON(data, func(v *kat.RFC7748X25519) kat.Result { return kat.RunRFC7748X25519(v, false) })
-	case FormatWycheproofXDH:
-		return runJSON(data, kat.RunWycheproofXDH)
-	case FormatWycheproofECDHPoint, FormatWycheproofECDH:
-		return kat.RunWycheproofECDHFile(data)
+	case FormatWycheproofXDH, FormatWycheproofECDHPoint, FormatWycheproofECDH:
+		return kat.RunWycheproofDHFile(data)
 	}
 	// The ML-KEM files, on both implementations and through the methods
 	// of the parameter set.

@@ -1,0 +1,32 @@
+package kat
+
+import "testing"
+
+// TestWycheproofDH runs Wycheproof's X25519, P-256 and P-384 cases on the
+// curve and through the client and server of every method on it (public
+// API and engine with each KEM backend): raw points (the form SSH
+// carries) and the points of the DER files.
+func TestWycheproofDH(t *testing.T) {
+	for _, c := range []struct {
+		file                   string
+		methods                []string
+		valid, rejected, cases int
+	}{
+		{"wycheproof_x25519_test.json", []string{"mlkem768x25519-sha256", "sntrup761x25519-sha512"}, 487, 31, 518},
+		{"wycheproof_ecdh_secp256r1_ecpoint_test.json", []string{"mlkem768nistp256-sha256"}, 330, 25, 355},
+		{"wycheproof_ecdh_secp256r1_test.json", []string{"mlkem768nistp256-sha256"}, 390, -1, 612},
+		{"wycheproof_ecdh_secp384r1_ecpoint_test.json", []string{"mlkem1024nistp384-sha384"}, 771, 19, 790},
+		{"wycheproof_ecdh_secp384r1_test.json", []string{"mlkem1024nistp384-sha384"}, 830, -1, 1047},
+	} {
+		var exs []Exchange
+		for _, m := range c.methods {
+			exs = append(exs, exchanges(m)...)
+		}
+		knownAnswers(func() {
+			n := RunWycheproofDH(t, c.file, readFile(t, c.file), exs...)
+			if n.Valid != c.valid || c.rejected >= 0 && (n.Rejected != c.rejected || n.NotSSH != 0) || n.Valid+n.Rejected+n.NotSSH != c.cases {
+				t.Errorf("%s: %+v, want %d cases, %d valid", c.file, n, c.cases, c.valid)
+			}
+		})
+	}
+}
