@@ -23,7 +23,7 @@ func Bench(b *testing.B, name string) {
 	m := lookup(name)
 	exs := m.exchanges()
 	if m.Baseline != nil {
-		exs = append(exs, m.Baseline())
+		exs = append(exs, m.Baseline(m))
 	}
 	for _, step := range []string{"ClientInit", "Respond", "Finish", "Exchange"} {
 		b.Run(step, func(b *testing.B) {
@@ -69,7 +69,7 @@ func benchStep(b *testing.B, ex Exchange, step string) {
 // mlkem768x25519-sha256 (ssh/mlkem.go): crypto/mlkem and
 // x/crypto/curve25519.X25519, whose every call also recomputes the public
 // key of its scalar; the X25519 key first, then the ML-KEM seed.
-func xcrypto() Exchange {
+func xcrypto(*Method) Exchange {
 	const ek = mlkem.EncapsulationKeySize768
 	pair := func() (priv, pub []byte, err error) {
 		priv = make([]byte, 32)

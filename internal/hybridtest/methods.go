@@ -43,9 +43,9 @@ type Method struct {
 	// (PointError; empty where the reasons vary).
 	Points     map[string][]byte
 	PointError string
-	Backends   []hybrid.KEM // the KEM implementations to run the engine on
-	FIPS       bool         // every algorithm is FIPS 140-3 approved
-	Baseline   func() Exchange
+	Backends   []hybrid.KEM           // the KEM implementations to run the engine on
+	FIPS       bool                   // every algorithm is FIPS 140-3 approved
+	Baseline   func(*Method) Exchange // for the benchmarks; nil if none
 	Engine     *hybrid.Method
 	api
 	oracle kemOracle
@@ -59,54 +59,28 @@ type api struct {
 	Zero   func() Client
 }
 
-var methods = []*Method{{
-	Name: "mlkem768x25519-sha256", Prefix: "mlkem768x25519", Hash: crypto.SHA256, KEM: "ML-KEM-768", Curve: "X25519",
-	Sizes:     [3]int{1216, 1120, 36},
-	Constants: [3]int{mlkem768x25519.ClientInitSize, mlkem768x25519.ServerReplySize, mlkem768x25519.SharedSecretSize},
-	EKSize:    mlkem.EncapsulationKeySize768, CTSize: mlkem.CiphertextSize768, KeyGen: 64, Encaps: 32,
-	KEMKey: seed, ChecksEK: true, Points: lowOrder, PointError: " is a low-order point",
-	Backends: kems(hybrid.MLKEM768), Baseline: xcrypto, Engine: &hybrid.MLKEM768X25519,
-	api:    public(&hybrid.MLKEM768X25519, mlkem768x25519.Name, mlkem768x25519.Hash, mlkem768x25519.NewClient, mlkem768x25519.Respond),
-	oracle: mlkem768Oracle, ecdh: ecdh.X25519(),
-}, {
-	Name: "sntrup761x25519-sha512", Prefix: "sntrup761x25519", Hash: crypto.SHA512, KEM: "sntrup761", Curve: "X25519",
-	Sizes:     [3]int{1190, 1071, 68},
-	Constants: [3]int{sntrup761x25519.ClientInitSize, sntrup761x25519.ServerReplySize, sntrup761x25519.SharedSecretSize},
-	EKSize:    sntrup761.EncapsulationKeySize, CTSize: sntrup761.CiphertextSize, KeyGen: 3044 + 3044 + 191, Encaps: 3044,
-	KEMKey: func(r []byte) []byte {
-		dk, err := sntrup761test.GenerateKey(bytes.NewReader(r))
-		if err != nil {
-			panic(err)
-		}
-		return dk.Bytes()
-	},
-	Points: lowOrder, PointError: " is a low-order point",
-	Backends: []hybrid.KEM{hybrid.SNTRUP761()}, Engine: &hybrid.SNTRUP761X25519,
-	api:    public(&hybrid.SNTRUP761X25519, sntrup761x25519.Name, sntrup761x25519.Hash, sntrup761x25519.NewClient, sntrup761x25519.Respond),
-	oracle: sntrupOracle, ecdh: ecdh.X25519(),
-}, {
-	Name: "mlkem768nistp256-sha256", Prefix: "mlkem768nistp256", Hash: crypto.SHA256, KEM: "ML-KEM-768", Curve: "P-256",
-	Sizes:     [3]int{1249, 1153, 36},
-	Constants: [3]int{mlkem768nistp256.ClientInitSize, mlkem768nistp256.ServerReplySize, mlkem768nistp256.SharedSecretSize},
-	EKSize:    mlkem.EncapsulationKeySize768, CTSize: mlkem.CiphertextSize768, KeyGen: 64, Encaps: 32,
-	KEMKey: seed, ChecksEK: true, Points: nistBad(p256G), FIPS: true,
-	Backends: kems(hybrid.MLKEM768), Baseline: func() Exchange {
-		return kat.Baseline(mlkem768nistp256.Name, mlkem768nistp256.Hash, "P-256", mlkem.EncapsulationKeySize768)
-	}, Engine: &hybrid.MLKEM768NISTP256,
-	api:    public(&hybrid.MLKEM768NISTP256, mlkem768nistp256.Name, mlkem768nistp256.Hash, mlkem768nistp256.NewClient, mlkem768nistp256.Respond),
-	oracle: mlkem768Oracle, ecdh: ecdh.P256(),
-}, {
-	Name: "mlkem1024nistp384-sha384", Prefix: "mlkem1024nistp384", Hash: crypto.SHA384, KEM: "ML-KEM-1024", Curve: "P-384",
-	Sizes:     [3]int{1665, 1665, 52},
-	Constants: [3]int{mlkem1024nistp384.ClientInitSize, mlkem1024nistp384.ServerReplySize, mlkem1024nistp384.SharedSecretSize},
-	EKSize:    mlkem.EncapsulationKeySize1024, CTSize: mlkem.CiphertextSize1024, KeyGen: 64, Encaps: 32,
-	KEMKey: seed, ChecksEK: true, Points: nistBad(p384G), FIPS: true,
-	Backends: kems(hybrid.MLKEM1024), Baseline: func() Exchange {
-		return kat.Baseline(mlkem1024nistp384.Name, mlkem1024nistp384.Hash, "P-384", mlkem.EncapsulationKeySize1024)
-	}, Engine: &hybrid.MLKEM1024NISTP384,
-	api:    public(&hybrid.MLKEM1024NISTP384, mlkem1024nistp384.Name, mlkem1024nistp384.Hash, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond),
-	oracle: mlkem1024Oracle, ecdh: ecdh.P384(),
-}}
+var methods = []*Method{
+	{Name: "mlkem768x25519-sha256", Prefix: "mlkem768x25519", Hash: crypto.SHA256, KEM: "ML-KEM-768", Curve: "X25519",
+		Sizes: [3]int{1216, 1120, 36}, Constants: [3]int{mlkem768x25519.ClientInitSize, mlkem768x25519.ServerReplySize, mlkem768x25519.SharedSecretSize},
+		EKSize: mlkem.EncapsulationKeySize768, CTSize: mlkem.CiphertextSize768, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
+		Points: lowOrder, PointError: " is a low-order point", Backends: kems(hybrid.MLKEM768), Baseline: xcrypto, oracle: mlkem768Oracle, ecdh: ecdh.X25519(),
+		Engine: &hybrid.MLKEM768X25519, api: public(&hybrid.MLKEM768X25519, mlkem768x25519.Name, mlkem768x25519.Hash, mlkem768x25519.NewClient, mlkem768x25519.Respond)},
+	{Name: "sntrup761x25519-sha512", Prefix: "sntrup761x25519", Hash: crypto.SHA512, KEM: "sntrup761", Curve: "X25519", KEMKey: sntrupKey,
+		Sizes: [3]int{1190, 1071, 68}, Constants: [3]int{sntrup761x25519.ClientInitSize, sntrup761x25519.ServerReplySize, sntrup761x25519.SharedSecretSize},
+		EKSize: sntrup761.EncapsulationKeySize, CTSize: sntrup761.CiphertextSize, KeyGen: 3044 + 3044 + 191, Encaps: 3044, oracle: sntrupOracle, ecdh: ecdh.X25519(),
+		Points: lowOrder, PointError: " is a low-order point", Backends: []hybrid.KEM{hybrid.SNTRUP761()}, Engine: &hybrid.SNTRUP761X25519,
+		api: public(&hybrid.SNTRUP761X25519, sntrup761x25519.Name, sntrup761x25519.Hash, sntrup761x25519.NewClient, sntrup761x25519.Respond)},
+	{Name: "mlkem768nistp256-sha256", Prefix: "mlkem768nistp256", Hash: crypto.SHA256, KEM: "ML-KEM-768", Curve: "P-256", FIPS: true,
+		Sizes: [3]int{1249, 1153, 36}, Constants: [3]int{mlkem768nistp256.ClientInitSize, mlkem768nistp256.ServerReplySize, mlkem768nistp256.SharedSecretSize},
+		EKSize: mlkem.EncapsulationKeySize768, CTSize: mlkem.CiphertextSize768, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
+		Points: nistBad(p256G), Backends: kems(hybrid.MLKEM768), Baseline: nistBaseline, oracle: mlkem768Oracle, ecdh: ecdh.P256(),
+		Engine: &hybrid.MLKEM768NISTP256, api: public(&hybrid.MLKEM768NISTP256, mlkem768nistp256.Name, mlkem768nistp256.Hash, mlkem768nistp256.NewClient, mlkem768nistp256.Respond)},
+	{Name: "mlkem1024nistp384-sha384", Prefix: "mlkem1024nistp384", Hash: crypto.SHA384, KEM: "ML-KEM-1024", Curve: "P-384", FIPS: true,
+		Sizes: [3]int{1665, 1665, 52}, Constants: [3]int{mlkem1024nistp384.ClientInitSize, mlkem1024nistp384.ServerReplySize, mlkem1024nistp384.SharedSecretSize},
+		EKSize: mlkem.EncapsulationKeySize1024, CTSize: mlkem.CiphertextSize1024, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
+		Points: nistBad(p384G), Backends: kems(hybrid.MLKEM1024), Baseline: nistBaseline, oracle: mlkem1024Oracle, ecdh: ecdh.P384(),
+		Engine: &hybrid.MLKEM1024NISTP384, api: public(&hybrid.MLKEM1024NISTP384, mlkem1024nistp384.Name, mlkem1024nistp384.Hash, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond)},
+}
 
 func lookup(name string) *Method {
 	for _, m := range methods {
@@ -118,6 +92,18 @@ func lookup(name string) *Method {
 }
 
 func seed(s []byte) []byte { return s }
+
+func sntrupKey(r []byte) []byte {
+	dk, err := sntrup761test.GenerateKey(bytes.NewReader(r))
+	if err != nil {
+		panic(err)
+	}
+	return dk.Bytes()
+}
+
+// nistBaseline is kat.Baseline: crypto/mlkem, crypto/ecdh and hash.Hash,
+// what a straightforward Go implementation of a NIST-curve hybrid does.
+func nistBaseline(m *Method) Exchange { return kat.Baseline(m.Name, m.Hash, m.Curve, m.EKSize) }
 
 // kems are both ML-KEM implementations of p: circl, crypto/mlkem.
 func kems(p hybrid.Params) []hybrid.KEM { return []hybrid.KEM{hybrid.Circl(p), hybrid.Std(p)} }

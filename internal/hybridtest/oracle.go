@@ -117,19 +117,18 @@ func (m *Method) ours() *ours {
 // checkRespond runs ex.Respond on in with our server secrets and checks it
 // against the oracles: the same verdict; on accept their S_REPLY and K; on
 // refusal an error naming the client's value and why, holding none of the
-// input or our secrets. It returns Respond's error.
+// input or our secrets. Respond must agree with RespondWithKeys and, where
+// it reads its reader (not in FIPS 140-3 mode), read exactly our secrets.
+// It returns Respond's error.
 func (m *Method) checkRespond(t testing.TB, ex Exchange, o *ours, in []byte) error {
 	t.Helper()
-	mr, priv := o.server[:m.Encaps], o.server[m.Encaps:]
-	reply, k, err := ex.Respond(bytes.NewReader(o.server), in)
-	if ex.IgnoresReader {
-		// FIPS 140-3 mode: Respond draws its own secrets; its verdict
-		// must be the explicit-key constructor's, whose output is exact.
-		errR := err
-		if reply, k, err = ex.RespondWithKeys(in, mr, priv); (errR == nil) != (err == nil) {
-			t.Fatalf("Respond and RespondWithKeys disagree: %v, %v", errR, err)
-		}
+	mr, priv, r := o.server[:m.Encaps], o.server[m.Encaps:], bytes.NewReader(o.server)
+	reply, k, err := ex.Respond(r, in)
+	reply2, k2, err2 := ex.RespondWithKeys(in, mr, priv)
+	if (err == nil) != (err2 == nil) || !ex.IgnoresReader && (!bytes.Equal(reply, reply2) || !bytes.Equal(k, k2) || err == nil && r.Len() != 0) {
+		t.Fatalf("Respond (%v, %d bytes unread) and RespondWithKeys (%v) differ", err, r.Len(), err2)
 	}
+	reply, k = reply2, k2
 	var why string
 	var ct, kPQ, pub, kCL []byte
 	ok := len(in) == m.Sizes[0]
@@ -157,31 +156,39 @@ func (m *Method) checkRespond(t testing.TB, ex Exchange, o *ours, in []byte) err
 }
 
 // newClient makes a client with our secrets: NewClient reading them, or
-// where it ignores its reader the explicit-key constructor. Its C_INIT
-// must be the oracles' ek || public key.
+// where it ignores its reader the explicit-key constructor. Both must give
+// the oracles' C_INIT, and NewClient must read exactly our secrets.
 func (m *Method) newClient(t testing.TB, ex Exchange, o *ours) Client {
 	t.Helper()
-	c, err := ex.NewClient(ReaderOf(o.keyGen, o.priv))
-	if ex.IgnoresReader {
-		c, err = ex.NewClientWithKeys(o.kemKey, o.priv)
+	r := bytes.NewReader(append(bytes.Clone(o.keyGen), o.priv...))
+	c, err := ex.NewClient(r)
+	c2, err2 := ex.NewClientWithKeys(o.kemKey, o.priv)
+	if err != nil || err2 != nil || !ex.IgnoresReader && (r.Len() != 0 || !bytes.Equal(c.Init(), c2.Init())) {
+		t.Fatalf("NewClient (%v, %d bytes unread) and NewClientWithKeys (%v) differ", err, r.Len(), err2)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pub, _ := m.ecdhOracle(o.priv, nil); !bytes.Equal(c.Init(), append(bytes.Clone(o.ek), pub...)) {
+	if pub, _ := m.ecdhOracle(o.priv, nil); !bytes.Equal(c2.Init(), append(bytes.Clone(o.ek), pub...)) {
 		t.Fatal("C_INIT is not the oracles' for our secrets")
+	}
+	if ex.IgnoresReader {
+		return c2
 	}
 	return c
 }
 
 // checkFinish runs Finish of a client with our secrets on in and checks it
-// as checkRespond does Respond; a second Finish must fail. It returns K.
+// as checkRespond does Respond. Init must return a copy, unchanged after
+// Finish, and a second Finish must fail. It returns K.
 func (m *Method) checkFinish(t testing.TB, ex Exchange, o *ours, in []byte) []byte {
 	t.Helper()
 	c := m.newClient(t, ex, o)
+	init := c.Init()
+	if init[0] ^= 1; bytes.Equal(c.Init(), init) {
+		t.Fatal("Init returns the Client's own buffer")
+	}
+	init[0] ^= 1
 	k, err := c.Finish(in)
-	if _, err := c.Finish(in); err == nil || !strings.Contains(err.Error(), "twice") {
-		t.Fatalf("second Finish: %v", err)
+	if _, err := c.Finish(in); err == nil || !strings.Contains(err.Error(), "twice") || !bytes.Equal(c.Init(), init) {
+		t.Fatalf("second Finish: %v (or C_INIT changed)", err)
 	}
 	var why string
 	var kCL []byte
@@ -262,38 +269,36 @@ func lengths(msg []byte, kemSize, compressed int) map[string][]byte {
 // FuzzRespond is the body of the method's Respond fuzz target: arbitrary
 // C_INIT values against the oracles (checkRespond), seeded with a valid
 // one, inits and every Q_C of the method's SSH vector files.
-func FuzzRespond(f *testing.F, name string) {
+func FuzzRespond(f *testing.F, name string) { fuzz(f, name, 0) }
+
+// FuzzFinish is FuzzRespond for Finish: S_REPLY values (checkFinish).
+func FuzzFinish(f *testing.F, name string) { fuzz(f, name, 1) }
+
+func fuzz(f *testing.F, name string, side int) {
 	m := lookup(name)
-	o, inits, _ := m.seeds(f)
-	for _, in := range inits {
+	o, seeds := m.seeds(f)
+	for _, in := range seeds[side] {
 		f.Add(in)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		KnownAnswers(t, func() { m.checkRespond(t, m.Public, o, in) })
+		KnownAnswers(t, func() {
+			if side == 0 {
+				m.checkRespond(t, m.Public, o, in)
+			} else {
+				m.checkFinish(t, m.Public, o, in)
+			}
+		})
 	})
 }
 
-// FuzzFinish is the body of the method's Finish fuzz target, as
-// FuzzRespond for arbitrary S_REPLY values (checkFinish).
-func FuzzFinish(f *testing.F, name string) {
-	m := lookup(name)
-	o, _, replies := m.seeds(f)
-	for _, in := range replies {
-		f.Add(in)
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		KnownAnswers(t, func() { m.checkFinish(t, m.Public, o, in) })
-	})
-}
-
-func (m *Method) seeds(t testing.TB) (o *ours, inits, replies [][]byte) {
-	o = m.ours()
+func (m *Method) seeds(t testing.TB) (*ours, [2][][]byte) {
+	o := m.ours()
 	init := m.newClient(t, m.Public, o).Init()
 	reply, _, err := m.Public.Respond(nil, init)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inits, replies = [][]byte{init}, [][]byte{reply}
+	inits, replies := [][]byte{init}, [][]byte{reply}
 	for _, in := range m.inits(init) {
 		inits = append(inits, in)
 	}
@@ -324,5 +329,5 @@ func (m *Method) seeds(t testing.TB) (o *ours, inits, replies [][]byte) {
 			}
 		}
 	}
-	return o, inits, replies
+	return o, [2][][]byte{inits, replies}
 }
