@@ -24,30 +24,39 @@ func kats(f *testing.F, n int) []kat.KEMKAT {
 	return rsp.KATs[:n]
 }
 
-// checkOwnBytes checks Bytes of a key parsed from in, a copy of orig.
-// Bytes must return orig itself, not a re-encoding of the decoded
-// polynomials: the decoders are total, so a key's bytes need not be the
-// canonical encoding of what they decode to, and the scheme hashes the key
-// bytes (Hash_4(pk), rho), so a re-encoded key would be a different key.
-// And the key must keep its own copy: changing in after parsing, or a
-// slice Bytes returned, changes nothing.
-func checkOwnBytes(t *testing.T, orig, in []byte, bytesOf func() []byte) {
+// parseOwn parses a copy of b: it must fail exactly when b is not size
+// bytes long, and Bytes must return b itself, not a re-encoding of the
+// decoded polynomials: the decoders are total, so a key's bytes need not
+// be the canonical encoding of what they decode to, and the scheme hashes
+// the key bytes (Hash_4(pk), rho), so a re-encoded key would be a
+// different key. And the key must keep its own copy: changing the copy
+// after parsing, or a slice Bytes returned, changes nothing.
+func parseOwn[K interface{ Bytes() []byte }](t *testing.T, b []byte, size int, parse func([]byte) (K, error)) (K, bool) {
 	t.Helper()
+	in := bytes.Clone(b)
+	k, err := parse(in)
+	if (err != nil) != (len(b) != size) {
+		t.Fatalf("parsing %d bytes: err = %v", len(b), err)
+	}
+	if err != nil {
+		return k, false
+	}
 	in[0] ^= 0xff
-	b := bytesOf()
-	if !bytes.Equal(b, orig) {
+	out := k.Bytes()
+	if !bytes.Equal(out, b) {
 		t.Fatal("Bytes is not the encoding the key was parsed from")
 	}
-	b[0] ^= 0xff
-	if !bytes.Equal(bytesOf(), orig) {
+	out[0] ^= 0xff
+	if !bytes.Equal(k.Bytes(), b) {
 		t.Fatal("changing the slice Bytes returned changed the key's encoding")
 	}
+	return k, true
 }
 
 // FuzzSNTRUP761Decapsulate parses an arbitrary decapsulation key and
 // decapsulates an arbitrary ciphertext: it must never panic, must fail only
 // on wrong lengths, must be deterministic, must keep its encoding
-// (checkOwnBytes) and carry the encapsulation key found in it, and a key
+// (parseOwn) and carry the encapsulation key found in it, and a key
 // parsed from its Bytes must be the same key.
 func FuzzSNTRUP761Decapsulate(f *testing.F) {
 	for _, k := range kats(f, 3) {
@@ -58,15 +67,10 @@ func FuzzSNTRUP761Decapsulate(f *testing.F) {
 	}
 	f.Add([]byte{}, []byte{})
 	f.Fuzz(func(t *testing.T, sk, ct []byte) {
-		in := bytes.Clone(sk)
-		dk, err := sntrup761.NewDecapsulationKey(in)
-		if (err != nil) != (len(sk) != sntrup761.DecapsulationKeySize) {
-			t.Fatalf("NewDecapsulationKey(%d bytes): err = %v", len(sk), err)
-		}
-		if err != nil {
+		dk, ok := parseOwn(t, sk, sntrup761.DecapsulationKeySize, sntrup761.NewDecapsulationKey)
+		if !ok {
 			return
 		}
-		checkOwnBytes(t, sk, in, dk.Bytes)
 		// The encapsulation key is the one the encoding carries, after
 		// f and v (191 bytes each).
 		if !bytes.Equal(dk.EncapsulationKey().Bytes(), sk[2*191:2*191+sntrup761.EncapsulationKeySize]) {
@@ -96,7 +100,7 @@ func FuzzSNTRUP761Decapsulate(f *testing.F) {
 
 // FuzzSNTRUP761Encapsulate parses an arbitrary encapsulation key and
 // encapsulates to it: it must never panic, must fail only on wrong
-// lengths, must keep its encoding (checkOwnBytes), and a key parsed from
+// lengths, must keep its encoding (parseOwn), and a key parsed from
 // its Bytes must be the same key.
 func FuzzSNTRUP761Encapsulate(f *testing.F) {
 	for _, k := range kats(f, 3) {
@@ -104,15 +108,10 @@ func FuzzSNTRUP761Encapsulate(f *testing.F) {
 	}
 	f.Add(bytes.Repeat([]byte{0xff}, sntrup761.EncapsulationKeySize))
 	f.Fuzz(func(t *testing.T, pk []byte) {
-		in := bytes.Clone(pk)
-		ek, err := sntrup761.NewEncapsulationKey(in)
-		if (err != nil) != (len(pk) != sntrup761.EncapsulationKeySize) {
-			t.Fatalf("NewEncapsulationKey(%d bytes): err = %v", len(pk), err)
-		}
-		if err != nil {
+		ek, ok := parseOwn(t, pk, sntrup761.EncapsulationKeySize, sntrup761.NewEncapsulationKey)
+		if !ok {
 			return
 		}
-		checkOwnBytes(t, pk, in, ek.Bytes)
 		// A key parsed from Bytes is the same key: with the same
 		// randomness both encapsulate alike.
 		ek2, err := sntrup761.NewEncapsulationKey(ek.Bytes())

@@ -1,43 +1,25 @@
 package mlkem1024nistp384_test
 
 import (
-	"bytes"
 	"fmt"
 
-	"github.com/pqkex/pqkex/kexhash"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
 )
 
-// Example runs both sides of a mlkem1024nistp384 key exchange and derives the
-// exchange hash and a session key from K. In SSH, C_INIT travels in
-// SSH_MSG_KEX_ECDH_INIT (SSH_MSG_KEX_HYBRID_INIT) and S_REPLY in
-// SSH_MSG_KEX_ECDH_REPLY.
+// Example shows the server's side of an mlkem1024nistp384-sha384 key
+// exchange: a malformed C_INIT is an error (disconnect), a good one gives
+// S_REPLY and K. In FIPS 140-3 mode (GODEBUG=fips140=on) the same calls
+// use only the Go Cryptographic Module's approved services.
 func Example() {
-	// Client: ephemeral keys, then send C_INIT.
+	_, _, err := mlkem1024nistp384.Respond(nil, []byte("not a C_INIT"))
+	fmt.Println(err)
 	client, err := mlkem1024nistp384.NewClient(nil)
 	if err != nil {
 		panic(err)
 	}
-	cInit := client.Init()
-
-	// Server: C_INIT in, S_REPLY out, and K.
-	sReply, serverK, err := mlkem1024nistp384.Respond(nil, cInit)
-	if err != nil {
-		panic(err) // a key exchange failure: disconnect
-	}
-
-	// Client: S_REPLY in, K out.
-	clientK, err := client.Finish(sReply)
-	if err != nil {
-		panic(err)
-	}
-
-	// Both: H over the transcript (K is already SSH-encoded), then keys.
-	vc, vs := []byte("SSH-2.0-client"), []byte("SSH-2.0-server")
-	ic, is, ks := []byte{20}, []byte{20}, []byte("host key blob")
-	H := kexhash.ExchangeHash(mlkem1024nistp384.Hash, vc, vs, ic, is, ks, cInit, sReply, clientK)
-	key := kexhash.DeriveKey(mlkem1024nistp384.Hash, clientK, H, H, 'C', 32)
-
-	fmt.Println(len(cInit), len(sReply), len(clientK), bytes.Equal(clientK, serverK), len(H), len(key))
-	// Output: 1665 1665 52 true 48 32
+	sReply, k, err := mlkem1024nistp384.Respond(nil, client.Init())
+	fmt.Println(len(sReply), len(k), err)
+	// Output:
+	// mlkem1024nistp384: client's C_INIT has 12 bytes, want 1665
+	// 1665 52 <nil>
 }

@@ -34,17 +34,17 @@ const EmulatorEnv = "PQKEX_EMULATOR"
 // Reader before) is refused by Go.
 //
 // If the test binary is not in FIPS mode, it shows that both counters
-// count here (so the proof can fail), then re-runs test (this test's name)
-// in children with GODEBUG=fips140=on and fips140=only and requires each
-// to pass and to have really checked.
-func CheckFIPSPath(t *testing.T, test string, ex Exchange, m *hybrid.Method) {
+// count here (so the proof can fail), then re-runs t's test in children
+// with GODEBUG=fips140=on and fips140=only and requires each to pass and
+// to have really checked.
+func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 	t.Helper()
 	if !fips140.Enabled() {
 		if os.Getenv(FIPSChildEnv) != "" {
 			t.Fatal("child not in FIPS 140-3 mode")
 		}
 		circl, derand := hybrid.CirclCalls(), hybrid.DerandomizedCalls()
-		exchange(t, ex, bytes.NewReader(Stream("fips|client", 64+ex.Curve.PrivateKeySize())),
+		exchange(t, ex, ex, bytes.NewReader(Stream("fips|client", 64+ex.Curve.PrivateKeySize())),
 			bytes.NewReader(Stream("fips|server", 32+ex.Curve.PrivateKeySize())))
 		if hybrid.CirclCalls() == circl || hybrid.DerandomizedCalls() == derand {
 			t.Fatal("outside FIPS mode a counter did not count: the proof would prove nothing")
@@ -54,7 +54,8 @@ func CheckFIPSPath(t *testing.T, test string, ex Exchange, m *hybrid.Method) {
 			t.Fatal(err)
 		}
 		for _, mode := range []string{"on", "only"} {
-			args := []string{"-test.run=^" + test + "$", "-test.v", "-test.count=1"}
+			run := "^" + strings.ReplaceAll(t.Name(), "/", "$/^") + "$"
+			args := []string{"-test.run=" + run, "-test.v", "-test.count=1"}
 			cmd := exec.Command(exe, args...)
 			if emu := os.Getenv(EmulatorEnv); emu != "" {
 				// Under qemu-user (scripts/emulated-tests.sh) the kernel
@@ -87,12 +88,12 @@ func CheckFIPSPath(t *testing.T, test string, ex Exchange, m *hybrid.Method) {
 		func() io.Reader { return nil },
 		func() io.Reader { return rand.Reader },
 	} {
-		exchange(t, ex, r(), r())
+		exchange(t, ex, ex, r(), r())
 		n++
 	}
 	cs, ss := Stream("fips|client", 100), Stream("fips|server", 100)
 	cr, sr := bytes.NewReader(cs), bytes.NewReader(ss)
-	exchange(t, ex, cr, sr)
+	exchange(t, ex, ex, cr, sr)
 	if cr.Len() != len(cs) || sr.Len() != len(ss) {
 		t.Fatal("a caller's reader was read in FIPS mode")
 	}
@@ -126,23 +127,6 @@ func CheckFIPSPath(t *testing.T, test string, ex Exchange, m *hybrid.Method) {
 		t.Logf("refused: %v", err)
 	}
 	t.Logf("FIPS path checked: %d exchanges (nil, crypto/rand.Reader, a caller's reader), 0 circl calls, 0 derandomized calls", n)
-}
-
-// exchange runs one exchange of ex with the given readers and checks that
-// both sides agree on K.
-func exchange(t *testing.T, ex Exchange, cr, sr io.Reader) {
-	t.Helper()
-	c, err := ex.NewClient(cr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reply, kS, err := ex.Respond(sr, c.Init())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if kC, err := c.Finish(reply); err != nil || !bytes.Equal(kC, kS) {
-		t.Fatalf("exchange: K differs (%v)", err)
-	}
 }
 
 // KnownAnswers runs f, the body of a known-answer test. Known answers need

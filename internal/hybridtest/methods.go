@@ -1,0 +1,204 @@
+package hybridtest
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/ecdh"
+	"crypto/mlkem"
+	"encoding/hex"
+	"io"
+
+	"github.com/pqkex/pqkex/internal/hybrid"
+	"github.com/pqkex/pqkex/internal/kat"
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+	"github.com/pqkex/pqkex/mlkem768nistp256"
+	"github.com/pqkex/pqkex/mlkem768x25519"
+	"github.com/pqkex/pqkex/sntrup761"
+	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
+	"github.com/pqkex/pqkex/sntrup761x25519"
+)
+
+// Method is one of the four hybrid methods as the shared suite (Test,
+// Bench, FuzzRespond, FuzzFinish) sees it: what differs between them is
+// data here, the literal values being the specifications'.
+type Method struct {
+	Name, Prefix string // SSH name; package name, which starts every error
+	Hash         crypto.Hash
+	KEM, Curve   string // as errors name them
+	// Sizes are C_INIT, S_REPLY and K; Constants the package's
+	// ClientInitSize, ServerReplySize and SharedSecretSize.
+	Sizes, Constants [3]int
+	EKSize, CTSize   int // the KEM's encapsulation key and ciphertext
+	// KeyGen and Encaps are the bytes NewClient reads for the KEM key and
+	// Respond for the encapsulation, each before the curve's private key.
+	KeyGen, Encaps int
+	// KEMKey turns KeyGen bytes into the explicit-key constructors' KEM
+	// key: the ML-KEM seed itself, sntrup761's encoded key.
+	KEMKey func(keyGen []byte) []byte
+	// ChecksEK: the KEM refuses some encapsulation keys (ML-KEM's modulus
+	// check); sntrup761 takes any.
+	ChecksEK bool
+	// Points are peer public keys to try, all to be refused but a NIST
+	// curve's "generator", with the end of the error about them
+	// (PointError; empty where the reasons vary).
+	Points     map[string][]byte
+	PointError string
+	Backends   []hybrid.KEM           // the KEM implementations to run the engine on
+	FIPS       bool                   // every algorithm is FIPS 140-3 approved
+	Baseline   func(*Method) Exchange // for the benchmarks; nil if none
+	Engine     *hybrid.Method
+	api
+	oracle kemOracle
+	ecdh   ecdh.Curve
+}
+
+// api is a method package's exported API: Public as an Exchange (its
+// explicit-key constructors are the engine's) and a zero Client.
+type api struct {
+	Public Exchange
+	Zero   func() Client
+}
+
+var methods = []*Method{
+	{Name: "mlkem768x25519-sha256", Prefix: "mlkem768x25519", Hash: crypto.SHA256, KEM: "ML-KEM-768", Curve: "X25519",
+		Sizes: [3]int{1216, 1120, 36}, Constants: [3]int{mlkem768x25519.ClientInitSize, mlkem768x25519.ServerReplySize, mlkem768x25519.SharedSecretSize},
+		EKSize: mlkem.EncapsulationKeySize768, CTSize: mlkem.CiphertextSize768, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
+		Points: lowOrder, PointError: " is a low-order point", Backends: kems(hybrid.MLKEM768), Baseline: xcrypto, oracle: mlkem768Oracle, ecdh: ecdh.X25519(),
+		Engine: &hybrid.MLKEM768X25519, api: public(&hybrid.MLKEM768X25519, mlkem768x25519.Name, mlkem768x25519.Hash, mlkem768x25519.NewClient, mlkem768x25519.Respond)},
+	{Name: "sntrup761x25519-sha512", Prefix: "sntrup761x25519", Hash: crypto.SHA512, KEM: "sntrup761", Curve: "X25519", KEMKey: sntrupKey,
+		Sizes: [3]int{1190, 1071, 68}, Constants: [3]int{sntrup761x25519.ClientInitSize, sntrup761x25519.ServerReplySize, sntrup761x25519.SharedSecretSize},
+		EKSize: sntrup761.EncapsulationKeySize, CTSize: sntrup761.CiphertextSize, KeyGen: 3044 + 3044 + 191, Encaps: 3044, oracle: sntrupOracle, ecdh: ecdh.X25519(),
+		Points: lowOrder, PointError: " is a low-order point", Backends: []hybrid.KEM{hybrid.SNTRUP761()}, Engine: &hybrid.SNTRUP761X25519,
+		api: public(&hybrid.SNTRUP761X25519, sntrup761x25519.Name, sntrup761x25519.Hash, sntrup761x25519.NewClient, sntrup761x25519.Respond)},
+	{Name: "mlkem768nistp256-sha256", Prefix: "mlkem768nistp256", Hash: crypto.SHA256, KEM: "ML-KEM-768", Curve: "P-256", FIPS: true,
+		Sizes: [3]int{1249, 1153, 36}, Constants: [3]int{mlkem768nistp256.ClientInitSize, mlkem768nistp256.ServerReplySize, mlkem768nistp256.SharedSecretSize},
+		EKSize: mlkem.EncapsulationKeySize768, CTSize: mlkem.CiphertextSize768, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
+		Points: nistBad(p256G), Backends: kems(hybrid.MLKEM768), Baseline: nistBaseline, oracle: mlkem768Oracle, ecdh: ecdh.P256(),
+		Engine: &hybrid.MLKEM768NISTP256, api: public(&hybrid.MLKEM768NISTP256, mlkem768nistp256.Name, mlkem768nistp256.Hash, mlkem768nistp256.NewClient, mlkem768nistp256.Respond)},
+	{Name: "mlkem1024nistp384-sha384", Prefix: "mlkem1024nistp384", Hash: crypto.SHA384, KEM: "ML-KEM-1024", Curve: "P-384", FIPS: true,
+		Sizes: [3]int{1665, 1665, 52}, Constants: [3]int{mlkem1024nistp384.ClientInitSize, mlkem1024nistp384.ServerReplySize, mlkem1024nistp384.SharedSecretSize},
+		EKSize: mlkem.EncapsulationKeySize1024, CTSize: mlkem.CiphertextSize1024, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
+		Points: nistBad(p384G), Backends: kems(hybrid.MLKEM1024), Baseline: nistBaseline, oracle: mlkem1024Oracle, ecdh: ecdh.P384(),
+		Engine: &hybrid.MLKEM1024NISTP384, api: public(&hybrid.MLKEM1024NISTP384, mlkem1024nistp384.Name, mlkem1024nistp384.Hash, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond)},
+}
+
+func lookup(name string) *Method {
+	for _, m := range methods {
+		if m.Name == name {
+			return m
+		}
+	}
+	panic("hybridtest: no method " + name)
+}
+
+func seed(s []byte) []byte { return s }
+
+func sntrupKey(r []byte) []byte {
+	dk, err := sntrup761test.GenerateKey(bytes.NewReader(r))
+	if err != nil {
+		panic(err)
+	}
+	return dk.Bytes()
+}
+
+// nistBaseline is kat.Baseline: crypto/mlkem, crypto/ecdh and hash.Hash,
+// what a straightforward Go implementation of a NIST-curve hybrid does.
+func nistBaseline(m *Method) Exchange { return kat.Baseline(m.Name, m.Hash, m.Curve, m.EKSize) }
+
+// kems are both ML-KEM implementations of p: circl, crypto/mlkem.
+func kems(p hybrid.Params) []hybrid.KEM { return []hybrid.KEM{hybrid.Circl(p), hybrid.Std(p)} }
+
+// public is publicExchange of internal/kat for any of the four packages.
+func public[T any, C interface {
+	*T
+	Client
+}](m *hybrid.Method, name string, h crypto.Hash, newClient func(io.Reader) (C, error), respond func(io.Reader, []byte) ([]byte, []byte, error)) api {
+	ex := FromMethod("public", name, m)
+	ex.Hash, ex.Respond = h, respond
+	ex.NewClient = func(r io.Reader) (Client, error) {
+		c, err := newClient(r)
+		if err != nil {
+			return nil, err // not a non-nil interface holding a nil *Client
+		}
+		return c, nil
+	}
+	return api{ex, func() Client { return C(new(T)) }}
+}
+
+// exchanges is the public API and the engine on each KEM implementation.
+func (m *Method) exchanges() []Exchange {
+	exs := []Exchange{m.Public}
+	for _, k := range m.Backends {
+		e := *m.Engine
+		e.KEM = k
+		exs = append(exs, FromMethod(k.Impl(), m.Name, &e))
+	}
+	return exs
+}
+
+// lowOrder are the X25519 public keys of small order (RFC 7748 section 7),
+// two of them also with bit 255 set.
+var lowOrder = points(map[string]string{
+	"0":           "0000000000000000000000000000000000000000000000000000000000000000",
+	"1":           "0100000000000000000000000000000000000000000000000000000000000000",
+	"order 8":     "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+	"order 8 (2)": "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+	"p-1":         "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	"p":           "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	"p+1":         "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	"0, bit 255":  "0000000000000000000000000000000000000000000000000000000000000080",
+	"p, bit 255":  "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+})
+
+// The generators of P-256 and P-384 (SEC 2), uncompressed.
+const (
+	p256G = "046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"
+	p384G = "04aa87ca22be8b05378eb1c71ef320ad746e1d3b628ba79b9859f741e082542a385502f25dbf55296c3a545e3872760ab7" +
+		"3617de4a96262c6f5d9e98bf9292dc29f8f41dbd289a147ce9da3113b5f0b8c00a60b1ce1d7e819d7a431d7c90ea0e5f"
+)
+
+// nistBad returns points of a NIST curve made from its generator g: the
+// wrong forms (zero, compressed and zero-padded to the right length,
+// hybrid), infinity, off the curve, a coordinate not below p; and g.
+func nistBad(g string) map[string][]byte {
+	p := points(map[string]string{"generator": g})["generator"]
+	n := (len(p) - 1) / 2
+	x, y := p[1:1+n], p[1+n:]
+	return map[string][]byte{
+		"zero":         make([]byte, len(p)),
+		"infinity":     append([]byte{4}, make([]byte, 2*n)...),
+		"not on curve": append(bytes.Clone(p[:len(p)-1]), p[len(p)-1]^1),
+		"compressed":   append(append([]byte{2 + y[n-1]&1}, x...), make([]byte, n)...),
+		"hybrid":       append([]byte{6 + y[n-1]&1}, p[1:]...),
+		"x >= p":       append(append([]byte{4}, bytes.Repeat([]byte{0xff}, n)...), y...),
+		"generator":    p,
+	}
+}
+
+func points(hexes map[string]string) map[string][]byte {
+	out := make(map[string][]byte)
+	for name, h := range hexes {
+		b, err := hex.DecodeString(h)
+		if err != nil {
+			panic(err)
+		}
+		out[name] = b
+	}
+	return out
+}
+
+// ReaderOf returns a reader of the parts in order: the known randomness of
+// a method's public constructors (see each method's package
+// documentation), which fixes their keys for known-answer style tests.
+func ReaderOf(parts ...[]byte) io.Reader { return bytes.NewReader(bytes.Join(parts, nil)) }
+
+// SNTRUPClient is a sntrup761x25519 client with the encoded sntrup761 key
+// dk (parsed afresh each time: the Client overwrites its key when done)
+// and the X25519 private key priv.
+func SNTRUPClient(dk, priv []byte) (*sntrup761x25519.Client, error) {
+	k, err := sntrup761.NewDecapsulationKey(dk)
+	if err != nil {
+		return nil, err
+	}
+	return sntrup761x25519.NewClientWithKey(k, bytes.NewReader(priv))
+}

@@ -1,0 +1,12 @@
+package mlkem768x25519_test
+
+import (
+	"testing"
+
+	"github.com/pqkex/pqkex/internal/hybridtest"
+	"github.com/pqkex/pqkex/mlkem768x25519"
+)
+
+// The methods' shared suite and benchmarks (internal/hybridtest) on this one.
+func TestMethod(t *testing.T)      { hybridtest.Test(t, mlkem768x25519.Name) }
+func BenchmarkMethod(b *testing.B) { hybridtest.Bench(b, mlkem768x25519.Name) }
