@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/hybridtest"
+	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 	"github.com/pqkex/pqkex/sntrup761x25519"
@@ -21,7 +21,7 @@ func TestAliasName(t *testing.T) {
 // TestNewClientWithKey checks that a pooled key gives the same client as
 // NewClient reading the same bytes, and a working exchange.
 func TestNewClientWithKey(t *testing.T) {
-	s := hybridtest.Stream("with key", 3044+3044+191+32)
+	s := kat.Stream("with key", 3044+3044+191+32)
 	dk, err := sntrup761test.GenerateKey(bytes.NewReader(s))
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,3 @@ func BenchmarkClientInitPooled(b *testing.B) {
 		}
 	}
 }
-
-// The methods' shared suite and benchmarks (internal/hybridtest) on this one.
-func TestMethod(t *testing.T)      { hybridtest.Test(t, sntrup761x25519.Name) }
-func BenchmarkMethod(b *testing.B) { hybridtest.Bench(b, sntrup761x25519.Name) }

@@ -6,7 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"github.com/pqkex/pqkex/internal/hybridtest"
+	"io"
 	"strings"
 	"testing"
 
@@ -92,16 +92,16 @@ func TestNoSecretsInErrors(t *testing.T) {
 		c, _ := mlkem768x25519.NewClient(nil)
 		good := c.Init()
 		for _, bad := range [][]byte{nil, good[:1], good[:len(good)-1], append(bytes.Clone(good), 0)} {
-			_, _, err := mlkem768x25519.Respond(hybridtest.ReaderOf(m, x), bad)
+			_, _, err := mlkem768x25519.Respond(readerOf(m, x), bad)
 			add(fmt.Sprintf("mlkem server len %d", len(bad)), sec, err)
 		}
 		badEK := bytes.Clone(good)
 		badEK[0], badEK[1] = 0xff, 0x0f // first coefficient 4095 >= q
-		_, _, err := mlkem768x25519.Respond(hybridtest.ReaderOf(m, x), badEK)
+		_, _, err := mlkem768x25519.Respond(readerOf(m, x), badEK)
 		add("mlkem server ek modulus", sec, err)
 		for i, lo := range lowOrder {
 			ci := append(bytes.Clone(good[:mlkem768x25519.ClientInitSize-32]), lo...)
-			_, _, err := mlkem768x25519.Respond(hybridtest.ReaderOf(m, x), ci)
+			_, _, err := mlkem768x25519.Respond(readerOf(m, x), ci)
 			add(fmt.Sprintf("mlkem server low order %d", i), sec, err)
 		}
 
@@ -110,7 +110,7 @@ func TestNoSecretsInErrors(t *testing.T) {
 		csec := map[string][]byte{"ML-KEM seed": seed, "client X25519 key": cx}
 		reply, _, _ := mlkem768x25519.Respond(nil, good)
 		for _, bad := range [][]byte{nil, reply[:5], reply[:len(reply)-1], append(bytes.Clone(reply), 1)} {
-			cl, err := mlkem768x25519.NewClient(hybridtest.ReaderOf(seed, cx))
+			cl, err := mlkem768x25519.NewClient(readerOf(seed, cx))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestNoSecretsInErrors(t *testing.T) {
 			add(fmt.Sprintf("mlkem client len %d", len(bad)), csec, err)
 		}
 		for i, lo := range lowOrder {
-			cl, _ := mlkem768x25519.NewClient(hybridtest.ReaderOf(seed, cx))
+			cl, _ := mlkem768x25519.NewClient(readerOf(seed, cx))
 			_, err := cl.Finish(append(bytes.Clone(reply[:mlkem768x25519.ServerReplySize-32]), lo...))
 			add(fmt.Sprintf("mlkem client low order %d", i), csec, err)
 		}
@@ -129,12 +129,12 @@ func TestNoSecretsInErrors(t *testing.T) {
 		sc, _ := sntrup761x25519.NewClient(nil)
 		sgood := sc.Init()
 		for _, bad := range [][]byte{nil, sgood[:7], sgood[:len(sgood)-1], append(bytes.Clone(sgood), 0)} {
-			_, _, err := sntrup761x25519.Respond(hybridtest.ReaderOf(r, sx), bad)
+			_, _, err := sntrup761x25519.Respond(readerOf(r, sx), bad)
 			add(fmt.Sprintf("sntrup server len %d", len(bad)), ssec, err)
 		}
 		for i, lo := range lowOrder {
 			ci := append(bytes.Clone(sgood[:sntrup761x25519.ClientInitSize-32]), lo...)
-			_, _, err := sntrup761x25519.Respond(hybridtest.ReaderOf(r, sx), ci)
+			_, _, err := sntrup761x25519.Respond(readerOf(r, sx), ci)
 			add(fmt.Sprintf("sntrup server low order %d", i), ssec, err)
 		}
 		dk, _ := sntrup761.GenerateKey()
@@ -142,7 +142,7 @@ func TestNoSecretsInErrors(t *testing.T) {
 		dsec := map[string][]byte{"sntrup761 decapsulation key": dkb, "client X25519 key": scx}
 		sreply, _, _ := sntrup761x25519.Respond(nil, sgood)
 		for _, bad := range [][]byte{nil, sreply[:9], sreply[:len(sreply)-1], append(bytes.Clone(sreply), 2)} {
-			cl, err := hybridtest.SNTRUPClient(dkb, scx)
+			cl, err := sntrupClient(dkb, scx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +150,7 @@ func TestNoSecretsInErrors(t *testing.T) {
 			add(fmt.Sprintf("sntrup client len %d", len(bad)), dsec, err)
 		}
 		for i, lo := range lowOrder {
-			cl, _ := hybridtest.SNTRUPClient(dkb, scx)
+			cl, _ := sntrupClient(dkb, scx)
 			_, err := cl.Finish(append(bytes.Clone(sreply[:sntrup761x25519.ServerReplySize-32]), lo...))
 			add(fmt.Sprintf("sntrup client low order %d", i), dsec, err)
 		}
@@ -179,4 +179,19 @@ func TestNoSecretsInErrors(t *testing.T) {
 	if len(results) < 500 {
 		t.Fatalf("only %d failing exchanges ran", len(results))
 	}
+}
+
+// readerOf returns a reader of the parts in order: the known randomness of
+// a method's public constructors.
+func readerOf(parts ...[]byte) io.Reader { return bytes.NewReader(bytes.Join(parts, nil)) }
+
+// sntrupClient is a sntrup761x25519 client with the encoded sntrup761 key
+// dk (parsed afresh each time: the Client overwrites its key when done)
+// and the X25519 private key priv.
+func sntrupClient(dk, priv []byte) (*sntrup761x25519.Client, error) {
+	k, err := sntrup761.NewDecapsulationKey(dk)
+	if err != nil {
+		return nil, err
+	}
+	return sntrup761x25519.NewClientWithKey(k, bytes.NewReader(priv))
 }

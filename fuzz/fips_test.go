@@ -1,4 +1,4 @@
-package hybridtest
+package fuzz
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
+	"github.com/pqkex/pqkex/internal/kat"
 )
 
 // FIPSChildEnv marks the child processes of CheckFIPSPath.
@@ -44,8 +45,8 @@ func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 			t.Fatal("child not in FIPS 140-3 mode")
 		}
 		circl, derand := hybrid.CirclCalls(), hybrid.DerandomizedCalls()
-		exchange(t, ex, ex, bytes.NewReader(Stream("fips|client", 64+ex.Curve.PrivateKeySize())),
-			bytes.NewReader(Stream("fips|server", 32+ex.Curve.PrivateKeySize())))
+		exchange(t, ex, ex, bytes.NewReader(kat.Stream("fips|client", 64+ex.Curve.PrivateKeySize())),
+			bytes.NewReader(kat.Stream("fips|server", 32+ex.Curve.PrivateKeySize())))
 		if hybrid.CirclCalls() == circl || hybrid.DerandomizedCalls() == derand {
 			t.Fatal("outside FIPS mode a counter did not count: the proof would prove nothing")
 		}
@@ -91,7 +92,7 @@ func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 		exchange(t, ex, ex, r(), r())
 		n++
 	}
-	cs, ss := Stream("fips|client", 100), Stream("fips|server", 100)
+	cs, ss := kat.Stream("fips|client", 100), kat.Stream("fips|server", 100)
 	cr, sr := bytes.NewReader(cs), bytes.NewReader(ss)
 	exchange(t, ex, ex, cr, sr)
 	if cr.Len() != len(cs) || sr.Len() != len(ss) {
@@ -106,7 +107,7 @@ func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 	}
 	// The counter counts in this mode too: the explicit-key constructor
 	// imports its keys.
-	if _, err := ex.NewClientWithKeys(Stream("fips|ctor", 64), Stream("fips|ctor|ec", ex.Curve.PrivateKeySize())); err != nil {
+	if _, err := ex.NewClientWithKeys(kat.Stream("fips|ctor", 64), kat.Stream("fips|ctor|ec", ex.Curve.PrivateKeySize())); err != nil {
 		t.Fatal(err)
 	}
 	if hybrid.DerandomizedCalls() == derand {

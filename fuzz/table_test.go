@@ -1,4 +1,4 @@
-package hybridtest
+package fuzz
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ import (
 	"github.com/pqkex/pqkex/sntrup761x25519"
 )
 
-// Method is one of the four hybrid methods as the shared suite (Test,
-// Bench, FuzzRespond, FuzzFinish) sees it: what differs between them is
+// Method is one of the four hybrid methods as the shared suite
+// (testMethod, benchMethod, fuzzRespond, fuzzFinish) sees it: what differs between them is
 // data here, the literal values being the specifications'.
 type Method struct {
 	Name, Prefix string // SSH name; package name, which starts every error
@@ -64,22 +64,22 @@ var methods = []*Method{
 		Sizes: [3]int{1216, 1120, 36}, Constants: [3]int{mlkem768x25519.ClientInitSize, mlkem768x25519.ServerReplySize, mlkem768x25519.SharedSecretSize},
 		EKSize: mlkem.EncapsulationKeySize768, CTSize: mlkem.CiphertextSize768, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
 		Points: lowOrder, PointError: " is a low-order point", Backends: kems(hybrid.MLKEM768), Baseline: xcrypto, oracle: mlkem768Oracle, ecdh: ecdh.X25519(),
-		Engine: &hybrid.MLKEM768X25519, api: public(&hybrid.MLKEM768X25519, mlkem768x25519.Name, mlkem768x25519.Hash, mlkem768x25519.NewClient, mlkem768x25519.Respond)},
+		Engine: &hybrid.MLKEM768X25519, api: api{kat.MustPublic(mlkem768x25519.Name), func() Client { return new(mlkem768x25519.Client) }}},
 	{Name: "sntrup761x25519-sha512", Prefix: "sntrup761x25519", Hash: crypto.SHA512, KEM: "sntrup761", Curve: "X25519", KEMKey: sntrupKey,
 		Sizes: [3]int{1190, 1071, 68}, Constants: [3]int{sntrup761x25519.ClientInitSize, sntrup761x25519.ServerReplySize, sntrup761x25519.SharedSecretSize},
 		EKSize: sntrup761.EncapsulationKeySize, CTSize: sntrup761.CiphertextSize, KeyGen: 3044 + 3044 + 191, Encaps: 3044, oracle: sntrupOracle, ecdh: ecdh.X25519(),
 		Points: lowOrder, PointError: " is a low-order point", Backends: []hybrid.KEM{hybrid.SNTRUP761()}, Engine: &hybrid.SNTRUP761X25519,
-		api: public(&hybrid.SNTRUP761X25519, sntrup761x25519.Name, sntrup761x25519.Hash, sntrup761x25519.NewClient, sntrup761x25519.Respond)},
+		api: api{kat.MustPublic(sntrup761x25519.Name), func() Client { return new(sntrup761x25519.Client) }}},
 	{Name: "mlkem768nistp256-sha256", Prefix: "mlkem768nistp256", Hash: crypto.SHA256, KEM: "ML-KEM-768", Curve: "P-256", FIPS: true,
 		Sizes: [3]int{1249, 1153, 36}, Constants: [3]int{mlkem768nistp256.ClientInitSize, mlkem768nistp256.ServerReplySize, mlkem768nistp256.SharedSecretSize},
 		EKSize: mlkem.EncapsulationKeySize768, CTSize: mlkem.CiphertextSize768, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
 		Points: nistBad(p256G), Backends: kems(hybrid.MLKEM768), Baseline: nistBaseline, oracle: mlkem768Oracle, ecdh: ecdh.P256(),
-		Engine: &hybrid.MLKEM768NISTP256, api: public(&hybrid.MLKEM768NISTP256, mlkem768nistp256.Name, mlkem768nistp256.Hash, mlkem768nistp256.NewClient, mlkem768nistp256.Respond)},
+		Engine: &hybrid.MLKEM768NISTP256, api: api{kat.MustPublic(mlkem768nistp256.Name), func() Client { return new(mlkem768nistp256.Client) }}},
 	{Name: "mlkem1024nistp384-sha384", Prefix: "mlkem1024nistp384", Hash: crypto.SHA384, KEM: "ML-KEM-1024", Curve: "P-384", FIPS: true,
 		Sizes: [3]int{1665, 1665, 52}, Constants: [3]int{mlkem1024nistp384.ClientInitSize, mlkem1024nistp384.ServerReplySize, mlkem1024nistp384.SharedSecretSize},
 		EKSize: mlkem.EncapsulationKeySize1024, CTSize: mlkem.CiphertextSize1024, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
 		Points: nistBad(p384G), Backends: kems(hybrid.MLKEM1024), Baseline: nistBaseline, oracle: mlkem1024Oracle, ecdh: ecdh.P384(),
-		Engine: &hybrid.MLKEM1024NISTP384, api: public(&hybrid.MLKEM1024NISTP384, mlkem1024nistp384.Name, mlkem1024nistp384.Hash, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond)},
+		Engine: &hybrid.MLKEM1024NISTP384, api: api{kat.MustPublic(mlkem1024nistp384.Name), func() Client { return new(mlkem1024nistp384.Client) }}},
 }
 
 func lookup(name string) *Method {
@@ -88,7 +88,7 @@ func lookup(name string) *Method {
 			return m
 		}
 	}
-	panic("hybridtest: no method " + name)
+	panic("fuzz: no method " + name)
 }
 
 func seed(s []byte) []byte { return s }
@@ -103,37 +103,14 @@ func sntrupKey(r []byte) []byte {
 
 // nistBaseline is kat.Baseline: crypto/mlkem, crypto/ecdh and hash.Hash,
 // what a straightforward Go implementation of a NIST-curve hybrid does.
-func nistBaseline(m *Method) Exchange { return kat.Baseline(m.Name, m.Hash, m.Curve, m.EKSize) }
+func nistBaseline(m *Method) Exchange { return kat.Baseline(m.Name) }
 
 // kems are both ML-KEM implementations of p: circl, crypto/mlkem.
 func kems(p hybrid.Params) []hybrid.KEM { return []hybrid.KEM{hybrid.Circl(p), hybrid.Std(p)} }
 
-// public is publicExchange of internal/kat for any of the four packages.
-func public[T any, C interface {
-	*T
-	Client
-}](m *hybrid.Method, name string, h crypto.Hash, newClient func(io.Reader) (C, error), respond func(io.Reader, []byte) ([]byte, []byte, error)) api {
-	ex := FromMethod("public", name, m)
-	ex.Hash, ex.Respond = h, respond
-	ex.NewClient = func(r io.Reader) (Client, error) {
-		c, err := newClient(r)
-		if err != nil {
-			return nil, err // not a non-nil interface holding a nil *Client
-		}
-		return c, nil
-	}
-	return api{ex, func() Client { return C(new(T)) }}
-}
-
 // exchanges is the public API and the engine on each KEM implementation.
 func (m *Method) exchanges() []Exchange {
-	exs := []Exchange{m.Public}
-	for _, k := range m.Backends {
-		e := *m.Engine
-		e.KEM = k
-		exs = append(exs, FromMethod(k.Impl(), m.Name, &e))
-	}
-	return exs
+	return append([]Exchange{m.Public}, kat.Backends(m.Name, *m.Engine)...)
 }
 
 // lowOrder are the X25519 public keys of small order (RFC 7748 section 7),
@@ -187,18 +164,7 @@ func points(hexes map[string]string) map[string][]byte {
 	return out
 }
 
-// ReaderOf returns a reader of the parts in order: the known randomness of
+// readerOf returns a reader of the parts in order: the known randomness of
 // a method's public constructors (see each method's package
 // documentation), which fixes their keys for known-answer style tests.
-func ReaderOf(parts ...[]byte) io.Reader { return bytes.NewReader(bytes.Join(parts, nil)) }
-
-// SNTRUPClient is a sntrup761x25519 client with the encoded sntrup761 key
-// dk (parsed afresh each time: the Client overwrites its key when done)
-// and the X25519 private key priv.
-func SNTRUPClient(dk, priv []byte) (*sntrup761x25519.Client, error) {
-	k, err := sntrup761.NewDecapsulationKey(dk)
-	if err != nil {
-		return nil, err
-	}
-	return sntrup761x25519.NewClientWithKey(k, bytes.NewReader(priv))
-}
+func readerOf(parts ...[]byte) io.Reader { return bytes.NewReader(bytes.Join(parts, nil)) }

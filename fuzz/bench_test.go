@@ -1,4 +1,4 @@
-package hybridtest
+package fuzz
 
 import (
 	"crypto"
@@ -15,11 +15,11 @@ import (
 //lint:ignore U1000 storing results keeps the benchmarked calls from being optimized away
 var sink []byte
 
-// Bench runs the steps of the method named name as sub-benchmarks named
+// benchMethod runs the steps of the method named name as sub-benchmarks named
 // impl=<label> (the public API, the engine on each KEM implementation, the
 // baseline where there is one): ClientInit (NewClient and Init), Respond,
 // Finish and Exchange (all three). Compare them with benchstat -col /impl.
-func Bench(b *testing.B, name string) {
+func benchMethod(b *testing.B, name string) {
 	m := lookup(name)
 	exs := m.exchanges()
 	if m.Baseline != nil {

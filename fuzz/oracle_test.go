@@ -1,4 +1,4 @@
-package hybridtest
+package fuzz
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 )
@@ -105,8 +106,8 @@ type ours struct {
 
 func (m *Method) ours() *ours {
 	fs := m.Engine.Curve.PrivateKeySize()
-	o := &ours{keyGen: Stream(m.Prefix+"|fuzz|client", m.KeyGen), priv: Stream(m.Prefix+"|fuzz|client|ec", fs),
-		server: Stream(m.Prefix+"|fuzz|server", m.Encaps+fs)}
+	o := &ours{keyGen: kat.Stream(m.Prefix+"|fuzz|client", m.KeyGen), priv: kat.Stream(m.Prefix+"|fuzz|client|ec", fs),
+		server: kat.Stream(m.Prefix+"|fuzz|server", m.Encaps+fs)}
 	o.priv[0] &= 0x7f // below n on both NIST curves
 	o.server[m.Encaps] &= 0x7f
 	o.kemKey = m.KEMKey(o.keyGen)
@@ -266,13 +267,13 @@ func lengths(msg []byte, kemSize, compressed int) map[string][]byte {
 	return out
 }
 
-// FuzzRespond is the body of the method's Respond fuzz target: arbitrary
+// fuzzRespond is the body of the method's Respond fuzz target: arbitrary
 // C_INIT values against the oracles (checkRespond), seeded with a valid
 // one, inits and every Q_C of the method's SSH vector files.
-func FuzzRespond(f *testing.F, name string) { fuzz(f, name, 0) }
+func fuzzRespond(f *testing.F, name string) { fuzz(f, name, 0) }
 
-// FuzzFinish is FuzzRespond for Finish: S_REPLY values (checkFinish).
-func FuzzFinish(f *testing.F, name string) { fuzz(f, name, 1) }
+// fuzzFinish is fuzzRespond for Finish: S_REPLY values (checkFinish).
+func fuzzFinish(f *testing.F, name string) { fuzz(f, name, 1) }
 
 func fuzz(f *testing.F, name string, side int) {
 	m := lookup(name)

@@ -1,4 +1,4 @@
-package hybridtest
+package fuzz
 
 import (
 	"bytes"
@@ -10,16 +10,17 @@ import (
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
+	"github.com/pqkex/pqkex/internal/kat"
 )
 
-// Test runs the shared suite on the method named name: its constants; on
+// testMethod runs the shared suite on the method named name: its constants; on
 // its public API and on its engine with each KEM implementation the
 // properties (round trips, Init's copy, Finish once only, the randomness
 // read, the explicit-key constructors, every input of inits and replies
 // against the oracles, implicit rejection); a zero Client; and where they
 // apply the FIPS 140-3 check, the cross-check of its two ML-KEM
 // implementations and the benchmark baseline's interoperation.
-func Test(t *testing.T, name string) {
+func testMethod(t *testing.T, name string) {
 	m := lookup(name)
 	t.Run("Constants", m.constants)
 	for _, ex := range m.exchanges() {
@@ -43,8 +44,8 @@ func Test(t *testing.T, name string) {
 	if len(m.Backends) == 2 {
 		t.Run("CrossCheck", func(t *testing.T) {
 			KnownAnswers(t, func() {
-				CrossCheck(t, 200, m.Backends[0], m.Backends[1])
-				ExchangeAcrossBackends(t, m.Name, *m.Engine)
+				kat.CrossCheck(t, 200, m.Backends[0], m.Backends[1])
+				exchangeAcrossBackends(t, m.Name, *m.Engine)
 			})
 		})
 	}
@@ -84,8 +85,8 @@ func (m *Method) properties(t *testing.T, ex Exchange) {
 	o := m.ours()
 	t.Run("RandomnessOrder", func(t *testing.T) { m.randomness(t, ex, o) })
 	t.Run("Constructors", func(t *testing.T) {
-		kk, fs := m.KEMKey(Stream(m.Prefix+"|ctor", m.KeyGen)), m.Engine.Curve.PrivateKeySize()
-		priv := Stream(m.Prefix+"|ctor|ec", fs)
+		kk, fs := m.KEMKey(kat.Stream(m.Prefix+"|ctor", m.KeyGen)), m.Engine.Curve.PrivateKeySize()
+		priv := kat.Stream(m.Prefix+"|ctor|ec", fs)
 		priv[0] &= 0x7f
 		bad := [][2][]byte{{kk[1:], priv}, {kk, priv[1:]}, {nil, priv}}
 		if m.Curve != "X25519" { // every 32 bytes are an X25519 key
@@ -153,7 +154,7 @@ func (m *Method) randomness(t *testing.T, ex Exchange, o *ours) {
 		if c, err := ex.NewClient(r); err != nil || r.Len() != 0 || !bytes.Equal(c.Init(), init) {
 			t.Fatalf("candidate rejection: %v, %d unread", err, r.Len())
 		}
-		if _, err := ex.NewClient(ReaderOf(o.keyGen, ones)); err == nil {
+		if _, err := ex.NewClient(readerOf(o.keyGen, ones)); err == nil {
 			t.Error("NewClient accepted 100 out-of-range candidates")
 		}
 	}
