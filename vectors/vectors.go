@@ -148,10 +148,8 @@ func run(f Format, data []byte) kat.Result {
 	ts := kat.Targets(params, exs...)
 	var runner func(t kat.TB)
 	switch f {
-	case FormatACVPMLKEMKeyGen, FormatACVPMLKEM1024KeyGen:
-		runner = func(t kat.TB) { kat.RunACVPKeyGen(t, string(f), data, ts...) }
-	case FormatACVPMLKEMEncDec, FormatACVPMLKEM1024EncDec:
-		runner = func(t kat.TB) { kat.RunACVPEncapDecap(t, string(f), data, ts...) }
+	case FormatACVPMLKEMKeyGen, FormatACVPMLKEM1024KeyGen, FormatACVPMLKEMEncDec, FormatACVPMLKEM1024EncDec:
+		runner = func(t kat.TB) { kat.RunACVP(t, string(f), data, ts...) }
 	case FormatWycheproofMLKEM, FormatWycheproofMLKEM1024:
 		runner = func(t kat.TB) { kat.RunWycheproof(t, string(f), data, ts...) }
 	case FormatCCTVMLKEMModulus, FormatCCTVMLKEM1024Modulus:

@@ -15,27 +15,6 @@ import (
 // The Wycheproof Diffie-Hellman files: XDH (X25519) and ECDH (P-256,
 // P-384; raw SEC1 points or DER public keys), one runner for both.
 
-type wycheproofDH struct {
-	TestGroups []struct {
-		Curve    string             `json:"curve"`
-		Encoding string             `json:"encoding"` // ECDH: "ecpoint" or "asn"
-		Tests    []WycheproofDHTest `json:"tests"`
-	} `json:"testGroups"`
-}
-
-// WycheproofDHTest is one Wycheproof Diffie-Hellman test case: a private
-// key, the peer's public key (raw, SEC1 or DER by the file's encoding) and
-// the shared secret, valid / invalid / acceptable.
-type WycheproofDHTest struct {
-	TcID    int      `json:"tcId"`
-	Comment string   `json:"comment"`
-	Flags   []string `json:"flags"`
-	Public  Hex      `json:"public"`
-	Private Hex      `json:"private"`
-	Shared  Hex      `json:"shared"`
-	Result  string   `json:"result"`
-}
-
 // wycheproofCurves maps Wycheproof's curve names to hybrid.Curve names.
 var wycheproofCurves = map[string]string{"curve25519": "X25519", "secp256r1": "P-256", "secp384r1": "P-384"}
 
@@ -61,7 +40,7 @@ type DHCounts struct {
 // counted. One case per test with an SSH form.
 func RunWycheproofDH(t TB, name string, data []byte, exs ...Exchange) DHCounts {
 	t.Helper()
-	var v wycheproofDH
+	var v wycheproofFile
 	mustJSON(t, name, data, &v)
 	var cnt DHCounts
 	for _, g := range v.TestGroups {
@@ -203,7 +182,7 @@ func spkiPoint(der []byte) ([]byte, bool) {
 // RunWycheproofDHFile runs a Wycheproof XDH or ECDH file through the
 // public API of every method on its curve.
 func RunWycheproofDHFile(data []byte) Result {
-	var v wycheproofDH
+	var v wycheproofFile
 	if err := json.Unmarshal(data, &v); err != nil || len(v.TestGroups) == 0 {
 		return Result{Err: fmt.Errorf("vectors: no test groups (%v)", err)}
 	}

@@ -25,73 +25,50 @@ import (
 // key (dk_PKE || ek || H(ek) || z) run only on targets that load it
 // (circl, and mlkem768x25519's explicit-key constructor).
 
-// ACVPMLKEMKeyGen is an ACVP ML-KEM keyGen test group joined with its
-// expected results: ML-KEM.KeyGen_internal(d, z) = (ek, dk), dk in its
-// expanded form (2400 bytes for ML-KEM-768, 3168 for ML-KEM-1024).
-type ACVPMLKEMKeyGen struct {
-	ParameterSet string `json:"parameterSet"`
-	Tests        []struct {
-		TcID int `json:"tcId"`
-		D    Hex `json:"d"`
-		Z    Hex `json:"z"`
-		EK   Hex `json:"ek"`
-		DK   Hex `json:"dk"`
-	} `json:"tests"`
-}
-
-// ACVPMLKEMEncapDecap is an ACVP ML-KEM encapDecap vector set:
-// encapsulation tests ML-KEM.Encaps_internal(ek, m) = (k, c), and
+// acvpMLKEM is an ACVP ML-KEM vector set, prompt joined with the expected
+// results: keyGen tests ML-KEM.KeyGen_internal(d, z) = (ek, dk), dk in
+// its expanded form (2400 bytes for ML-KEM-768, 3168 for ML-KEM-1024);
+// encapDecap tests ML-KEM.Encaps_internal(ek, m) = (k, c), and
 // decapsulation tests of one expanded dk.
-type ACVPMLKEMEncapDecap struct {
-	ParameterSet  string `json:"parameterSet"`
+type acvpMLKEM struct {
+	ParameterSet  string     `json:"parameterSet"`
+	Tests         []acvpTest `json:"tests"` // keyGen
 	Encapsulation struct {
-		Tests []struct {
-			TcID int `json:"tcId"`
-			EK   Hex `json:"ek"`
-			M    Hex `json:"m"`
-			C    Hex `json:"c"`
-			K    Hex `json:"k"`
-		} `json:"tests"`
+		Tests []acvpTest `json:"tests"`
 	} `json:"encapsulation"`
 	Decapsulation struct {
-		DK    Hex `json:"dk"`
-		Tests []struct {
-			TcID int `json:"tcId"`
-			C    Hex `json:"c"`
-			K    Hex `json:"k"`
-		} `json:"tests"`
+		DK    Hex        `json:"dk"`
+		Tests []acvpTest `json:"tests"`
 	} `json:"decapsulation"`
 }
 
-// WycheproofMLKEM is any of Wycheproof's ML-KEM files (MLKEMTest,
-// MLKEMEncapsTest, MLKEMKeyGen, MLKEMDecapsValidationTest). A field that a
-// file does not have is nil.
-type WycheproofMLKEM struct {
-	Algorithm     string `json:"algorithm"`
-	NumberOfTests int    `json:"numberOfTests"`
-	TestGroups    []struct {
-		Type         string `json:"type"`
-		ParameterSet string `json:"parameterSet"`
-		Source       struct {
-			Name string `json:"name"`
-		} `json:"source"`
-		Tests []WycheproofMLKEMTest `json:"tests"`
+type acvpTest struct {
+	TcID                  int `json:"tcId"`
+	D, Z, EK, DK, M, C, K Hex
+}
+
+// wycheproofFile is a Wycheproof file: one of the four ML-KEM schemas
+// (MLKEMTest, MLKEMEncapsTest, MLKEMKeyGen, MLKEMDecapsValidationTest),
+// XDH or ECDH (dh.go). A field that a file does not have is nil.
+type wycheproofFile struct {
+	TestGroups []struct {
+		Type         string           `json:"type"`
+		ParameterSet string           `json:"parameterSet"`
+		Curve        string           `json:"curve"`
+		Encoding     string           `json:"encoding"` // ECDH: "ecpoint" or "asn"
+		Tests        []wycheproofTest `json:"tests"`
 	} `json:"testGroups"`
 }
 
-// WycheproofMLKEMTest is one Wycheproof ML-KEM test case. Seed is d || z;
-// DK is an expanded decapsulation key; Result is "valid" or "invalid".
-type WycheproofMLKEMTest struct {
-	TcID    int      `json:"tcId"`
-	Comment string   `json:"comment"`
-	Flags   []string `json:"flags"`
-	Seed    Hex      `json:"seed"`
-	EK      Hex      `json:"ek"`
-	DK      Hex      `json:"dk"`
-	M       Hex      `json:"m"`
-	C       Hex      `json:"c"`
-	K       Hex      `json:"K"`
-	Result  string   `json:"result"`
+// wycheproofTest is one Wycheproof test case: Seed is d || z, DK an
+// expanded decapsulation key, Public the peer's key (raw, SEC1 or DER by
+// the file's encoding); Result is "valid", "invalid" or "acceptable".
+type wycheproofTest struct {
+	TcID                    int `json:"tcId"`
+	Comment, Result         string
+	Flags                   []string
+	Seed, EK, DK, M, C, K   Hex
+	Public, Private, Shared Hex
 }
 
 // MLKEMAccumulated holds the recipes of mlkem768_accumulated.json: for
@@ -388,36 +365,26 @@ func onAll(t TB, ts []Target, what string, expandedOnly bool, check func(Target)
 	return 1
 }
 
-// RunACVPKeyGen checks an ACVP keyGen file (prompt joined with the
-// results): KeyGen_internal(d, z) gives ek, and the expanded dk where the
-// target has it. One case per test, run on every target (as are the
-// cases of the runners below).
-func RunACVPKeyGen(t TB, name string, data []byte, ts ...Target) int {
+// RunACVP checks an ACVP file (prompt joined with the results): keyGen,
+// KeyGen_internal(d, z) gives ek, and the expanded dk where the target
+// has it; encapDecap, every encapsulation, and the decapsulations (which
+// give only an expanded dk) on the targets that load expanded keys. One
+// case per test, run on every target (as are the cases of the runners
+// below).
+func RunACVP(t TB, name string, data []byte, ts ...Target) int {
 	t.Helper()
-	var kg ACVPMLKEMKeyGen
-	mustJSON(t, name, data, &kg)
-	checkParams(t, name, kg.ParameterSet, ts)
+	var v acvpMLKEM
+	mustJSON(t, name, data, &v)
+	checkParams(t, name, v.ParameterSet, ts)
 	n := 0
-	for _, tc := range kg.Tests {
+	for _, tc := range v.Tests {
 		n += onAll(t, ts, fmt.Sprintf("keyGen tcId %d", tc.TcID), false, func(tg Target) error { return tg.KeyGen(cat(tc.D, tc.Z), tc.EK, tc.DK) })
 	}
-	return n
-}
-
-// RunACVPEncapDecap checks an ACVP encapDecap file: every encapsulation,
-// and the decapsulations (which give only an expanded dk) on the targets
-// that load expanded keys.
-func RunACVPEncapDecap(t TB, name string, data []byte, ts ...Target) int {
-	t.Helper()
-	var ed ACVPMLKEMEncapDecap
-	mustJSON(t, name, data, &ed)
-	checkParams(t, name, ed.ParameterSet, ts)
-	n := 0
-	for _, tc := range ed.Encapsulation.Tests {
+	for _, tc := range v.Encapsulation.Tests {
 		n += onAll(t, ts, fmt.Sprintf("encapsulation tcId %d", tc.TcID), false, func(tg Target) error { return tg.Encaps(tc.EK, tc.M, tc.C, tc.K) })
 	}
-	for _, tc := range ed.Decapsulation.Tests {
-		n += onAll(t, ts, fmt.Sprintf("decapsulation tcId %d", tc.TcID), true, func(tg Target) error { return tg.Decaps(ed.Decapsulation.DK, tc.C, tc.K) })
+	for _, tc := range v.Decapsulation.Tests {
+		n += onAll(t, ts, fmt.Sprintf("decapsulation tcId %d", tc.TcID), true, func(tg Target) error { return tg.Decaps(v.Decapsulation.DK, tc.C, tc.K) })
 	}
 	return n
 }
@@ -427,7 +394,7 @@ func RunACVPEncapDecap(t TB, name string, data []byte, ts ...Target) int {
 // lengths, unreduced keys, a bad dk hash) are rejected.
 func RunWycheproof(t TB, name string, data []byte, ts ...Target) int {
 	t.Helper()
-	var v WycheproofMLKEM
+	var v wycheproofFile
 	mustJSON(t, name, data, &v)
 	n := 0
 	for _, g := range v.TestGroups {

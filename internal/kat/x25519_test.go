@@ -112,7 +112,7 @@ func TestX25519RFC7748(t *testing.T) {
 // methods): 518 cases, 31 all-zero results, 21 public keys with bit 255
 // set.
 func TestX25519Wycheproof(t *testing.T) {
-	var v wycheproofDH
+	var v wycheproofFile
 	readJSON(t, "wycheproof_x25519_test.json", &v)
 	if len(v.TestGroups) != 1 || v.TestGroups[0].Curve != "curve25519" || len(v.TestGroups[0].Tests) != 518 {
 		t.Fatal("unexpected Wycheproof X25519 file layout")
