@@ -130,14 +130,14 @@ func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 	t.Logf("FIPS path checked: %d exchanges (nil, crypto/rand.Reader, a caller's reader), 0 circl calls, 0 derandomized calls", n)
 }
 
-// KnownAnswers runs f, the body of a known-answer test. Known answers need
+// knownAnswers runs f, the body of a known-answer test. Known answers need
 // the derandomized services (crypto/mlkem/mlkemtest's encapsulation, keys
 // from given seeds and scalars), which GODEBUG=fips140=only refuses by
 // design: under that mode f runs inside crypto/fips140.WithoutEnforcement,
 // Go's own scope for such tests. Every other test, and every exchange
 // through NewClient and Respond outside f, runs enforced; CheckFIPSPath
 // shows that the enforcement refuses the derandomized path.
-func KnownAnswers(t testing.TB, f func()) {
+func knownAnswers(t testing.TB, f func()) {
 	t.Helper()
 	if fips140.Enforced() {
 		t.Log("known answers: derandomized services run without fips140=only enforcement")

@@ -282,7 +282,7 @@ func fuzz(f *testing.F, name string, side int) {
 		f.Add(in)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		KnownAnswers(t, func() {
+		knownAnswers(t, func() {
 			if side == 0 {
 				m.checkRespond(t, m.Public, o, in)
 			} else {

@@ -43,7 +43,7 @@ func testMethod(t *testing.T, name string) {
 	}
 	if len(m.Backends) == 2 {
 		t.Run("CrossCheck", func(t *testing.T) {
-			KnownAnswers(t, func() {
+			knownAnswers(t, func() {
 				kat.CrossCheck(t, 200, m.Backends[0], m.Backends[1])
 				exchangeAcrossBackends(t, m.Name, *m.Engine)
 			})
@@ -109,10 +109,10 @@ func (m *Method) properties(t *testing.T, ex Exchange) {
 		}
 	})
 	init, reply := m.newClient(t, ex, o).Init(), []byte(nil)
-	KnownAnswers(t, func() { reply, _, _ = ex.RespondWithKeys(init, o.server[:m.Encaps], o.server[m.Encaps:]) })
+	knownAnswers(t, func() { reply, _, _ = ex.RespondWithKeys(init, o.server[:m.Encaps], o.server[m.Encaps:]) })
 	for name, in := range m.inits(init) {
 		t.Run("C_INIT "+name, func(t *testing.T) {
-			KnownAnswers(t, func() {
+			knownAnswers(t, func() {
 				err := m.checkRespond(t, ex, o, in)
 				if strings.HasPrefix(name, "point") && (err == nil) != (name == "point generator") {
 					t.Fatalf("Respond error %v", err)
@@ -122,7 +122,7 @@ func (m *Method) properties(t *testing.T, ex Exchange) {
 	}
 	for name, in := range m.replies(reply) {
 		t.Run("S_REPLY "+name, func(t *testing.T) {
-			KnownAnswers(t, func() {
+			knownAnswers(t, func() {
 				k := m.checkFinish(t, ex, o, in)
 				if strings.HasPrefix(name, "point") && (k != nil) != (name == "point generator") {
 					t.Fatal("Finish accepted a refused point or refused a valid one")

@@ -30,7 +30,7 @@ const onlyModeTests = "^(TestRegistered|TestSelfTestPasses|TestSelfTestFailsAndR
 // only approved ones, and a client that lists only one of pqkex's other
 // methods finds no common key exchange. Under GODEBUG=fips140=only Go
 // refuses every non-approved service, so a completed handshake shows that
-// the key exchange used only approved ones (mlkem768nistp256's TestMethod/FIPS
+// the key exchange used only approved ones (fuzz.TestMethods/mlkem768nistp256-sha256/FIPS
 // shows that the mode refuses the derandomized path).
 //
 // Outside FIPS mode it runs onlyModeTests in a child with

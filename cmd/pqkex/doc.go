@@ -133,7 +133,7 @@
 //
 // kat runs the known-answer vectors bundled in the binary (every method's
 // SSH exchanges, ML-KEM-768/1024, X25519, P-256/P-384 ECDH, the sntrup761
-// KAT: 32 files, 6976 vectors; see package
+// KAT: 32 files, 6358 vectors; see package
 // github.com/pqkex/pqkex/vectors), and with -dir every file under DIR in
 // one of their formats (recognised by content). It prints a line per file
 // and "N passed, M failed". It exits 1 if a vector failed, and also if no
