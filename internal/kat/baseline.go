@@ -16,8 +16,8 @@ import (
 // ECDH, and HASH(K_PQ || K_CL) through hash.Hash. It takes its randomness
 // from the module (rand is ignored) and has no explicit-key constructors;
 // its Method is the method's description, for its sizes and hash. "pqkex
-// bench" and the methods' benchmarks compare against it; the methods'
-// tests keep it honest (it must interoperate with them).
+// bench" and the methods' benchmarks compare against it; fuzz.TestMethods'
+// Baseline sub-tests keep it honest (it must interoperate with them).
 func Baseline(name string) Exchange {
 	m := MustPublic(name).Method
 	cu, ok := map[string]ecdh.Curve{"P-256": ecdh.P256(), "P-384": ecdh.P384()}[m.Curve.Name()]

@@ -1,13 +1,17 @@
-// Package kat parses the known-answer vector formats that package vectors
-// runs (vectors/testdata, whose README.md records their provenance) and
-// checks their vectors against pqkex, one Run function per format. It is
-// the machinery behind vectors.Run; its tests run every bundled file with
+// Package kat checks the known-answer vector formats that package vectors
+// runs (vectors/testdata, whose README.md records their provenance)
+// against pqkex: one runner per format, for every method it applies to
+// (ssh.go: the SSH exchanges of all four methods; mlkem.go: the ML-KEM
+// files on Targets; dh.go: Wycheproof XDH and ECDH; x25519.go: RFC 7748;
+// rsp.go: the sntrup761 NIST KAT). An Exchange (exchange.go) is one way
+// to run a method: its public API or its engine on one KEM backend. The
+// runners take a TB: vectors.Run passes a recorder (Record) that counts
+// vectors into a Result, this package's tests their *testing.T, with
 // file-specific expectations and independent implementations.
 //
-// To add a format: a parser (or a struct for ParseJSON), a Run function
-// returning a Result, a Format constant and a case in vectors.Detect and
-// in vectors' run switch, and the file in vectors/testdata with its
-// provenance.
+// To add a format: a runner, a Format constant and a case in
+// vectors.Detect and in vectors' run switch, and the file in
+// vectors/testdata with its provenance.
 package kat
 
 import (

@@ -412,11 +412,11 @@ func kemAlone(k hybrid.KEM, calls [][]byte, m, filePriv, wantEK, wantCT, wantK [
 	return nil
 }
 
-// EdgeKind classifies an SSH edge case by what is wrong with the peer's
+// edgeKind classifies an SSH edge case by what is wrong with the peer's
 // input, from the input itself and crypto/mlkem (not pqkex's code):
 // "length", "ek" (an ML-KEM encapsulation key crypto/mlkem rejects) or
 // "point".
-func EdgeKind(m *hybrid.Method, role string, qc, qs []byte) string {
+func edgeKind(m *hybrid.Method, role string, qc, qs []byte) string {
 	switch {
 	case role == "server" && len(qc) != m.ClientInitSize(), role == "client" && len(qs) != m.ServerReplySize():
 		return "length"
@@ -512,7 +512,7 @@ func runEdge(t TB, ex Exchange, f fields) {
 			return
 		}
 		msg := err.Error()
-		if want := edgeError(m, kem, role, EdgeKind(m, role, qc, qs)); !strings.Contains(msg, want) {
+		if want := edgeError(m, kem, role, edgeKind(m, role, qc, qs)); !strings.Contains(msg, want) {
 			fail("rejected with %q, want it to say %q", msg, want)
 		}
 		for _, v := range [][]byte{qc, qs} {

@@ -12,7 +12,7 @@ import (
 // The SSH vector files on every way to run their method (public API,
 // engine with each KEM backend), with the file-specific expectations:
 // counts, the transcript's shape, and the coverage of the edge cases,
-// each kind classified from the input (EdgeKind, crypto/mlkem), not by
+// each kind classified from the input (edgeKind, crypto/mlkem), not by
 // pqkex.
 var sshFiles = []struct {
 	file, method string
@@ -63,7 +63,7 @@ func TestSSHFiles(t *testing.T) {
 			for _, tc := range v.EdgeTests {
 				switch {
 				case tc.Result == "reject":
-					counts[tc.Role+" rejects "+EdgeKind(m, tc.Role, tc.QC, tc.QS)]++
+					counts[tc.Role+" rejects "+edgeKind(m, tc.Role, tc.QC, tc.QS)]++
 				case tc.KMasked != nil:
 					counts["bit255"]++
 				default:
