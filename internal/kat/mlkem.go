@@ -266,10 +266,11 @@ func (t sshTarget) Params() string { return t.ex.KEM().Name() }
 func (t sshTarget) Expanded() bool { return t.ex.Method.Expanded != nil }
 
 func (t sshTarget) KeyGen(seed, wantEK, wantDK []byte) error {
-	for _, key := range [][]byte{seed, wantDK} {
-		if key == nil || len(key) != 64 && !t.Expanded() {
-			continue
-		}
+	keys := [][]byte{seed}
+	if wantDK != nil && t.Expanded() {
+		keys = append(keys, wantDK)
+	}
+	for _, key := range keys {
 		c, err := t.ex.NewClientWithKeys(key, t.f.priv)
 		if err != nil {
 			return err
