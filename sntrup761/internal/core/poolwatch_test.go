@@ -2,12 +2,16 @@ package core
 
 import (
 	"reflect"
+	"runtime"
 	"sync"
 )
 
 // watchPools runs f and returns every object the given pools' New made
 // while it ran, per pool, in the order they were made. Before f runs each
-// pool is drained (Get until New is called), so every object f takes from
+// pool is emptied: two garbage collections clear every P's cache and the
+// victim cache (Get cannot reach another P's private slot, and the
+// goroutine may run on that P when f calls Get), then Get until
+// New is called. So every object f takes from
 // a pool was made by New during f (or put back by f after it took it from
 // the pool during f): the caller then holds all the objects f worked in,
 // and can inspect them after f returned them to the pool, whatever the
@@ -18,6 +22,8 @@ import (
 // Not safe with parallel tests using the same pools.
 func watchPools(f func(), pools ...*sync.Pool) [][]any {
 	made := make([][]any, len(pools))
+	runtime.GC()
+	runtime.GC()
 	for i, p := range pools {
 		orig := p.New
 		defer func() { p.New = orig }()
