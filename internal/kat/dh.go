@@ -43,6 +43,13 @@ func RunWycheproofDH(t TB, name string, data []byte, exs ...Exchange) DHCounts {
 	var v wycheproofFile
 	mustJSON(t, name, data, &v)
 	var cnt DHCounts
+	halves := make([]kemValues, len(exs)) // once per Exchange, not per case
+	for i, ex := range exs {
+		var err error
+		if halves[i], err = kemHalves(ex); err != nil {
+			t.Fatalf("%s: KEM halves for %s: %v", name, ex.Name, err)
+		}
+	}
 	for _, g := range v.TestGroups {
 		for _, ex := range exs {
 			if wycheproofCurves[g.Curve] != ex.Curve.Name() {
@@ -65,8 +72,8 @@ func RunWycheproofDH(t TB, name string, data []byte, exs ...Exchange) DHCounts {
 				g.Encoding == "asn" && slices.Contains(tc.Flags, "InvalidAsn") && len(tc.Shared) > 0
 			each(t, func() {
 				id := fmt.Sprintf("%s tcId %d (%s)", name, tc.TcID, tc.Comment)
-				for _, ex := range exs {
-					if err := dhCase(ex, tc.Private, point, tc.Shared, accept); err != nil {
+				for i, ex := range exs {
+					if err := dhCase(ex, halves[i], tc.Private, point, tc.Shared, accept); err != nil {
 						t.Errorf("%s: %s: %v", id, ex.Label+" "+ex.Name, err)
 					}
 				}
@@ -83,7 +90,7 @@ func RunWycheproofDH(t TB, name string, data []byte, exs ...Exchange) DHCounts {
 
 // dhCase runs one case on ex: the curve alone, the client (the point in
 // S_REPLY) and the server (the point in C_INIT).
-func dhCase(ex Exchange, priv, point, shared []byte, accept bool) error {
+func dhCase(ex Exchange, h kemValues, priv, point, shared []byte, accept bool) error {
 	cu := ex.Curve
 	if p := bytes.TrimLeft(priv, "\x00"); len(p) <= cu.PrivateKeySize() && cu.Name() != "X25519" {
 		priv = append(make([]byte, cu.PrivateKeySize()-len(p)), p...) // Wycheproof's are minimal big-endian
@@ -99,17 +106,13 @@ func dhCase(ex Exchange, priv, point, shared []byte, accept bool) error {
 	if len(point) == cu.PublicKeySize() {
 		curveErr = key.ECDH(got, point)
 	}
-	kemKey, ek, ct, m, kPQ, err := kemHalves(ex)
-	if err != nil {
-		return err
-	}
 	var k, msg []byte
-	c, clientErr := ex.NewClientWithKeys(kemKey, priv)
+	c, clientErr := ex.NewClientWithKeys(h.kemKey, priv)
 	if clientErr == nil {
 		msg = c.Init()
-		k, clientErr = c.Finish(cat(ct, point))
+		k, clientErr = c.Finish(cat(h.ct, point))
 	}
-	reply, kS, serverErr := ex.RespondWithKeys(cat(ek, point), m, priv)
+	reply, kS, serverErr := ex.RespondWithKeys(cat(h.ek, point), h.m, priv)
 	if !accept {
 		switch {
 		case curveErr == nil || clientErr == nil || serverErr == nil:
@@ -120,46 +123,50 @@ func dhCase(ex Exchange, priv, point, shared []byte, accept bool) error {
 		}
 		return nil
 	}
-	wantK := kexK(ex.Hash, kPQ, shared)
+	wantK := kexK(ex.Hash, h.kPQ, shared)
 	switch {
 	case curveErr != nil || !bytes.Equal(got, shared):
 		return fmt.Errorf("curve: %v, or the shared secret differs", curveErr)
-	case clientErr != nil || !bytes.Equal(msg, cat(ek, ourPub)) || !bytes.Equal(k, wantK):
+	case clientErr != nil || !bytes.Equal(msg, cat(h.ek, ourPub)) || !bytes.Equal(k, wantK):
 		return fmt.Errorf("client: %v, or C_INIT or K differs", clientErr)
-	case serverErr != nil || !bytes.Equal(reply, cat(ct, ourPub)) || !bytes.Equal(kS, wantK):
+	case serverErr != nil || !bytes.Equal(reply, cat(h.ct, ourPub)) || !bytes.Equal(kS, wantK):
 		return fmt.Errorf("server: %v, or S_REPLY or K differs", serverErr)
 	}
 	return nil
 }
 
-// kemHalves are fixed KEM values for ex, from the KEM alone (crypto/mlkem
-// for ML-KEM, sntrup761 otherwise): the client's key, its encapsulation
-// key, a ciphertext, the server's randomness m that gives it, and K_PQ.
-func kemHalves(ex Exchange) (kemKey, ek, ct, m, kPQ []byte, err error) {
+// kemValues are fixed KEM values for an Exchange: the client's key, its
+// encapsulation key, a ciphertext, the server's randomness m that gives
+// it, and K_PQ.
+type kemValues struct{ kemKey, ek, ct, m, kPQ []byte }
+
+// kemHalves computes ex's kemValues with the KEM alone (crypto/mlkem for
+// ML-KEM, sntrup761 otherwise).
+func kemHalves(ex Exchange) (v kemValues, err error) {
 	k := ex.KEM()
 	if ex.Method.KEM == nil || strings.HasPrefix(k.Name(), "ML-KEM") {
 		k = hybrid.Std(ex.Method.Params)
 	}
-	kemKey = Stream("wycheproof-dh kem key", 64)
+	v.kemKey = Stream("wycheproof-dh kem key", 64)
 	if k.Name() == "sntrup761" {
 		d, err := sntrup761test.GenerateKey(shakeStream("wycheproof-dh kem key"))
 		if err != nil {
-			return nil, nil, nil, nil, nil, err
+			return v, err
 		}
-		kemKey = d.Bytes()
+		v.kemKey = d.Bytes()
 	}
-	dk, err := k.NewDecapsulationKey(kemKey)
+	dk, err := k.NewDecapsulationKey(v.kemKey)
 	if err != nil {
-		return nil, nil, nil, nil, nil, err
+		return v, err
 	}
-	ek, m = make([]byte, k.EncapsulationKeySize()), Stream("wycheproof-dh m", k.RandomnessSize())
-	dk.EncapsulationKey(ek)
-	e, err := k.ParseEncapsulationKey(ek)
+	v.ek, v.m = make([]byte, k.EncapsulationKeySize()), Stream("wycheproof-dh m", k.RandomnessSize())
+	dk.EncapsulationKey(v.ek)
+	e, err := k.ParseEncapsulationKey(v.ek)
 	if err != nil {
-		return nil, nil, nil, nil, nil, err
+		return v, err
 	}
-	ct, kPQ = make([]byte, k.CiphertextSize()), make([]byte, 32)
-	return kemKey, ek, ct, m, kPQ, e.Encapsulate(ct, kPQ, m)
+	v.ct, v.kPQ = make([]byte, k.CiphertextSize()), make([]byte, 32)
+	return v, e.Encapsulate(v.ct, v.kPQ, v.m)
 }
 
 // spkiPoint returns the BIT STRING of a DER SubjectPublicKeyInfo: the
