@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"crypto"
 	"crypto/mlkem"
 	"crypto/rand"
 	"crypto/sha256"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/crypto/curve25519"
+
+	"github.com/pqkex/pqkex/internal/hybrid"
 )
 
 //lint:ignore U1000 storing results keeps the benchmarked calls from being optimized away
@@ -77,7 +78,7 @@ func xcrypto(*Method) Exchange {
 		pub, err = curve25519.X25519(priv, curve25519.Basepoint)
 		return priv, pub, err
 	}
-	ex := Exchange{Label: "xcrypto", Name: "mlkem768x25519-sha256", Hash: crypto.SHA256}
+	ex := Exchange{Label: "xcrypto", Name: "mlkem768x25519-sha256", Method: &hybrid.MLKEM768X25519}
 	ex.NewClient = func(io.Reader) (Client, error) {
 		priv, pub, err := pair()
 		seed := make([]byte, mlkem.SeedSize)

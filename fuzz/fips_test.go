@@ -45,8 +45,8 @@ func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 			t.Fatal("child not in FIPS 140-3 mode")
 		}
 		circl, derand := hybrid.CirclCalls(), hybrid.DerandomizedCalls()
-		exchange(t, ex, ex, bytes.NewReader(kat.Stream("fips|client", 64+ex.Curve.PrivateKeySize())),
-			bytes.NewReader(kat.Stream("fips|server", 32+ex.Curve.PrivateKeySize())))
+		exchange(t, ex, ex, bytes.NewReader(kat.Stream("fips|client", 64+ex.Method.Curve.PrivateKeySize())),
+			bytes.NewReader(kat.Stream("fips|server", 32+ex.Method.Curve.PrivateKeySize())))
 		if hybrid.CirclCalls() == circl || hybrid.DerandomizedCalls() == derand {
 			t.Fatal("outside FIPS mode a counter did not count: the proof would prove nothing")
 		}
@@ -107,7 +107,7 @@ func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 	}
 	// The counter counts in this mode too: the explicit-key constructor
 	// imports its keys.
-	if _, err := ex.NewClientWithKeys(kat.Stream("fips|ctor", 64), kat.Stream("fips|ctor|ec", ex.Curve.PrivateKeySize())); err != nil {
+	if _, err := ex.NewClientWithKeys(kat.Stream("fips|ctor", 64), kat.Stream("fips|ctor|ec", ex.Method.Curve.PrivateKeySize())); err != nil {
 		t.Fatal(err)
 	}
 	if hybrid.DerandomizedCalls() == derand {

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kat"
 )
 
@@ -66,13 +65,10 @@ func (m *Method) constants(t *testing.T) {
 		[3]int{e.ClientInitSize(), e.ServerReplySize(), 4 + e.Hash.Size()} != m.Sizes {
 		t.Errorf("sizes: package %v, engine %d %d, want %v", m.Constants, e.ClientInitSize(), e.ServerReplySize(), m.Sizes)
 	}
-	kem := e.KEM
-	if kem == nil {
-		kem = hybrid.Default(e.Params)
-	}
-	if m.Public.Name != m.Name || m.Public.Hash != m.Hash || e.Hash != m.Hash || e.Prefix != m.Prefix ||
+	kem := e.Backend()
+	if m.Public.Name != m.Name || m.Public.Method.Hash != m.Hash || e.Hash != m.Hash || e.Prefix != m.Prefix ||
 		e.Curve.Name() != m.Curve || kem.Name() != m.KEM || kem.RandomnessSize() != m.Encaps || e.Approved != m.FIPS {
-		t.Errorf("package or engine differs from the table: %s %v, engine %s %v %s %s", m.Public.Name, m.Public.Hash, e.Prefix, e.Hash, e.Curve.Name(), kem.Name())
+		t.Errorf("package or engine differs from the table: %s %v, engine %s %v %s %s", m.Public.Name, m.Public.Method.Hash, e.Prefix, e.Hash, e.Curve.Name(), kem.Name())
 	}
 }
 

@@ -56,7 +56,9 @@ func (m *Method) SelfDraws(r io.Reader) bool {
 	return m.SelfDrawn && IsDefault(r)
 }
 
-func (m *Method) kem() KEM {
+// Backend is the KEM implementation the method runs on now: KEM if set,
+// else Default(Params) (crypto/mlkem in FIPS 140-3 mode).
+func (m *Method) Backend() KEM {
 	if m.KEM != nil {
 		return m.KEM
 	}
@@ -65,12 +67,12 @@ func (m *Method) kem() KEM {
 
 // ClientInitSize is the size of C_INIT.
 func (m *Method) ClientInitSize() int {
-	return m.kem().EncapsulationKeySize() + m.Curve.PublicKeySize()
+	return m.Backend().EncapsulationKeySize() + m.Curve.PublicKeySize()
 }
 
 // ServerReplySize is the size of S_REPLY.
 func (m *Method) ServerReplySize() int {
-	return m.kem().CiphertextSize() + m.Curve.PublicKeySize()
+	return m.Backend().CiphertextSize() + m.Curve.PublicKeySize()
 }
 
 const kemSecretSize = 32 // K_PQ for every ML-KEM parameter set
@@ -91,9 +93,9 @@ func (m *Method) NewClient(c *Client, rand io.Reader) error {
 	if !m.SelfDraws(rand) {
 		return m.NewClientFrom(c, rand)
 	}
-	dk, err := m.kem().NewDecapsulationKey(nil)
+	dk, err := m.Backend().NewDecapsulationKey(nil)
 	if err != nil {
-		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.kem().Name(), err)
+		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Backend().Name(), err)
 	}
 	ec, err := m.Curve.Generate()
 	if err != nil {
@@ -110,12 +112,12 @@ func (m *Method) NewClient(c *Client, rand io.Reader) error {
 // classical private key (Curve.GenerateKey). Not an approved service.
 func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
 	r := NewRand(rand, m.Prefix)
-	dk, err := m.kem().GenerateKey(r)
+	dk, err := m.Backend().GenerateKey(r)
 	if err != nil {
 		if r.Failed() {
 			return r.Wrap(err)
 		}
-		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.kem().Name(), err)
+		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Backend().Name(), err)
 	}
 	return m.NewClientWithKEMKey(c, dk, r)
 }
@@ -147,14 +149,14 @@ func (m *Method) NewClientWithKeys(c *Client, kemKey, ecPrivate []byte) error {
 	switch {
 	case m.Expanded != nil && len(kemKey) == ExpandedSize768:
 		if dk, err = m.Expanded(kemKey); err != nil {
-			err = fmt.Errorf("invalid %s decapsulation key", m.kem().Name())
+			err = fmt.Errorf("invalid %s decapsulation key", m.Backend().Name())
 		}
 	case m.Expanded != nil && len(kemKey) != 64:
-		err = fmt.Errorf("%s key has %d bytes, want 64 or %d", m.kem().Name(), len(kemKey), ExpandedSize768)
+		err = fmt.Errorf("%s key has %d bytes, want 64 or %d", m.Backend().Name(), len(kemKey), ExpandedSize768)
 	case kemKey == nil:
 		err = fmt.Errorf("%s: no KEM key", m.Prefix)
 	default:
-		dk, err = m.kem().NewDecapsulationKey(kemKey) // checks the length
+		dk, err = m.Backend().NewDecapsulationKey(kemKey) // checks the length
 	}
 	if err != nil {
 		ec.Clear()
@@ -165,7 +167,7 @@ func (m *Method) NewClientWithKeys(c *Client, kemKey, ecPrivate []byte) error {
 }
 
 func (m *Method) setKeys(c *Client, dk DecapsulationKey, ec ClassicalKey) {
-	ekSize := m.kem().EncapsulationKeySize()
+	ekSize := m.Backend().EncapsulationKeySize()
 	*c = Client{dk: dk, ec: ec, init: make([]byte, m.ClientInitSize())}
 	dk.EncapsulationKey(c.init[:ekSize])
 	ec.PublicKey(c.init[ekSize:])
@@ -189,7 +191,7 @@ func (m *Method) Finish(c *Client, serverReply []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%s: Client not created by NewClient", m.Prefix)
 	}
 	defer c.clear()
-	ctSize := m.kem().CiphertextSize()
+	ctSize := m.Backend().CiphertextSize()
 	if want := m.ServerReplySize(); len(serverReply) != want {
 		return nil, fmt.Errorf("%s: server's S_REPLY has %d bytes, want %d", m.Prefix, len(serverReply), want)
 	}
@@ -252,7 +254,7 @@ func (m *Method) RespondFrom(rand io.Reader, clientInit []byte) (serverReply, k 
 		return nil, nil, err
 	}
 	r := NewRand(rand, m.Prefix)
-	mBuf := make([]byte, m.kem().RandomnessSize())
+	mBuf := make([]byte, m.Backend().RandomnessSize())
 	defer clear(mBuf)
 	if err := r.Fill(mBuf); err != nil {
 		return nil, nil, err
@@ -267,7 +269,7 @@ func (m *Method) RespondFrom(rand io.Reader, clientInit []byte) (serverReply, k 
 // RespondWithKeys is Respond with explicit m and classical private key
 // (explicit-key constructors).
 func (m *Method) RespondWithKeys(clientInit, mRand, ecPrivate []byte) (serverReply, k []byte, err error) {
-	if want := m.kem().RandomnessSize(); len(mRand) != want {
+	if want := m.Backend().RandomnessSize(); len(mRand) != want {
 		return nil, nil, fmt.Errorf("%s: m has %d bytes, want %d", m.Prefix, len(mRand), want)
 	}
 	ec, err := m.Curve.NewKey(ecPrivate)
@@ -288,7 +290,7 @@ func (m *Method) parseInit(clientInit []byte) (EncapsulationKey, error) {
 	if want := m.ClientInitSize(); len(clientInit) != want {
 		return nil, fmt.Errorf("%s: client's C_INIT has %d bytes, want %d", m.Prefix, len(clientInit), want)
 	}
-	kem := m.kem()
+	kem := m.Backend()
 	ek, err := kem.ParseEncapsulationKey(clientInit[:kem.EncapsulationKeySize()])
 	if err != nil {
 		// The only possible failure at this length is the modulus check.
@@ -299,7 +301,7 @@ func (m *Method) parseInit(clientInit []byte) (EncapsulationKey, error) {
 
 func (m *Method) respond(clientInit []byte, ek EncapsulationKey, mRand []byte, ec ClassicalKey) (serverReply, k []byte, err error) {
 	defer ec.Clear()
-	kem := m.kem()
+	kem := m.Backend()
 	ekSize, ctSize := kem.EncapsulationKeySize(), kem.CiphertextSize()
 	var kPQ [kemSecretSize]byte
 	var kCLBuf [48]byte

@@ -20,7 +20,7 @@ func TestFinishClearsClassicalKey(t *testing.T) {
 		{"short reply", func([]byte) []byte { return make([]byte, m.ServerReplySize()-1) }, false},
 		{"low-order X25519", func(init []byte) []byte {
 			r, _, _ := m.Respond(nil, init)
-			clear(r[m.kem().CiphertextSize():])
+			clear(r[m.Backend().CiphertextSize():])
 			return r
 		}, false},
 		{"abandoned", func([]byte) []byte { return nil }, false},

@@ -25,7 +25,7 @@ func Baseline(name string) Exchange {
 		panic("kat: Baseline: no curve " + m.Curve.Name())
 	}
 	h, ekSize := m.Hash, m.ClientInitSize()-m.Curve.PublicKeySize()
-	ex := Exchange{Label: "baseline", Name: name, Method: m, Hash: h, Curve: m.Curve}
+	ex := Exchange{Label: "baseline", Name: name, Method: m}
 	k := func(kPQ, kCL []byte) []byte {
 		d := h.New()
 		d.Write(kPQ)

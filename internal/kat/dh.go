@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
-	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 )
 
 // The Wycheproof Diffie-Hellman files: XDH (X25519) and ECDH (P-256,
@@ -52,8 +51,8 @@ func RunWycheproofDH(t TB, name string, data []byte, exs ...Exchange) DHCounts {
 	}
 	for _, g := range v.TestGroups {
 		for _, ex := range exs {
-			if wycheproofCurves[g.Curve] != ex.Curve.Name() {
-				t.Fatalf("%s: a group for %s, not %s", name, g.Curve, ex.Curve.Name())
+			if wycheproofCurves[g.Curve] != ex.Method.Curve.Name() {
+				t.Fatalf("%s: a group for %s, not %s", name, g.Curve, ex.Method.Curve.Name())
 			}
 		}
 		for _, tc := range g.Tests {
@@ -91,7 +90,7 @@ func RunWycheproofDH(t TB, name string, data []byte, exs ...Exchange) DHCounts {
 // dhCase runs one case on ex: the curve alone, the client (the point in
 // S_REPLY) and the server (the point in C_INIT).
 func dhCase(ex Exchange, h kemValues, priv, point, shared []byte, accept bool) error {
-	cu := ex.Curve
+	cu := ex.Method.Curve
 	if p := bytes.TrimLeft(priv, "\x00"); len(p) <= cu.PrivateKeySize() && cu.Name() != "X25519" {
 		priv = append(make([]byte, cu.PrivateKeySize()-len(p)), p...) // Wycheproof's are minimal big-endian
 	}
@@ -123,7 +122,7 @@ func dhCase(ex Exchange, h kemValues, priv, point, shared []byte, accept bool) e
 		}
 		return nil
 	}
-	wantK := kexK(ex.Hash, h.kPQ, shared)
+	wantK := kexK(ex.Method.Hash, h.kPQ, shared)
 	switch {
 	case curveErr != nil || !bytes.Equal(got, shared):
 		return fmt.Errorf("curve: %v, or the shared secret differs", curveErr)
@@ -143,17 +142,12 @@ type kemValues struct{ kemKey, ek, ct, m, kPQ []byte }
 // kemHalves computes ex's kemValues with the KEM alone (crypto/mlkem for
 // ML-KEM, sntrup761 otherwise).
 func kemHalves(ex Exchange) (v kemValues, err error) {
-	k := ex.KEM()
-	if ex.Method.KEM == nil || strings.HasPrefix(k.Name(), "ML-KEM") {
+	k := ex.Method.Backend()
+	if strings.HasPrefix(k.Name(), "ML-KEM") {
 		k = hybrid.Std(ex.Method.Params)
 	}
-	v.kemKey = Stream("wycheproof-dh kem key", 64)
-	if k.Name() == "sntrup761" {
-		d, err := sntrup761test.GenerateKey(shakeStream("wycheproof-dh kem key"))
-		if err != nil {
-			return v, err
-		}
-		v.kemKey = d.Bytes()
+	if v.kemKey, err = explicitKEMKey(k, shakeStream("wycheproof-dh kem key")); err != nil {
+		return v, err
 	}
 	dk, err := k.NewDecapsulationKey(v.kemKey)
 	if err != nil {
@@ -195,7 +189,7 @@ func RunWycheproofDHFile(data []byte) Result {
 	}
 	var exs []Exchange
 	for _, name := range []string{"mlkem768x25519-sha256", "sntrup761x25519-sha512", "mlkem768nistp256-sha256", "mlkem1024nistp384-sha384"} {
-		if ex := MustPublic(name); ex.Curve.Name() == wycheproofCurves[v.TestGroups[0].Curve] {
+		if ex := MustPublic(name); ex.Method.Curve.Name() == wycheproofCurves[v.TestGroups[0].Curve] {
 			exs = append(exs, ex)
 		}
 	}

@@ -1,7 +1,6 @@
 package kat
 
 import (
-	"crypto"
 	"crypto/fips140"
 	"fmt"
 	"io"
@@ -24,11 +23,9 @@ type Client interface {
 // the shared engine with a fixed KEM backend. The runners check vector
 // files on Exchanges.
 type Exchange struct {
-	Label  string // for test names: "public", "circl", "std" (crypto/mlkem), "pqkex", "baseline"
-	Name   string // SSH name
-	Method *hybrid.Method
-	Hash   crypto.Hash  // Method.Hash
-	Curve  hybrid.Curve // Method.Curve
+	Label  string         // for test names: "public", "circl", "std" (crypto/mlkem), "pqkex", "baseline"
+	Name   string         // SSH name
+	Method *hybrid.Method // the method's description (hash, curve, KEM)
 	// NewClient and Respond are the method's constructors (public API or
 	// engine).
 	NewClient func(rand io.Reader) (Client, error)
@@ -44,14 +41,6 @@ type Exchange struct {
 	// runners then check that, and take the byte-exact values from the
 	// explicit-key constructors.
 	IgnoresReader bool
-}
-
-// KEM is the exchange's KEM implementation.
-func (ex Exchange) KEM() hybrid.KEM {
-	if ex.Method.KEM != nil {
-		return ex.Method.KEM
-	}
-	return hybrid.Default(ex.Method.Params)
 }
 
 type engineClient struct {
@@ -76,7 +65,7 @@ func withKeys(m *hybrid.Method, kemKey, private []byte) (Client, error) {
 // to one backend) as an Exchange.
 func FromMethod(label, name string, m *hybrid.Method) Exchange {
 	return Exchange{
-		Label: label, Name: name, Method: m, Hash: m.Hash, Curve: m.Curve,
+		Label: label, Name: name, Method: m,
 		NewClient: func(rand io.Reader) (Client, error) {
 			c := &engineClient{m: m}
 			if err := m.NewClient(&c.c, rand); err != nil {

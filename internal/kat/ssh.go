@@ -16,6 +16,7 @@ import (
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/kexhash"
+	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 )
 
 // The SSH vector files (*_openssh.json, *_putty.json; see
@@ -181,7 +182,7 @@ func runPositive(t TB, ex Exchange, host ed25519.PrivateKey, tr map[string]strin
 	t.Helper()
 	f.id = ex.Label + " " + tcID(f.m)
 	fail := func(format string, args ...any) { t.Helper(); t.Errorf(f.id+": "+format, args...) }
-	m, kem, cu := ex.Method, ex.KEM(), ex.Method.Curve
+	m, kem, cu := ex.Method, ex.Method.Backend(), ex.Method.Curve
 	cf := curveField[cu.Name()]
 	cKEM, cCurve := f.calls("client_random_calls", cf)
 	sKEM, sCurve := f.calls("server_random_calls", cf)
@@ -229,9 +230,9 @@ func runPositive(t TB, ex Exchange, host ed25519.PrivateKey, tr map[string]strin
 	}
 
 	// The explicit-key constructors from the recorded secrets.
-	kemKey := bytes.Join(cKEM, nil)
-	if kem.Name() == "sntrup761" {
-		kemKey = f.hex("client_kem_private_key") // its key generation has no seed
+	kemKey, err := explicitKEMKey(kem, &callReader{cKEM})
+	if err != nil {
+		t.Fatalf("%s: KEM key from the recorded calls: %v", f.id, err)
 	}
 	if c2, err := ex.NewClientWithKeys(kemKey, cPriv); err != nil {
 		fail("NewClientWithKeys: %v", err)
@@ -420,10 +421,12 @@ func edgeKind(m *hybrid.Method, role string, qc, qs []byte) string {
 	switch {
 	case role == "server" && len(qc) != m.ClientInitSize(), role == "client" && len(qs) != m.ServerReplySize():
 		return "length"
-	case role == "server" && m.KEM == nil || m.KEM != nil && strings.HasPrefix(m.KEM.Name(), "ML-KEM"):
-		_, err768 := mlkem.NewEncapsulationKey768(qc[:min(len(qc), mlkem.EncapsulationKeySize768)])
-		_, err1024 := mlkem.NewEncapsulationKey1024(qc[:min(len(qc), mlkem.EncapsulationKeySize1024)])
-		if m.Params == hybrid.MLKEM768 && err768 != nil || m.Params == hybrid.MLKEM1024 && err1024 != nil {
+	case role == "server" && m.Backend().Name() == "ML-KEM-768":
+		if _, err := mlkem.NewEncapsulationKey768(qc[:mlkem.EncapsulationKeySize768]); err != nil {
+			return "ek"
+		}
+	case role == "server" && m.Backend().Name() == "ML-KEM-1024":
+		if _, err := mlkem.NewEncapsulationKey1024(qc[:mlkem.EncapsulationKeySize1024]); err != nil {
 			return "ek"
 		}
 	}
@@ -449,7 +452,7 @@ func runEdge(t TB, ex Exchange, f fields) {
 	t.Helper()
 	f.id = ex.Label + " " + tcID(f.m) + " (" + f.str("comment") + ")"
 	fail := func(format string, args ...any) { t.Helper(); t.Errorf(f.id+": "+format, args...) }
-	m, kem := ex.Method, ex.KEM()
+	m, kem := ex.Method, ex.Method.Backend()
 	cf := curveField[m.Curve.Name()]
 	result, role := f.str("result"), f.str("role")
 	if result != "accept" && result != "reject" {
@@ -483,9 +486,9 @@ func runEdge(t TB, ex Exchange, f fields) {
 		}
 	case "client":
 		cPriv := f.hex("client_" + cf + "_private")
-		kemKey = Stream(f.str("client_stream"), 64)
-		if kem.Name() == "sntrup761" {
-			kemKey = f.hex("client_kem_private_key")
+		var err2 error
+		if kemKey, err2 = explicitKEMKey(kem, shakeStream(f.str("client_stream"))); err2 != nil {
+			t.Fatalf("%s: KEM key from the client stream: %v", f.id, err2)
 		}
 		c2, err2 := ex.NewClientWithKeys(kemKey, cPriv)
 		if err2 != nil {
@@ -576,6 +579,23 @@ func runEdge(t TB, ex Exchange, f fields) {
 			fail("honest client's K differs (%v)", err)
 		}
 	}
+}
+
+// explicitKEMKey reads a KEM key generation's randomness from r and
+// returns the key in the form the explicit-key constructors take: the
+// ML-KEM seed d || z itself, sntrup761's encoded key (its key generation
+// has no seed).
+func explicitKEMKey(k hybrid.KEM, r io.Reader) ([]byte, error) {
+	if k.Name() != "sntrup761" {
+		seed := make([]byte, 64)
+		_, err := io.ReadFull(r, seed)
+		return seed, err
+	}
+	dk, err := sntrup761test.GenerateKey(r)
+	if err != nil {
+		return nil, err
+	}
+	return dk.Bytes(), nil
 }
 
 // callReader returns each recorded random call's bytes from one Read, so
