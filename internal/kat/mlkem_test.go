@@ -162,4 +162,3 @@ func panics(f func()) (p bool) {
 	f()
 	return false
 }
-
