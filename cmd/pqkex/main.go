@@ -15,6 +15,7 @@ commands:
   scan    show what an SSH server offers and complete a post-quantum key exchange
   serve   run a small SSH server that tells each client its key exchange
   kat     run the bundled known-answer vectors (and -dir DIR)
+  check   test another SSH server's or client's hybrid key exchange against the specifications
 
 Run "pqkex <command> -h" for a command's flags.
 `
@@ -35,6 +36,8 @@ func main() {
 		code = runServe(args, os.Stdout, os.Stderr)
 	case "kat":
 		code = runKAT(args, os.Stdout, os.Stderr)
+	case "check":
+		code = runCheck(args, os.Stdout, os.Stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(os.Stdout, usage)
 	default:

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/conformance"
+	"golang.org/x/crypto/ssh"
+)
+
+// checkReport is what check prints with -json (the schema is in doc.go).
+type checkReport struct {
+	Schema  string `json:"schema"`
+	Tool    string `json:"tool"`
+	Role    string `json:"role"` // what was checked: "server" or "client"
+	Target  string `json:"target,omitempty"`
+	Listen  string `json:"listen,omitempty"`
+	Version string `json:"peer_version,omitempty"`
+	// Versions are the clients' identification lines (role client).
+	Versions []string                `json:"peer_versions,omitempty"`
+	Offered  []string                `json:"kex_offered,omitempty"`
+	Strict   *bool                   `json:"strict_kex,omitempty"`
+	Methods  []string                `json:"methods"`
+	Results  []conformance.Result    `json:"results"`
+	Summary  conformance.Summary     `json:"summary"`
+	Error    string                  `json:"error,omitempty"`
+	elapsed  time.Duration
+}
+
+const checkSchema = "pqkex-check/1"
+
+// Exit statuses of check besides 0 (every case ran and conformed) and 2
+// (usage).
+const (
+	checkNonConforming = 1 // a case did not conform
+	checkNotRun        = 3 // a case, or the whole check, could not run
+)
+
+// runCheck implements "pqkex check".
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	kex := fs.String("kex", "", "comma-separated key exchanges to check (default: every hybrid the server offers; with -listen, all five)")
+	listen := fs.String("listen", "", "check clients instead: listen on ADDR (host:port) and answer each connection with the next case")
+	allowRemote := fs.Bool("allow-remote", false, "with -listen: allow a non-loopback address")
+	timeout := fs.Duration("timeout", 10*time.Second, "timeout of each connection")
+	pause := fs.Duration("pause", 0, "wait between connections to a server (for servers that penalize many short connections, such as OpenSSH's PerSourcePenalties)")
+	idle := fs.Duration("idle", 5*time.Minute, "with -listen: stop after this long without a connection")
+	hostKey := fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	verbose := fs.Bool("v", false, "print each case on stderr as it finishes, and every case's detail")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: pqkex check [-kex LIST] [-timeout D] [-pause D] [-json] [-v] HOST[:PORT]")
+		fmt.Fprintln(w, "       pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-allow-remote] [-timeout D] [-idle D] [-json] [-v]")
+		fmt.Fprintln(w, "Checks another SSH implementation's hybrid post-quantum key exchange against the specifications:")
+		fmt.Fprintln(w, "a server (HOST[:PORT]), with one connection per case, or clients connecting to -listen ADDR, one connection per case.")
+		fs.PrintDefaults()
+	}
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
+	}
+	var methods []string
+	if *kex != "" {
+		methods = splitList(*kex)
+		for _, m := range methods {
+			if !slices.Contains(conformance.Methods(), m) {
+				fmt.Fprintf(stderr, "pqkex check: -kex: %q is not a key exchange pqkex check knows (%s)\n", m, strings.Join(conformance.Methods(), ","))
+				return 2
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	progress := func(r conformance.Result) {
+		if *verbose {
+			fmt.Fprintf(stderr, "%-36s %-26s %-9s %s\n", r.Method, r.Case, mark(r), r.Detail)
+		}
+	}
+	start := time.Now()
+	var rep checkReport
+	switch {
+	case *listen != "" && fs.NArg() == 0:
+		if err := checkListen(*listen, *allowRemote); err != nil {
+			fmt.Fprintln(stderr, "pqkex check:", err)
+			return 2
+		}
+		var keys []ssh.Signer
+		if *hostKey != "" {
+			k, err := loadHostKey(*hostKey)
+			if err != nil {
+				fmt.Fprintln(stderr, "pqkex check:", err)
+				return 1
+			}
+			keys = []ssh.Signer{k}
+		}
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			fmt.Fprintln(stderr, "pqkex check:", err)
+			return checkNotRun
+		}
+		fmt.Fprintf(stderr, "pqkex check: listening on %s; connect a client once per case (one connection runs one case; "+
+			"the run ends when every case has run, after %v without a connection, or on SIGINT/SIGTERM)\n", ln.Addr(), *idle)
+		cr, err := conformance.CheckClients(ctx, conformance.ClientOptions{
+			Listener: ln, Methods: methods, HostKeys: keys, Timeout: *timeout, Idle: *idle, Progress: progress,
+			Log: func(line string) { fmt.Fprintln(stderr, "pqkex check:", line) },
+		})
+		if err != nil {
+			fmt.Fprintln(stderr, "pqkex check:", err)
+			return 2
+		}
+		rep = checkReport{Role: "client", Listen: cr.Addr, Versions: cr.Versions, Methods: cr.Methods, Results: cr.Results}
+	case *listen == "" && fs.NArg() == 1:
+		addr := fs.Arg(0)
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			addr = net.JoinHostPort(addr, "22")
+		}
+		rep = checkReport{Role: "server", Target: addr}
+		sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
+			Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Progress: progress,
+		})
+		if sr != nil {
+			rep.Version, rep.Offered, rep.Strict, rep.Methods, rep.Results = sr.Version, sr.Offered, &sr.Strict, sr.Methods, sr.Results
+		}
+		if err != nil {
+			rep.Error = err.Error()
+		} else if len(rep.Methods) == 0 {
+			rep.Error = "the server offers none of the key exchanges pqkex check knows (" + strings.Join(conformance.Methods(), ", ") + ")"
+		}
+	default:
+		fs.Usage()
+		return 2
+	}
+	rep.Schema, rep.Tool, rep.elapsed = checkSchema, toolVersion(), time.Since(start)
+	if rep.Methods == nil {
+		rep.Methods = []string{}
+	}
+	if rep.Results == nil {
+		rep.Results = []conformance.Result{}
+	}
+	rep.Summary = conformance.Summarize(rep.Results)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		enc.Encode(rep)
+	} else {
+		printCheck(stdout, &rep, *verbose)
+	}
+	switch {
+	case rep.Summary.NonConforming > 0:
+		return checkNonConforming
+	case rep.Error != "":
+		if !*asJSON {
+			fmt.Fprintln(stderr, "pqkex check:", rep.Error)
+		}
+		return checkNotRun
+	case rep.Summary.NotRun > 0 || rep.Summary.Cases == 0:
+		return checkNotRun
+	}
+	return 0
+}
+
+// mark is a result's conformance in a word.
+func mark(r conformance.Result) string {
+	switch {
+	case r.Verdict == conformance.NotRun:
+		return "NOT RUN"
+	case r.Verdict == conformance.NotApplicable:
+		return "n/a"
+	case r.Conforms:
+		return "ok"
+	}
+	return "FAIL"
+}
+
+// printCheck prints the table: per method, case, clause, expected,
+// observed and whether it conforms; then the details of every case that
+// did not conform or run (every case with verbose).
+func printCheck(w io.Writer, r *checkReport, verbose bool) {
+	switch r.Role {
+	case "server":
+		fmt.Fprintf(w, "server  %s  %s\n", r.Target, r.Version)
+		if r.Strict != nil {
+			fmt.Fprintf(w, "strict key exchange offered: %v\n", *r.Strict)
+		}
+	case "client":
+		fmt.Fprintf(w, "clients on %s: %s\n", r.Listen, strings.Join(r.Versions, "; "))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "METHOD\tCASE\tSPEC\tEXPECTED\tOBSERVED\tRESULT")
+	for _, res := range r.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", res.Method, res.Case, res.Clause, res.Expected, observed(res), mark(res))
+	}
+	tw.Flush()
+	var details []string
+	for _, res := range r.Results {
+		if verbose || !res.Conforms && res.Verdict != conformance.NotApplicable {
+			details = append(details, fmt.Sprintf("  %s %s: %s", res.Method, res.Case, res.Detail))
+		}
+	}
+	if len(details) > 0 {
+		fmt.Fprintln(w, "details:")
+		fmt.Fprintln(w, strings.Join(details, "\n"))
+	}
+	s := r.Summary
+	fmt.Fprintf(w, "%d cases: %d conform, %d do not conform, %d could not run, %d not applicable (%.1f s)\n",
+		s.Cases, s.Conforming, s.NonConforming, s.NotRun, s.NotApplicable, r.elapsed.Seconds())
+}
+
+// observed is the verdict with the disconnect reason and message.
+func observed(r conformance.Result) string {
+	o := r.Observed()
+	if r.Verdict == conformance.Rejected && r.DisconnectMessage != "" {
+		msg := r.DisconnectMessage
+		if len(msg) > 60 {
+			msg = msg[:57] + "..."
+		}
+		o += " " + msg
+	}
+	return o
+}
+
+// toolVersion names this build of pqkex.
+func toolVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return "pqkex " + bi.Main.Version
+	}
+	return "pqkex"
+}

@@ -1,0 +1,368 @@
+package conformance
+
+// Checking a client: pqkex plays the server and answers each connection
+// with the next case.
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/kexhash"
+	"golang.org/x/crypto/ssh"
+)
+
+// serverVersion is the identification line pqkex check sends as a server.
+const serverVersion = "SSH-2.0-pqkex_check"
+
+// ClientOptions configure CheckClients.
+type ClientOptions struct {
+	// Listener is where clients connect; CheckClients closes it.
+	Listener net.Listener
+	// Methods are the key exchanges whose cases run (default: all).
+	Methods []string
+	// HostKeys are the server's host keys (default: a new Ed25519 and a
+	// new ECDSA P-256 key). The host-key-mismatch case signs with another
+	// key of the same type.
+	HostKeys []ssh.Signer
+	// Timeout bounds each connection (default 10 s).
+	Timeout time.Duration
+	// Idle ends the run when no client connects for this long (0: never;
+	// the run ends when every case has run or ctx is done).
+	Idle time.Duration
+	// Progress, if set, is called with each result as it is known.
+	Progress func(Result)
+	// Log, if set, receives a line for each connection that ran no case
+	// (peer bytes escaped).
+	Log func(string)
+}
+
+// ClientReport is what CheckClients found.
+type ClientReport struct {
+	Addr string `json:"listen"`
+	// Versions are the identification lines of the clients that ran a
+	// case, escaped, in order of first appearance.
+	Versions []string `json:"peer_versions"`
+	Methods  []string `json:"methods"`
+	Results  []Result `json:"results"`
+}
+
+// pending is a case waiting for a client.
+type pending struct {
+	m  *method
+	cs clientCase
+}
+
+// CheckClients answers each client that connects to opts.Listener with
+// the next case of the method negotiated (the client's first preference
+// among the methods with cases left), one case per connection, until
+// every case has run, opts.Idle passes without a connection, or ctx is
+// done. Cases that did not run are reported with the verdict NotRun.
+func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	names := opts.Methods
+	if len(names) == 0 {
+		names = Methods()
+	}
+	var queue []pending
+	for _, name := range names {
+		m := lookupMethod(name)
+		if m == nil {
+			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
+		}
+		for _, cs := range clientCases(m) {
+			queue = append(queue, pending{m, cs})
+		}
+	}
+	keys, err := newHostKeys(opts.HostKeys)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ClientReport{Addr: opts.Listener.Addr().String(), Methods: names}
+	done := make(map[int]caseResult)
+
+	stop := context.AfterFunc(ctx, func() { opts.Listener.Close() })
+	defer stop()
+	defer opts.Listener.Close()
+	type accepted struct {
+		nc  net.Conn
+		err error
+	}
+	conns := make(chan accepted)
+	go func() {
+		for {
+			nc, err := opts.Listener.Accept()
+			conns <- accepted{nc, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var idle <-chan time.Time
+	for len(done) < len(queue) {
+		if opts.Idle > 0 {
+			idle = time.After(opts.Idle)
+		}
+		var a accepted
+		select {
+		case a = <-conns:
+		case <-idle:
+			go func() { opts.Listener.Close(); <-conns }()
+			a.err = errIdle
+		}
+		if a.err != nil {
+			break
+		}
+		i, r, logLine := serveCase(a.nc, queue, done, keys, opts.Timeout)
+		if i < 0 {
+			if opts.Log != nil {
+				opts.Log(logLine)
+			}
+			continue
+		}
+		done[i] = r
+		if v := printable(r.peer, 255); !slices.Contains(rep.Versions, v) {
+			rep.Versions = append(rep.Versions, v)
+		}
+		if opts.Progress != nil {
+			opts.Progress(r.Result)
+		}
+	}
+	for i, p := range queue {
+		r, ok := done[i]
+		if !ok {
+			r.Result = Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Verdict: NotRun,
+				Detail: "no client that offers " + p.m.name + " connected for this case"}
+		}
+		rep.Results = append(rep.Results, r.Result)
+	}
+	return rep, nil
+}
+
+var errIdle = errors.New("idle")
+
+// caseResult is a result with the identification line of the client.
+type caseResult struct {
+	Result
+	peer string
+}
+
+// hostKeys are the server's keys by algorithm, and one other key of each
+// type (for host-key-mismatch).
+type hostKeys struct {
+	algos  []string
+	signer map[string]ssh.AlgorithmSigner
+	other  map[string]ssh.AlgorithmSigner
+}
+
+func newHostKeys(given []ssh.Signer) (*hostKeys, error) {
+	gen := func(typ string) (ssh.Signer, error) {
+		switch typ {
+		case ssh.KeyAlgoED25519:
+			_, priv, err := ed25519.GenerateKey(rand.Reader)
+			if err != nil {
+				return nil, err
+			}
+			return ssh.NewSignerFromKey(priv)
+		case ssh.KeyAlgoECDSA256:
+			priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+			if err != nil {
+				return nil, err
+			}
+			return ssh.NewSignerFromKey(priv)
+		}
+		return nil, fmt.Errorf("cannot make a host key of type %s for host-key-mismatch", typ)
+	}
+	if len(given) == 0 {
+		for _, typ := range []string{ssh.KeyAlgoED25519, ssh.KeyAlgoECDSA256} {
+			s, err := gen(typ)
+			if err != nil {
+				return nil, err
+			}
+			given = append(given, s)
+		}
+	}
+	hk := &hostKeys{signer: map[string]ssh.AlgorithmSigner{}, other: map[string]ssh.AlgorithmSigner{}}
+	for _, s := range given {
+		as, ok := s.(ssh.AlgorithmSigner)
+		if !ok {
+			return nil, errors.New("a host key is not an ssh.AlgorithmSigner")
+		}
+		typ := s.PublicKey().Type()
+		other, err := gen(typ)
+		if err != nil {
+			return nil, err
+		}
+		algos := []string{typ}
+		if typ == ssh.KeyAlgoRSA {
+			algos = []string{ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256}
+		}
+		for _, a := range algos {
+			hk.algos = append(hk.algos, a)
+			hk.signer[a] = as
+			hk.other[a] = other.(ssh.AlgorithmSigner)
+		}
+	}
+	return hk, nil
+}
+
+// serveCase runs the SSH transport as a server on nc up to the client's
+// SSH_MSG_KEX_ECDH_INIT, offering the methods with cases left, and runs
+// the next case of the method negotiated. It returns the case's index and result, or -1 and
+// a log line when the connection ran no case.
+func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *hostKeys, timeout time.Duration) (idx int, r caseResult, logLine string) {
+	defer nc.Close()
+	start := time.Now()
+	nc.SetDeadline(start.Add(timeout))
+	from := nc.RemoteAddr().String()
+	c := newConn(nc)
+	noCase := func(format string, args ...any) (int, caseResult, string) {
+		return -1, caseResult{}, from + ": no case ran: " + fmt.Sprintf(format, args...)
+	}
+	if err := c.writeVersion(serverVersion); err != nil {
+		return noCase("sending the identification line: %v", err)
+	}
+	peer, err := c.readVersion()
+	if err != nil {
+		return noCase("reading the client's identification line: %s", printable(err.Error(), 200))
+	}
+	// Our KEXINIT offers every method with cases left (the client's
+	// preference picks one, RFC 4253 §7.1), so that it need not wait for
+	// the client's: some clients read the server's first.
+	var offer []string
+	for i, p := range queue {
+		if _, ok := done[i]; !ok && !slices.Contains(offer, p.m.name) {
+			offer = append(offer, p.m.name)
+		}
+	}
+	ki := newKexInit(append(offer, strictServer), keys.algos)
+	ours := sshwire.AppendKexInit(nil, ki)
+	if err := c.write(ours); err != nil {
+		return noCase("sending SSH_MSG_KEXINIT: %v", err)
+	}
+	ev := c.next(false)
+	if ev.kind != evPacket {
+		return noCase("waiting for the client's SSH_MSG_KEXINIT: %s", describe(ev))
+	}
+	clientInit, err := sshwire.ParseKexInit(ev.payload)
+	if err != nil {
+		return noCase("the client's SSH_MSG_KEXINIT: %v", err)
+	}
+	theirs := ev.payload
+	algs, err := negotiate(clientInit, ki)
+	if err != nil {
+		c.write(disconnectMsg(3, "pqkex check: "+err.Error()+" (offered: key exchanges with cases left)"))
+		return noCase("negotiating with %s: %v", printable(peer, 255), err)
+	}
+	idx = -1
+	for i, p := range queue {
+		if _, ok := done[i]; !ok && p.m.name == algs.kex {
+			idx = i
+			break
+		}
+	}
+	p := queue[idx]
+	r = caseResult{Result: Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Attempts: 1}, peer: peer}
+	defer r.finish(start)
+	ev = c.next(algs.strict)
+	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHInit {
+		return noCase("%s sent %s instead of SSH_MSG_KEX_ECDH_INIT", printable(peer, 255), describe(ev))
+	}
+	qc, err := sshwire.ParseKexECDHInit(ev.payload)
+	if err != nil {
+		r.Verdict, r.Detail = Malformed, "the client's SSH_MSG_KEX_ECDH_INIT: "+err.Error()
+		return idx, r, ""
+	}
+	t := &transcript{m: p.m, peer: peer, theirs: theirs, ours: ours, qc: qc, algo: algs.hostKey,
+		shown: keys.signer[algs.hostKey], signer: keys.signer[algs.hostKey]}
+	k, H, err := p.cs.reply(t, keys.other[algs.hostKey])
+	if err != nil {
+		r.Verdict, r.Detail = Failed, err.Error()
+		return idx, r, ""
+	}
+	defer clear(k)
+	if err := c.write(t.replyMsg); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending SSH_MSG_KEX_ECDH_REPLY: "+err.Error()
+		return idx, r, ""
+	}
+	if err := c.write([]byte{msgNewKeys}); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending SSH_MSG_NEWKEYS: "+err.Error()
+		return idx, r, ""
+	}
+	ev = c.next(algs.strict)
+	if p.cs.expect == ExpectAbort {
+		decide(&r.Result, ev, msgNewKeys)
+		r.Detail = "sent " + p.cs.what + "; got " + r.Detail
+		return idx, r, ""
+	}
+	// The honest case: the client's SSH_MSG_NEWKEYS, then its first
+	// encrypted packet under keys from K and H.
+	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
+		decide(&r.Result, ev, msgNewKeys)
+		r.Verdict = Failed
+		r.Detail = "an honest KEX_ECDH_REPLY got " + r.Detail
+		return idx, r, ""
+	}
+	if algs.strict {
+		c.readSeq = 0
+	}
+	if c.in, err = sshwire.NewPacketCipher(algs.cipherCS, algs.macCS, p.m.hash, k, H, H, sshwire.ClientToServer); err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return idx, r, ""
+	}
+	ev = c.next(false)
+	switch {
+	case ev.kind == evPacket && ev.payload[0] == msgServiceRequest:
+	case ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth):
+		r.Verdict, r.Detail = Failed, "the client's first encrypted packet does not authenticate under the client-to-server keys derived from K and H (RFC 4253 §7.2)"
+		return idx, r, ""
+	default:
+		r.Verdict, r.Detail = Failed, "after SSH_MSG_NEWKEYS the client sent "+describe(ev)+", not SSH_MSG_SERVICE_REQUEST"
+		return idx, r, ""
+	}
+	if algs.strict {
+		c.writeSeq = 0
+	}
+	if c.out, err = sshwire.NewPacketCipher(algs.cipherSC, algs.macSC, p.m.hash, k, H, H, sshwire.ServerToClient); err == nil {
+		c.write(disconnectMsg(11, "pqkex check: case complete"))
+	}
+	r.Verdict = Completed
+	r.Detail = fmt.Sprintf("the client accepted the %s signature over H, sent SSH_MSG_NEWKEYS and an SSH_MSG_SERVICE_REQUEST protected with keys from K and H (%s)", algs.hostKey, algs.cipherCS)
+	return idx, r, ""
+}
+
+// transcript is what goes into the exchange hash of one connection, and
+// the KEX_ECDH_REPLY a case builds from it.
+type transcript struct {
+	m            *method
+	peer         string // V_C
+	theirs, ours []byte // I_C, I_S
+	qc           []byte
+	algo         string            // the negotiated host key algorithm
+	shown        ssh.Signer        // K_S
+	signer       ssh.AlgorithmSigner // signs H
+	replyMsg     []byte
+}
+
+// sign builds KEX_ECDH_REPLY with S_REPLY qs and H computed with kHashed
+// as K, signed by t.signer, and returns H.
+func (t *transcript) sign(qs, kHashed []byte) ([]byte, error) {
+	ks := t.shown.PublicKey().Marshal()
+	H := kexhash.ExchangeHash(t.m.hash, []byte(t.peer), []byte(serverVersion), t.theirs, t.ours, ks, t.qc, qs, kHashed)
+	sig, err := t.signer.SignWithAlgorithm(rand.Reader, H, t.algo)
+	if err != nil {
+		return nil, err
+	}
+	t.replyMsg = sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))
+	return H, nil
+}

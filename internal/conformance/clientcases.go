@@ -1,0 +1,119 @@
+package conformance
+
+// The cases a client under test goes through: one KEX_ECDH_REPLY each.
+
+import (
+	"errors"
+
+	"github.com/pqkex/pqkex/kexhash"
+	"golang.org/x/crypto/ssh"
+)
+
+// clientCase is one check of a client.
+type clientCase struct {
+	id, clause string
+	expect     Expectation
+	what       string // what the reply is, for details
+	// reply builds the KEX_ECDH_REPLY into t (t.sign) from an honest
+	// answer and returns the honest K (string-encoded, secret) and the H
+	// it signed. other is a host key of the negotiated type other than the
+	// one shown.
+	reply func(t *transcript, other ssh.AlgorithmSigner) (k, H []byte, err error)
+}
+
+// maxRespond bounds the answers drawn until K's string and mpint
+// encodings differ (each does with probability 129/256).
+const maxRespond = 64
+
+// respond answers the client's C_INIT honestly; with differ set, it
+// draws again until K's string and mpint encodings differ, so that a
+// client hashing K as an mpint computes another H.
+func respond(t *transcript, differ bool) (*serverHalf, []byte, error) {
+	for range maxRespond {
+		h, err := t.m.answer(t.qc)
+		if err != nil {
+			return nil, nil, errors.New("the client's C_INIT is invalid: " + err.Error())
+		}
+		k := t.m.combine(h.kPQ, h.kCL)
+		if !differ || kEncodingsDiffer(k) {
+			return h, k, nil
+		}
+		clear(k)
+		h.wipe()
+	}
+	return nil, nil, errors.New("no K whose string and mpint encodings differ in 64 answers")
+}
+
+// signed is a case that sends S_REPLY as build makes it from an honest
+// answer, signed over the H of what is sent with K as build says.
+func signed(id, clause, what string, differ bool, build func(m *method, h *serverHalf, k []byte) (qs, kHashed []byte)) clientCase {
+	expect := ExpectAbort
+	if id == "honest" {
+		expect = ExpectComplete
+	}
+	return clientCase{id, clause, expect, what, func(t *transcript, _ ssh.AlgorithmSigner) ([]byte, []byte, error) {
+		h, k, err := respond(t, differ)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer h.wipe()
+		qs, kHashed := build(t.m, h, k)
+		H, err := t.sign(qs, kHashed)
+		return k, H, err
+	}}
+}
+
+// honestK is a build that signs with the honest K.
+func honestK(mutate func(qs []byte) []byte) func(*method, *serverHalf, []byte) ([]byte, []byte) {
+	return func(_ *method, h *serverHalf, k []byte) ([]byte, []byte) { return mutate(h.reply()), k }
+}
+
+// clientCases returns the cases for method m, in order.
+func clientCases(m *method) []clientCase {
+	honestClause, kClause := "RFC 10042 §2.4-2.5; RFC 4253 §7.2, §8", "RFC 10042 §2.4"
+	if m.kem == "sntrup761" {
+		honestClause, kClause = "RFC 9941 §3; RFC 4253 §7.2, §8", "RFC 9941 §3"
+	}
+	cases := []clientCase{
+		signed("honest", honestClause, "an honest KEX_ECDH_REPLY", true, honestK(func(qs []byte) []byte { return qs })),
+		signed("s-reply-short", lengthClause(m), "S_REPLY one byte short", false, honestK(func(qs []byte) []byte { return qs[:len(qs)-1] })),
+		signed("s-reply-long", lengthClause(m), "S_REPLY one byte long", false, honestK(func(qs []byte) []byte { return append(qs, 0) })),
+	}
+	for i, b := range m.badPoints(nil) {
+		what := "a " + m.curve + " public key that is " + b.what
+		switch b.lenient {
+		case zeroSecret:
+			what += ", signed with the K of an all-zero shared secret (what a client without the check computes)"
+		case honestSecret:
+			what += ", signed with the K of the point it encodes (what a client that decodes it computes)"
+		default:
+			what += " (a client that took it would fail on the signature instead: this case shows only that it aborted)"
+		}
+		cases = append(cases, signed(b.id, m.pointClause(), what, false, func(m *method, h *serverHalf, k []byte) ([]byte, []byte) {
+			bad := m.badPoints(h.pub)[i]
+			qs := append(h.ct[:len(h.ct):len(h.ct)], bad.value...)
+			if bad.lenient == zeroSecret {
+				return qs, m.combine(h.kPQ, make([]byte, len(h.kCL)))
+			}
+			return qs, k
+		}))
+	}
+	return append(cases,
+		signed("sig-k-mpint", kClause+"; RFC 4253 §8", "a reply signed over H computed with K as an mpint instead of a string", true,
+			func(_ *method, h *serverHalf, k []byte) ([]byte, []byte) { return h.reply(), kexhash.Mpint(k[4:]) }),
+		signed("ct-tampered", "FIPS 203 §6.3 / NTRU Prime §2.3.8 (implicit rejection); RFC 4253 §8",
+			"S_REPLY with one bit of the KEM ciphertext flipped, signed over it with the K of the untampered one", false,
+			honestK(func(qs []byte) []byte { qs[0] ^= 1; return qs })),
+		clientCase{"host-key-mismatch", "RFC 4253 §8", ExpectAbort, "a reply whose signature is made with another key than the host key it shows",
+			func(t *transcript, other ssh.AlgorithmSigner) ([]byte, []byte, error) {
+				h, k, err := respond(t, false)
+				if err != nil {
+					return nil, nil, err
+				}
+				defer h.wipe()
+				t.signer = other
+				H, err := t.sign(h.reply(), k)
+				return k, H, err
+			}},
+	)
+}

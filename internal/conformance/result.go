@@ -1,0 +1,111 @@
+package conformance
+
+import (
+	"strconv"
+	"time"
+)
+
+// Expectation is what a conforming peer does in a case.
+type Expectation string
+
+const (
+	// ExpectAbort: the peer must end the key exchange (disconnect or
+	// close) without going on: no KEX_ECDH_REPLY from a server, no
+	// SSH_MSG_NEWKEYS from a client.
+	ExpectAbort Expectation = "abort"
+	// ExpectComplete: the peer must complete the key exchange correctly.
+	ExpectComplete Expectation = "complete"
+)
+
+// Verdict is what the peer did.
+type Verdict string
+
+const (
+	Completed Verdict = "completed" // the key exchange completed and every check of it passed
+	Failed    Verdict = "failed"    // an exchange that must complete went wrong (Detail says how)
+	Rejected  Verdict = "rejected"  // the peer sent SSH_MSG_DISCONNECT
+	Closed    Verdict = "closed"    // the peer closed the connection without SSH_MSG_DISCONNECT
+	Replied   Verdict = "replied"   // a server answered a bad C_INIT with KEX_ECDH_REPLY
+	Accepted  Verdict = "accepted"  // a client answered a bad KEX_ECDH_REPLY with SSH_MSG_NEWKEYS
+	Ignored   Verdict = "ignored"   // the peer answered SSH_MSG_UNIMPLEMENTED, or another message, and went on
+	Hung      Verdict = "hung"      // the peer did nothing decisive before the timeout
+	Malformed Verdict = "malformed" // the peer sent something that is not a valid SSH packet or message
+	NotRun    Verdict = "not run"   // the case could not be run (Detail says why)
+	// NotApplicable: the case needs something the peer does not offer
+	// (strict key exchange); it is neither a pass nor a failure.
+	NotApplicable Verdict = "not applicable"
+)
+
+// Result is one case's outcome.
+type Result struct {
+	Method   string      `json:"method"`
+	Case     string      `json:"case"`
+	Clause   string      `json:"clause"`
+	Expected Expectation `json:"expected"`
+	Verdict  Verdict     `json:"verdict"`
+	Conforms bool        `json:"conforms"`
+	// Detail says what was sent and what came back, in words; peer bytes
+	// in it are escaped.
+	Detail string `json:"detail"`
+	// DisconnectReason and DisconnectMessage are set when the peer sent
+	// SSH_MSG_DISCONNECT (the message escaped and truncated).
+	DisconnectReason  uint32 `json:"disconnect_reason,omitempty"`
+	DisconnectMessage string `json:"disconnect_message,omitempty"`
+	// Attempts is the number of connections the case took (the honest
+	// exchange repeats until K's string and mpint encodings differ).
+	Attempts  int     `json:"attempts"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// conforms reports whether verdict v meets expectation e.
+func conforms(e Expectation, v Verdict) bool {
+	switch e {
+	case ExpectAbort:
+		return v == Rejected || v == Closed
+	case ExpectComplete:
+		return v == Completed
+	}
+	return false
+}
+
+// finish fills in Conforms and the elapsed time.
+func (r *Result) finish(start time.Time) {
+	r.Conforms = conforms(r.Expected, r.Verdict)
+	r.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+}
+
+// Summary counts results.
+type Summary struct {
+	Cases         int `json:"cases"`
+	Conforming    int `json:"conforming"`
+	NonConforming int `json:"nonconforming"`
+	NotRun        int `json:"not_run"`
+	NotApplicable int `json:"not_applicable"`
+}
+
+// Summarize counts rs.
+func Summarize(rs []Result) Summary {
+	s := Summary{Cases: len(rs)}
+	for _, r := range rs {
+		switch {
+		case r.Verdict == NotRun:
+			s.NotRun++
+		case r.Verdict == NotApplicable:
+			s.NotApplicable++
+		case r.Conforms:
+			s.Conforming++
+		default:
+			s.NonConforming++
+		}
+	}
+	return s
+}
+
+// Observed is the verdict with its disconnect reason, the short form of
+// the conformance matrix ("rejected(3)", "closed", "replied").
+func (r Result) Observed() string {
+	if r.Verdict == Rejected {
+		return string(r.Verdict) + "(" + strconv.FormatUint(uint64(r.DisconnectReason), 10) + ")"
+	}
+	return string(r.Verdict)
+}

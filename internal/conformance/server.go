@@ -1,0 +1,267 @@
+package conformance
+
+// Checking a server: pqkex plays the client, one connection per case.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/sshwire"
+)
+
+// clientVersion is the identification line pqkex check sends as a client.
+const clientVersion = "SSH-2.0-pqkex_check"
+
+// ServerOptions configure CheckServer.
+type ServerOptions struct {
+	// Addr is the server, host:port.
+	Addr string
+	// Methods are the key exchanges to check. Empty: every one pqkex
+	// check knows that the server offers. A method named here that the
+	// server does not offer gives its cases the verdict NotRun.
+	Methods []string
+	// Timeout bounds each connection (default 10 s).
+	Timeout time.Duration
+	// Pause is waited between connections (for servers that penalize
+	// many short connections from one source).
+	Pause time.Duration
+	// Dial opens a connection to Addr (default: TCP with Timeout).
+	Dial func(ctx context.Context, addr string) (net.Conn, error)
+	// Progress, if set, is called with each result as it is known.
+	Progress func(Result)
+}
+
+// ServerReport is what CheckServer found.
+type ServerReport struct {
+	Addr string `json:"target"`
+	// Version is the server's identification line, escaped.
+	Version string `json:"peer_version"`
+	// Offered is the server's key exchange list, escaped.
+	Offered []string `json:"kex_offered"`
+	// Strict reports whether the server offers strict key exchange.
+	Strict  bool     `json:"strict_kex"`
+	Methods []string `json:"methods"`
+	Results []Result `json:"results"`
+}
+
+// CheckServer runs every case of every method against the server at
+// opts.Addr. It returns an error only if it could not learn what the
+// server offers (no connection, not SSH); every other failure is a result.
+func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error) {
+	s := &serverChecker{opts: opts}
+	if s.opts.Timeout <= 0 {
+		s.opts.Timeout = 10 * time.Second
+	}
+	if s.opts.Dial == nil {
+		d := &net.Dialer{Timeout: s.opts.Timeout}
+		s.opts.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
+	}
+	rep := &ServerReport{Addr: opts.Addr}
+	probe, err := s.start(ctx, []string{strictClient}, false)
+	if err != nil && probe == nil {
+		return nil, err
+	}
+	// A KEXINIT with no key exchange in common is the probe's normal end.
+	probe.c.nc.Close()
+	rep.Version = printable(probe.version, 255)
+	for _, k := range probe.serverInit.KexAlgos {
+		rep.Offered = append(rep.Offered, printable(k, 64))
+	}
+	rep.Strict = slices.Contains(probe.serverInit.KexAlgos, strictServer)
+	names := opts.Methods
+	if len(names) == 0 {
+		for _, m := range methods {
+			if slices.Contains(probe.serverInit.KexAlgos, m.name) {
+				names = append(names, m.name)
+			}
+		}
+	}
+	rep.Methods = names
+	for _, name := range names {
+		m := lookupMethod(name)
+		if m == nil {
+			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
+		}
+		offered := slices.Contains(probe.serverInit.KexAlgos, name)
+		for _, cs := range serverCases(m) {
+			if err := ctx.Err(); err != nil {
+				return rep, err
+			}
+			var r Result
+			if offered {
+				r = s.run(ctx, m, cs)
+			} else {
+				r = Result{Method: name, Case: cs.id, Clause: cs.clause, Expected: cs.expect, Verdict: NotRun,
+					Detail: "the server does not offer " + name}
+			}
+			rep.Results = append(rep.Results, r)
+			if opts.Progress != nil {
+				opts.Progress(r)
+			}
+		}
+	}
+	return rep, nil
+}
+
+type serverChecker struct {
+	opts   ServerOptions
+	dialed bool
+}
+
+// session is one connection to the server after both KEXINITs.
+type session struct {
+	c            *conn
+	version      string // the server's identification line
+	ours, theirs []byte // I_C and I_S, the KEXINIT payloads
+	serverInit   *sshwire.KexInit
+	algs         algorithms
+}
+
+// start connects, exchanges identification lines and KEXINITs (ours
+// offering kex), and negotiates. On a negotiation error the session is
+// returned too, with the server's KEXINIT.
+func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows bool) (*session, error) {
+	if s.dialed && s.opts.Pause > 0 {
+		select {
+		case <-time.After(s.opts.Pause):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	s.dialed = true
+	nc, err := s.opts.Dial(ctx, s.opts.Addr)
+	if err != nil {
+		return nil, err
+	}
+	nc.SetDeadline(time.Now().Add(s.opts.Timeout))
+	c := newConn(nc)
+	fail := func(format string, args ...any) (*session, error) {
+		nc.Close()
+		return nil, fmt.Errorf(format, args...)
+	}
+	if err := c.writeVersion(clientVersion); err != nil {
+		return fail("sending the identification line: %v", err)
+	}
+	version, err := c.readVersion()
+	if err != nil {
+		return fail("reading the server's identification line (RFC 4253 §4.2): %v", err)
+	}
+	if !strings.HasPrefix(version, "SSH-2.0-") && !strings.HasPrefix(version, "SSH-1.99-") {
+		return fail("the server speaks %s, not SSH 2.0", printable(version, 64))
+	}
+	ki := newKexInit(kex, clientHostKeyAlgos)
+	ki.FirstKexFollows = firstKexFollows
+	ours := sshwire.AppendKexInit(nil, ki)
+	if err := c.write(ours); err != nil {
+		return fail("sending SSH_MSG_KEXINIT: %v", err)
+	}
+	ev := c.next(false)
+	if ev.kind != evPacket {
+		return fail("waiting for the server's SSH_MSG_KEXINIT: %s", describe(ev))
+	}
+	serverInit, err := sshwire.ParseKexInit(ev.payload)
+	if err != nil {
+		return fail("the server's SSH_MSG_KEXINIT: %v", err)
+	}
+	ss := &session{c: c, version: version, ours: ours, theirs: ev.payload, serverInit: serverInit}
+	ss.algs, err = negotiate(ki, serverInit)
+	if err != nil {
+		return ss, fmt.Errorf("negotiating with the server (RFC 4253 §7.1): %v", err)
+	}
+	return ss, nil
+}
+
+// run runs one case on a fresh connection (the honest exchange on as
+// many as it takes).
+func (s *serverChecker) run(ctx context.Context, m *method, cs serverCase) Result {
+	start := time.Now()
+	r := Result{Method: m.name, Case: cs.id, Clause: cs.clause, Expected: cs.expect}
+	cs.run(ctx, s, m, &r)
+	r.finish(start)
+	return r
+}
+
+// open starts a session negotiating m (after extra, which the server must
+// not have) with strict key exchange offered, or records why it could not.
+func (s *serverChecker) open(ctx context.Context, m *method, r *Result, firstKexFollows bool, extra ...string) *session {
+	r.Attempts++
+	kex := append(slices.Clone(extra), m.name, strictClient)
+	ss, err := s.start(ctx, kex, firstKexFollows)
+	if err != nil {
+		if ss != nil {
+			ss.c.nc.Close()
+		}
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return nil
+	}
+	if ss.algs.kex != m.name {
+		ss.c.nc.Close()
+		r.Verdict, r.Detail = NotRun, "negotiated "+ss.algs.kex+", not "+m.name
+		return nil
+	}
+	return ss
+}
+
+// describe says what an event is, for details.
+func describe(ev event) string {
+	switch ev.kind {
+	case evPacket:
+		return "message " + messageName(ev.payload[0])
+	case evDisconnect:
+		return fmt.Sprintf("SSH_MSG_DISCONNECT %d (%s) %q", ev.reason, reasonName(ev.reason), printable(ev.text, 200))
+	case evClosed:
+		return "the connection closed without SSH_MSG_DISCONNECT"
+	case evTimeout:
+		return "nothing before the timeout"
+	}
+	return "malformed input: " + printable(ev.err.Error(), 200)
+}
+
+var messageNames = map[byte]string{
+	msgDisconnect: "SSH_MSG_DISCONNECT", msgIgnore: "SSH_MSG_IGNORE", msgUnimplemented: "SSH_MSG_UNIMPLEMENTED",
+	msgDebug: "SSH_MSG_DEBUG", msgServiceRequest: "SSH_MSG_SERVICE_REQUEST", msgServiceAccept: "SSH_MSG_SERVICE_ACCEPT",
+	msgExtInfo: "SSH_MSG_EXT_INFO", sshwire.MsgKexInit: "SSH_MSG_KEXINIT", msgNewKeys: "SSH_MSG_NEWKEYS",
+	sshwire.MsgKexECDHInit: "SSH_MSG_KEX_ECDH_INIT", sshwire.MsgKexECDHReply: "SSH_MSG_KEX_ECDH_REPLY",
+}
+
+func messageName(b byte) string {
+	if n, ok := messageNames[b]; ok {
+		return n
+	}
+	return fmt.Sprintf("%d", b)
+}
+
+// decide records the verdict of an abort-expected case from the event
+// that answered the bad message: a reply is non-conformant.
+func decide(r *Result, ev event, replyMsg byte) {
+	switch ev.kind {
+	case evDisconnect:
+		r.Verdict = Rejected
+		r.DisconnectReason = ev.reason
+		r.DisconnectMessage = printable(ev.text, 200)
+	case evClosed:
+		r.Verdict = Closed
+	case evTimeout:
+		r.Verdict = Hung
+	case evMalformed:
+		r.Verdict = Malformed
+	case evPacket:
+		if ev.payload[0] == replyMsg {
+			r.Verdict = Replied
+			if replyMsg == msgNewKeys {
+				r.Verdict = Accepted
+			}
+		} else {
+			r.Verdict = Ignored
+		}
+	}
+	r.Detail = describe(ev)
+}
+
+// errNotHonest marks an honest exchange that failed; the result says how.
+var errNotHonest = errors.New("honest exchange failed")

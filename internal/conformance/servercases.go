@@ -1,0 +1,248 @@
+package conformance
+
+// The cases a server under test goes through, and how each runs.
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+
+	"github.com/pqkex/pqkex/internal/sshwire"
+)
+
+// serverCase is one check of a server.
+type serverCase struct {
+	id, clause string
+	expect     Expectation
+	run        func(ctx context.Context, s *serverChecker, m *method, r *Result)
+}
+
+// lengthClause is where a method's specification requires the exact
+// lengths of C_INIT and S_REPLY.
+func lengthClause(m *method) string {
+	if m.kem == "sntrup761" {
+		return "RFC 9941 §3"
+	}
+	return "RFC 10042 §2.1"
+}
+
+// serverCases returns the cases for method m, in order: the honest
+// exchange, C_INIT's length, the KEM half, the classical half, protocol.
+func serverCases(m *method) []serverCase {
+	honestClause := "RFC 10042 §2.4-2.5; RFC 4253 §7.2, §8"
+	if m.kem == "sntrup761" {
+		honestClause = "RFC 9941 §3; RFC 4253 §7.2, §8"
+	}
+	cases := []serverCase{
+		{"honest", honestClause, ExpectComplete, runHonest},
+		badInit("c-init-short", lengthClause(m), "C_INIT one byte short", func(ci []byte) []byte { return ci[:len(ci)-1] }),
+		badInit("c-init-long", lengthClause(m), "C_INIT one byte long", func(ci []byte) []byte { return append(ci, 0) }),
+	}
+	if m.mlkemK > 0 {
+		for _, mc := range modulusCases {
+			cases = append(cases, badInit(mc.id, "FIPS 203 §7.2; RFC 10042 §2.1", "an encapsulation key with "+mc.what,
+				func(ci []byte) []byte { mc.set(ci, m.mlkemK); return ci }))
+		}
+	}
+	for i, b := range m.badPoints(nil) {
+		cases = append(cases, badInit(b.id, m.pointClause(), "a "+m.curve+" public key that is "+b.what,
+			func(ci []byte) []byte { return append(ci[:m.ekSize:m.ekSize], m.badPoints(ci[m.ekSize:])[i].value...) }))
+	}
+	return append(cases,
+		serverCase{"init-truncated-string", "RFC 4251 §5; RFC 5656 §4", ExpectAbort, runTruncatedString},
+		serverCase{"second-init", "RFC 5656 §4; OpenSSH PROTOCOL §1.10", ExpectAbort, runSecondInit},
+		serverCase{"ignore-in-strict-kex", "OpenSSH PROTOCOL §1.10", ExpectAbort, runIgnoreInStrictKex},
+		serverCase{"newkeys-before-init", "RFC 4253 §7.3", ExpectAbort, runNewKeysFirst},
+		serverCase{"wrong-guess-ignored", "RFC 4253 §7", ExpectComplete, runWrongGuess},
+	)
+}
+
+// badInit is a case that sends an honest client's C_INIT changed by
+// mutate (which may change its argument) and expects an abort.
+func badInit(id, clause, what string, mutate func(clientInit []byte) []byte) serverCase {
+	return serverCase{id, clause, ExpectAbort, func(ctx context.Context, s *serverChecker, m *method, r *Result) {
+		ss := s.open(ctx, m, r, false)
+		if ss == nil {
+			return
+		}
+		defer ss.c.nc.Close()
+		client, err := m.newClient()
+		if err != nil {
+			r.Verdict, r.Detail = NotRun, err.Error()
+			return
+		}
+		defer client.Finish(nil) // wipes the client's secrets
+		bad := mutate(client.Init())
+		if err := ss.c.write(sshwire.AppendKexECDHInit(nil, bad)); err != nil {
+			r.Verdict, r.Detail = NotRun, "sending SSH_MSG_KEX_ECDH_INIT: "+err.Error()
+			return
+		}
+		decide(r, ss.c.next(ss.algs.strict), sshwire.MsgKexECDHReply)
+		r.Detail = "sent " + what + "; got " + r.Detail
+	}}
+}
+
+// sendHonestInit sends SSH_MSG_KEX_ECDH_INIT n times with one honest C_INIT.
+func sendHonestInit(ss *session, m *method, r *Result, n int, before ...[]byte) bool {
+	client, err := m.newClient()
+	if err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return false
+	}
+	defer client.Finish(nil)
+	init := sshwire.AppendKexECDHInit(nil, client.Init())
+	for _, p := range append(before, repeat(init, n)...) {
+		if err := ss.c.write(p); err != nil {
+			r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+			return false
+		}
+	}
+	return true
+}
+
+func repeat(p []byte, n int) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = p
+	}
+	return out
+}
+
+// runTruncatedString sends SSH_MSG_KEX_ECDH_INIT whose C_INIT string
+// claims one byte more than the message holds.
+func runTruncatedString(ctx context.Context, s *serverChecker, m *method, r *Result) {
+	ss := s.open(ctx, m, r, false)
+	if ss == nil {
+		return
+	}
+	defer ss.c.nc.Close()
+	client, err := m.newClient()
+	if err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return
+	}
+	defer client.Finish(nil)
+	ci := client.Init()
+	p := binary.BigEndian.AppendUint32([]byte{sshwire.MsgKexECDHInit}, uint32(len(ci)+1))
+	if err := ss.c.write(append(p, ci...)); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+		return
+	}
+	decide(r, ss.c.next(ss.algs.strict), sshwire.MsgKexECDHReply)
+	r.Detail = "sent SSH_MSG_KEX_ECDH_INIT whose C_INIT length is one more than the bytes that follow; got " + r.Detail
+}
+
+// runSecondInit sends the honest SSH_MSG_KEX_ECDH_INIT twice: the server
+// may answer the first (it then switches to the new keys), and must then
+// end the connection instead of answering the second.
+func runSecondInit(ctx context.Context, s *serverChecker, m *method, r *Result) {
+	ss := s.open(ctx, m, r, false)
+	if ss == nil {
+		return
+	}
+	defer ss.c.nc.Close()
+	client, err := m.newClient()
+	if err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return
+	}
+	defer client.Finish(nil)
+	qc := client.Init()
+	init := sshwire.AppendKexECDHInit(nil, qc)
+	for range 2 {
+		if err := ss.c.write(init); err != nil {
+			r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+			return
+		}
+	}
+	var probe Result
+	k, H, ok := readReply(ss, m, client, qc, &probe)
+	if !ok {
+		// No verified reply to the first: what the server did instead
+		// decides (an abort conforms).
+		ev := event{kind: evClosed}
+		switch probe.Verdict {
+		case Hung:
+			ev.kind = evTimeout
+		case Malformed, Failed:
+			ev.kind = evMalformed
+			ev.err = errors.New(probe.Detail)
+		}
+		decide(r, ev, sshwire.MsgKexECDHReply)
+		if probe.DisconnectReason != 0 || probe.DisconnectMessage != "" {
+			r.Verdict, r.DisconnectReason, r.DisconnectMessage = Rejected, probe.DisconnectReason, probe.DisconnectMessage
+		}
+		r.Detail = "sent two SSH_MSG_KEX_ECDH_INIT; to the first: " + probe.Detail
+		return
+	}
+	defer clear(k)
+	if !readNewKeys(ss, m, k, H, &probe) {
+		r.Verdict, r.Detail = Malformed, "sent two SSH_MSG_KEX_ECDH_INIT; after the reply to the first: "+probe.Detail
+		return
+	}
+	decide(r, ss.c.next(ss.algs.strict), sshwire.MsgKexECDHReply)
+	r.Detail = "sent two SSH_MSG_KEX_ECDH_INIT; after the reply to the first and SSH_MSG_NEWKEYS, got (under the new keys) " + r.Detail
+}
+
+// runIgnoreInStrictKex sends SSH_MSG_IGNORE before SSH_MSG_KEX_ECDH_INIT:
+// under strict key exchange the server must end the connection.
+func runIgnoreInStrictKex(ctx context.Context, s *serverChecker, m *method, r *Result) {
+	ss := s.open(ctx, m, r, false)
+	if ss == nil {
+		return
+	}
+	defer ss.c.nc.Close()
+	if !ss.algs.strict {
+		r.Verdict, r.Detail = NotApplicable, "the server does not offer strict key exchange ("+strictServer+")"
+		return
+	}
+	ignore := sshwire.AppendString([]byte{msgIgnore}, []byte("pqkex check"))
+	if !sendHonestInit(ss, m, r, 1, ignore) {
+		return
+	}
+	decide(r, ss.c.next(true), sshwire.MsgKexECDHReply)
+	r.Detail = "sent SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange; got " + r.Detail
+}
+
+// runNewKeysFirst sends SSH_MSG_NEWKEYS instead of SSH_MSG_KEX_ECDH_INIT.
+func runNewKeysFirst(ctx context.Context, s *serverChecker, m *method, r *Result) {
+	ss := s.open(ctx, m, r, false)
+	if ss == nil {
+		return
+	}
+	defer ss.c.nc.Close()
+	if err := ss.c.write([]byte{msgNewKeys}); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+		return
+	}
+	decide(r, ss.c.next(ss.algs.strict), msgNewKeys)
+	if r.Verdict == Accepted {
+		r.Verdict = Replied
+	}
+	r.Detail = "sent SSH_MSG_NEWKEYS instead of SSH_MSG_KEX_ECDH_INIT; got " + r.Detail
+}
+
+// guessName is a key exchange no server has: a KEXINIT that lists it
+// first guesses wrong.
+const guessName = "pqkex-check-guess@pqkex.invalid"
+
+// runWrongGuess sets first_kex_packet_follows with a wrong guess (our
+// first key exchange is one the server does not have) and sends a bogus
+// guessed packet, which the server must ignore (RFC 4253 §7), then the
+// honest exchange, which must complete.
+func runWrongGuess(ctx context.Context, s *serverChecker, m *method, r *Result) {
+	ss := s.open(ctx, m, r, true, guessName)
+	if ss == nil {
+		return
+	}
+	defer ss.c.nc.Close()
+	guess := sshwire.AppendKexECDHInit(nil, bytes.Repeat([]byte{0x5a}, 32))
+	if err := ss.c.write(guess); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+		return
+	}
+	if _, err := honestExchange(ss, m, r); err == nil {
+		r.Detail = "sent a wrongly guessed SSH_MSG_KEX_ECDH_INIT (32 bytes of 0x5a), then the honest exchange: " + r.Detail
+	}
+}

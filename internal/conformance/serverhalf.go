@@ -1,0 +1,131 @@
+package conformance
+
+// The server's half of a hybrid key exchange, written out from the
+// standard library's ML-KEM and ECDH and pqkex's sntrup761 KEM (not the
+// method packages' engine), so that checking a client, pqkex's included,
+// does not check an implementation against itself, and so that a case can
+// sign with the K a client that skips a check would compute.
+
+import (
+	"crypto/ecdh"
+	"crypto/elliptic"
+	"crypto/mlkem"
+	"errors"
+	"fmt"
+
+	"github.com/pqkex/pqkex/kexhash"
+	"github.com/pqkex/pqkex/sntrup761"
+)
+
+// serverHalf is one honest server answer to a C_INIT. kPQ, priv and kCL
+// are secret.
+type serverHalf struct {
+	kPQ, ct []byte
+	priv    *ecdh.PrivateKey
+	pub     []byte // the server's ephemeral public key, as sent
+	kCL     []byte
+}
+
+func (m *method) ecdhCurve() ecdh.Curve {
+	switch m.curve {
+	case "P-256":
+		return ecdh.P256()
+	case "P-384":
+		return ecdh.P384()
+	}
+	return ecdh.X25519()
+}
+
+func (m *method) ellipticCurve() elliptic.Curve {
+	if m.curve == "P-384" {
+		return elliptic.P384()
+	}
+	return elliptic.P256()
+}
+
+// pointClause is where the classical half's checks are specified.
+func (m *method) pointClause() string {
+	if m.x25519() {
+		return "RFC 8731 §3; RFC 7748 §5"
+	}
+	return "RFC 10042 §2.1; RFC 5656 §4; SEC 1 §3.2.2"
+}
+
+// badPoints returns the invalid classical public keys for m, the NIST
+// ones re-encoding point (a valid uncompressed point; nil: a new one).
+func (m *method) badPoints(point []byte) []badValue {
+	if m.x25519() {
+		return x25519LowOrder
+	}
+	if point == nil {
+		priv, err := m.ecdhCurve().GenerateKey(nil)
+		if err != nil {
+			panic(err)
+		}
+		point = priv.PublicKey().Bytes()
+	}
+	return nistBad(m.ellipticCurve(), point)
+}
+
+// answer computes an honest server answer to the client's C_INIT: the
+// checks of RFC 10042 §2.1 / RFC 9941 §3 (exact length, FIPS 203 §7.2,
+// the peer's classical key), encapsulation, and a new classical key.
+func (m *method) answer(clientInit []byte) (*serverHalf, error) {
+	if len(clientInit) != m.ekSize+m.pointSize() {
+		return nil, fmt.Errorf("C_INIT is %d bytes, want %d", len(clientInit), m.ekSize+m.pointSize())
+	}
+	ek, peer := clientInit[:m.ekSize], clientInit[m.ekSize:]
+	h := &serverHalf{}
+	switch m.kem {
+	case "ML-KEM-768":
+		k, err := mlkem.NewEncapsulationKey768(ek)
+		if err != nil {
+			return nil, err
+		}
+		h.kPQ, h.ct = k.Encapsulate()
+	case "ML-KEM-1024":
+		k, err := mlkem.NewEncapsulationKey1024(ek)
+		if err != nil {
+			return nil, err
+		}
+		h.kPQ, h.ct = k.Encapsulate()
+	case "sntrup761":
+		k, err := sntrup761.NewEncapsulationKey(ek)
+		if err != nil {
+			return nil, err
+		}
+		h.kPQ, h.ct = k.Encapsulate()
+	default:
+		return nil, errors.New("unknown KEM " + m.kem)
+	}
+	curve := m.ecdhCurve()
+	peerKey, err := curve.NewPublicKey(peer)
+	if err != nil {
+		return nil, fmt.Errorf("the client's %s public key: %v", m.curve, err)
+	}
+	if h.priv, err = curve.GenerateKey(nil); err != nil {
+		return nil, err
+	}
+	if h.kCL, err = h.priv.ECDH(peerKey); err != nil {
+		return nil, fmt.Errorf("the client's %s public key: %v", m.curve, err)
+	}
+	h.pub = h.priv.PublicKey().Bytes()
+	return h, nil
+}
+
+// reply is S_REPLY: the ciphertext, then the public key (RFC 10042 §2.1,
+// RFC 9941 §3).
+func (h *serverHalf) reply() []byte { return append(append([]byte(nil), h.ct...), h.pub...) }
+
+// combine is K = string(HASH(K_PQ || K_CL)) (RFC 10042 §2.4, RFC 9941 §3).
+func (m *method) combine(kPQ, kCL []byte) []byte {
+	d := m.hash.New()
+	d.Write(kPQ)
+	d.Write(kCL)
+	return kexhash.String(d.Sum(nil))
+}
+
+func (h *serverHalf) wipe() {
+	clear(h.kPQ)
+	clear(h.kCL)
+}

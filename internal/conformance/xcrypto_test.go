@@ -1,0 +1,125 @@
+package conformance
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pqkex/pqkex/sshkex"
+	"golang.org/x/crypto/ssh"
+)
+
+// pqkex's own server and client (x/crypto/ssh with sshkex) must conform
+// in every case of every method.
+
+func TestMain(m *testing.M) {
+	if err := sshkex.Register(); err != nil {
+		panic(err)
+	}
+	os.Exit(m.Run())
+}
+
+// xcryptoServer serves x/crypto/ssh with sshkex's methods on loopback
+// until the test ends.
+func xcryptoServer(t *testing.T) string {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &ssh.ServerConfig{NoClientAuth: true}
+	cfg.AddHostKey(signer)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				nc.SetDeadline(time.Now().Add(10 * time.Second))
+				c, chans, reqs, err := ssh.NewServerConn(nc, cfg)
+				if err != nil {
+					return
+				}
+				go ssh.DiscardRequests(reqs)
+				go func() {
+					for ch := range chans {
+						ch.Reject(ssh.Prohibited, "")
+					}
+				}()
+				c.Wait()
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func requireConforming(t *testing.T, rs []Result, wantMethods int) {
+	t.Helper()
+	methods := map[string]bool{}
+	for _, r := range rs {
+		methods[r.Method] = true
+		if !r.Conforms && r.Verdict != NotApplicable {
+			t.Errorf("%s %s: %s: %s", r.Method, r.Case, r.Observed(), r.Detail)
+		}
+	}
+	if len(methods) != wantMethods {
+		t.Errorf("results for %d methods, want %d", len(methods), wantMethods)
+	}
+}
+
+func TestXCryptoServerConforms(t *testing.T) {
+	addr := xcryptoServer(t)
+	rep, err := CheckServer(context.Background(), ServerOptions{Addr: addr, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Strict || !strings.HasPrefix(rep.Version, "SSH-2.0-Go") {
+		t.Errorf("version %q, strict %v", rep.Version, rep.Strict)
+	}
+	requireConforming(t, rep.Results, len(methods))
+	t.Logf("%d cases, %+v", len(rep.Results), Summarize(rep.Results))
+}
+
+// dialUntil connects an x/crypto client with sshkex's methods to addr
+// again and again until ctx is done, as a user runs a client once per case.
+func dialUntil(ctx context.Context, addr string, kex []string) {
+	cfg := &ssh.ClientConfig{User: "x", HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second}
+	cfg.KeyExchanges = kex
+	for ctx.Err() == nil {
+		if c, err := ssh.Dial("tcp", addr, cfg); err == nil {
+			c.Close()
+		}
+	}
+}
+
+func TestXCryptoClientConforms(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	go dialUntil(ctx, ln.Addr().String(), sshkex.RecommendedKeyExchanges())
+	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Timeout: 5 * time.Second})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireConforming(t, rep.Results, len(methods))
+	if len(rep.Versions) != 1 || !strings.HasPrefix(rep.Versions[0], "SSH-2.0-Go") {
+		t.Errorf("client versions %q", rep.Versions)
+	}
+	t.Logf("%d cases, %+v", len(rep.Results), Summarize(rep.Results))
+}
