@@ -29,13 +29,13 @@ type checkReport struct {
 	Listen  string `json:"listen,omitempty"`
 	Version string `json:"peer_version,omitempty"`
 	// Versions are the clients' identification lines (role client).
-	Versions []string                `json:"peer_versions,omitempty"`
-	Offered  []string                `json:"kex_offered,omitempty"`
-	Strict   *bool                   `json:"strict_kex,omitempty"`
-	Methods  []string                `json:"methods"`
-	Results  []conformance.Result    `json:"results"`
-	Summary  conformance.Summary     `json:"summary"`
-	Error    string                  `json:"error,omitempty"`
+	Versions []string             `json:"peer_versions,omitempty"`
+	Offered  []string             `json:"kex_offered,omitempty"`
+	Strict   *bool                `json:"strict_kex,omitempty"`
+	Methods  []string             `json:"methods"`
+	Results  []conformance.Result `json:"results"`
+	Summary  conformance.Summary  `json:"summary"`
+	Error    string               `json:"error,omitempty"`
 	elapsed  time.Duration
 }
 

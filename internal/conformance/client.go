@@ -348,8 +348,8 @@ type transcript struct {
 	peer         string // V_C
 	theirs, ours []byte // I_C, I_S
 	qc           []byte
-	algo         string            // the negotiated host key algorithm
-	shown        ssh.Signer        // K_S
+	algo         string              // the negotiated host key algorithm
+	shown        ssh.Signer          // K_S
 	signer       ssh.AlgorithmSigner // signs H
 	replyMsg     []byte
 }
