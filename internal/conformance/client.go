@@ -264,6 +264,13 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 		c.write(disconnectMsg(3, "pqkex check: "+err.Error()+" (offered: key exchanges with cases left)"))
 		return noCase("negotiating with %s: %v", printable(peer, 255), err)
 	}
+	if clientInit.FirstKexFollows && (clientInit.KexAlgos[0] != ki.KexAlgos[0] || clientInit.HostKeyAlgos[0] != ki.HostKeyAlgos[0]) {
+		// The client guessed wrong and sends its guess's first key
+		// exchange packet anyway: it must be ignored (RFC 4253 §7).
+		if ev := c.next(algs.strict); ev.kind != evPacket {
+			return noCase("waiting for the client's guessed key exchange packet: %s", describe(ev))
+		}
+	}
 	idx = -1
 	for i, p := range queue {
 		if _, ok := done[i]; !ok && p.m.name == algs.kex {

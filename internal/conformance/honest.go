@@ -145,8 +145,8 @@ func readReply(ss *session, m *method, client kexClient, qc []byte, r *Result) (
 	}
 	H = kexhash.ExchangeHash(m.hash, []byte(clientVersion), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
 	if err := verifyHostSignature(ss.algs.hostKey, hostKey, sig, H); err != nil {
-		clear(k)
 		r.Verdict, r.Detail = Failed, err.Error()+diagnoseK(m, ss, hostKey, qc, qs, k, sig)
+		clear(k)
 		return nil, nil, false
 	}
 	return k, H, true

@@ -112,7 +112,7 @@ func TestXCryptoClientConforms(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	go dialUntil(ctx, ln.Addr().String(), sshkex.RecommendedKeyExchanges())
-	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Timeout: 5 * time.Second})
+	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Timeout: 5 * time.Second, Log: func(l string) { t.Log(l) }})
 	cancel()
 	if err != nil {
 		t.Fatal(err)

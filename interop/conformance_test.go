@@ -1,0 +1,421 @@
+package interop
+
+// pqkex check against every server and client the project installs: the
+// observed verdicts must match the matrix committed in
+// docs/conformance.md (PQKEX_UPDATE_CONFORMANCE=1 rewrites it), and
+// pqkex's own server and client must conform in every case.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/conformance"
+	"golang.org/x/crypto/ssh"
+)
+
+// checkReport is the part of pqkex check -json the matrix needs.
+type checkReport struct {
+	Role     string               `json:"role"`
+	Version  string               `json:"peer_version"`
+	Versions []string             `json:"peer_versions"`
+	Results  []conformance.Result `json:"results"`
+	Error    string               `json:"error"`
+}
+
+// column is one peer's results in the matrix.
+type column struct {
+	name    string
+	own     bool // pqkex's own: must conform in every case
+	results []conformance.Result
+}
+
+const conformanceDoc = "../docs/conformance.md"
+
+// runCheck runs pqkex check with args and decodes its -json output.
+func runCheck(t *testing.T, ctx context.Context, args ...string) (*exec.Cmd, *checkReport) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, pqkexCommand(t), append([]string{"check", "-json"}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var rep checkReport
+	if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil {
+		t.Fatalf("pqkex check %s: %v; output %q: %v\nstderr:\n%s", strings.Join(args, " "), err, stdout.Bytes(), jerr, stderr.Bytes())
+	}
+	if rep.Error != "" || len(rep.Results) == 0 {
+		t.Fatalf("pqkex check %s: %v: %s (%d results)\nstderr:\n%s", strings.Join(args, " "), err, rep.Error, len(rep.Results), stderr.Bytes())
+	}
+	return cmd, &rep
+}
+
+func TestConformance(t *testing.T) {
+	needRoot(t)
+	var mu sync.Mutex
+	var servers, clients []column
+	add := func(list *[]column, c column) {
+		mu.Lock()
+		defer mu.Unlock()
+		*list = append(*list, c)
+	}
+	t.Run("servers", func(t *testing.T) {
+		for _, p := range conformanceServers {
+			t.Run(p.name, func(t *testing.T) {
+				addr := p.start(t)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
+				_, rep := runCheck(t, ctx, "-timeout", "10s", addr)
+				if !strings.HasPrefix(rep.Version, p.version) {
+					t.Errorf("server version %q, want %s...", rep.Version, p.version)
+				}
+				add(&servers, column{p.name, p.own, rep.Results})
+			})
+		}
+	})
+	t.Run("clients", func(t *testing.T) {
+		for _, p := range conformanceClients {
+			t.Run(p.name, func(t *testing.T) {
+				rep := checkClient(t, p)
+				if len(rep.Versions) != 1 || !strings.HasPrefix(rep.Versions[0], p.version) {
+					t.Errorf("client versions %q, want one %s...", rep.Versions, p.version)
+				}
+				add(&clients, column{p.name, p.own, rep.Results})
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	for _, cols := range [][]column{servers, clients} {
+		for _, c := range cols {
+			for _, r := range c.results {
+				if c.own && !r.Conforms && r.Verdict != conformance.NotApplicable {
+					t.Errorf("pqkex's own %s does not conform: %s %s: %s: %s", c.name, r.Method, r.Case, r.Observed(), r.Detail)
+				}
+				if r.Verdict == conformance.NotRun {
+					t.Errorf("%s: %s %s did not run: %s", c.name, r.Method, r.Case, r.Detail)
+				}
+			}
+		}
+	}
+	order := func(cols []column, names []string) []column {
+		slices.SortFunc(cols, func(a, b column) int { return slices.Index(names, a.name) - slices.Index(names, b.name) })
+		return cols
+	}
+	var sn, cn []string
+	for _, p := range conformanceServers {
+		sn = append(sn, p.name)
+	}
+	for _, p := range conformanceClients {
+		cn = append(cn, p.name)
+	}
+	compareMatrix(t, map[string]string{
+		"servers": matrixTable(order(servers, sn)),
+		"clients": matrixTable(order(clients, cn)),
+	})
+}
+
+// matrixTable renders columns as a markdown table: a row per method and
+// case (in pqkex check's order), a cell per peer with the observed
+// verdict, in bold where it does not conform, "–" where the peer does not
+// implement the method.
+func matrixTable(cols []column) string {
+	type row struct{ method, id, clause, expected string }
+	var rows []row
+	seen := map[string]bool{}
+	cells := make([]map[string]conformance.Result, len(cols))
+	for i, c := range cols {
+		cells[i] = map[string]conformance.Result{}
+		for _, r := range c.results {
+			key := r.Method + " " + r.Case
+			cells[i][key] = r
+			if !seen[key] {
+				seen[key] = true
+				rows = append(rows, row{r.Method, r.Case, r.Clause, string(r.Expected)})
+			}
+		}
+	}
+	methods := conformance.Methods()
+	slices.SortStableFunc(rows, func(a, b row) int { return slices.Index(methods, a.method) - slices.Index(methods, b.method) })
+	var b strings.Builder
+	b.WriteString("| method | case | spec | expected |")
+	for _, c := range cols {
+		b.WriteString(" " + c.name + " |")
+	}
+	b.WriteString("\n|---|---|---|---|" + strings.Repeat("---|", len(cols)) + "\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |", r.method, r.id, r.clause, r.expected)
+		for i := range cols {
+			res, ok := cells[i][r.method+" "+r.id]
+			switch {
+			case !ok:
+				b.WriteString(" – |")
+			case res.Conforms || res.Verdict == conformance.NotApplicable:
+				b.WriteString(" " + res.Observed() + " |")
+			default:
+				b.WriteString(" **" + res.Observed() + "** |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// compareMatrix checks each table against its block in docs/conformance.md
+// (between "<!-- BEGIN name -->" and "<!-- END name -->"), or rewrites the
+// blocks with PQKEX_UPDATE_CONFORMANCE=1.
+func compareMatrix(t *testing.T, tables map[string]string) {
+	doc, err := os.ReadFile(conformanceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	update := os.Getenv("PQKEX_UPDATE_CONFORMANCE") == "1"
+	for _, name := range []string{"servers", "clients"} {
+		begin, end := "<!-- BEGIN "+name+" -->\n", "<!-- END "+name+" -->"
+		i, j := strings.Index(text, begin), strings.Index(text, end)
+		if i < 0 || j < i {
+			t.Fatalf("%s has no %q ... %q block", conformanceDoc, begin, end)
+		}
+		committed := text[i+len(begin) : j]
+		if committed == tables[name] {
+			continue
+		}
+		if update {
+			text = text[:i+len(begin)] + tables[name] + text[j:]
+			continue
+		}
+		t.Errorf("the observed %s matrix differs from %s (rerun with PQKEX_UPDATE_CONFORMANCE=1 to rewrite it, and explain the change):\n%s",
+			name, conformanceDoc, lineDiff(committed, tables[name]))
+	}
+	if update && text != string(doc) {
+		if err := os.WriteFile(conformanceDoc, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("rewrote %s", conformanceDoc)
+	}
+}
+
+// lineDiff lists the lines only in a and only in b.
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for _, l := range al {
+		if !slices.Contains(bl, l) {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range bl {
+		if !slices.Contains(al, l) {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// ---------------------------------------------------------------- servers
+
+type conformanceServer struct {
+	name, version string
+	own           bool
+	start         func(t *testing.T) string // returns host:port
+}
+
+// fromPeer starts the peer-server.sh kind of serverPeers.
+func fromPeer(kind string) func(t *testing.T) string {
+	return func(t *testing.T) string {
+		for _, p := range serverPeers {
+			if p.kind != kind {
+				continue
+			}
+			needRoot(t)
+			for _, v := range p.vars {
+				needPeer(t, v)
+			}
+			s := startPeerServer(t, p.kind, newKey(t), newKey(t).pub(), p.args...)
+			return s.addr
+		}
+		t.Fatalf("no server peer %s", kind)
+		return ""
+	}
+}
+
+var conformanceServers = []conformanceServer{
+	{"openssh-10.0", "SSH-2.0-OpenSSH_10.0", false, fromPeer("openssh10")},
+	{"openssh-10.6", "SSH-2.0-OpenSSH_10.6", false, fromPeer("openssh106")},
+	{"openssh-9.2", "SSH-2.0-OpenSSH_9.2", false, fromPeer("openssh92")},
+	{"dropbear-2025.89", "SSH-2.0-dropbear_2025.89", false, fromPeer("dropbear")},
+	{"tinysshd-20250501", "SSH-2.0-tinyssh ", false, fromPeer("tinysshd")},
+	{"x/crypto+sshkex", "SSH-2.0-Go", true, startXCryptoServer},
+	{"pqkex serve", "SSH-2.0-Go", true, startPQKEXServe},
+}
+
+// startXCryptoServer serves x/crypto/ssh's server with sshkex's defaults
+// (TestMain registered them) and no client authentication.
+func startXCryptoServer(t *testing.T) string {
+	cfg := &ssh.ServerConfig{NoClientAuth: true}
+	cfg.AddHostKey(newKey(t).signer)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			nc, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				nc.SetDeadline(time.Now().Add(caseTimeout))
+				c, chans, reqs, err := ssh.NewServerConn(nc, cfg)
+				if err != nil {
+					return
+				}
+				go ssh.DiscardRequests(reqs)
+				go func() {
+					for ch := range chans {
+						ch.Reject(ssh.Prohibited, "")
+					}
+				}()
+				c.Wait()
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// startPQKEXServe runs the pqkex serve command.
+func startPQKEXServe(t *testing.T) string {
+	cmd := exec.Command(pqkexCommand(t), "serve", "-listen", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+			addr, _, _ := strings.Cut(rest, ",")
+			go io.Copy(io.Discard, stdout)
+			return addr
+		}
+	}
+	t.Fatal("pqkex serve printed no address")
+	return ""
+}
+
+// ---------------------------------------------------------------- clients
+
+type conformanceClient struct {
+	name, version string
+	own           bool
+	kexs          []string
+	peer          string // clientPeers name; "" for the x/crypto client
+}
+
+var conformanceClients = []conformanceClient{
+	{"openssh-10.0", "SSH-2.0-OpenSSH_10.0", false, allKex, "openssh10"},
+	{"openssh-10.6", "SSH-2.0-OpenSSH_10.6", false, []string{nistp256, mlkem, sntrup, sntrupAlias}, "openssh106"},
+	{"openssh-9.2", "SSH-2.0-OpenSSH_9.2", false, []string{sntrup, sntrupAlias}, "openssh92"},
+	{"dbclient-2025.89", "SSH-2.0-dropbear_2025.89", false, allKex, "dbclient"},
+	{"plink-0.85", "SSH-2.0-PuTTY_Release_0.85", false, allFive, "plink"},
+	{"x/crypto+sshkex", "SSH-2.0-Go", true, allFive, ""},
+}
+
+// checkClient runs pqkex check -listen for c's methods and connects the
+// client to it once per case until the check ends.
+func checkClient(t *testing.T, c conformanceClient) *checkReport {
+	hostKey, clientKey := newKey(t), newKey(t)
+	var p clientPeer
+	var bin string
+	if c.peer != "" {
+		for _, cp := range clientPeers {
+			if cp.name == c.peer {
+				p = cp
+			}
+		}
+		bin = needClient(t, p)
+	}
+	hk := writeFile(t, filepath.Join(t.TempDir(), "hostkey"), hostKey.openSSH(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, pqkexCommand(t), "check", "-json", "-listen", "127.0.0.1:0", "-hostkey", hk,
+		"-kex", strings.Join(c.kexs, ","), "-timeout", "10s", "-idle", "60s")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var addr string
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "pqkex check: listening on "); ok {
+			addr, _, _ = strings.Cut(rest, ";")
+			break
+		}
+	}
+	if addr == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("pqkex check -listen printed no address")
+	}
+	var logs bytes.Buffer
+	copied := make(chan struct{})
+	go func() { io.Copy(&logs, stderr); close(copied) }()
+	_, portStr, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(portStr)
+
+	exited := make(chan error, 1)
+	go func() { <-copied; exited <- cmd.Wait() }()
+	kex := strings.Join(c.kexs, ",")
+	xcfg := &ssh.ClientConfig{User: "root", HostKeyCallback: ssh.FixedHostKey(hostKey.pub()), Timeout: caseTimeout}
+	xcfg.KeyExchanges = c.kexs
+	for runs := 0; ; runs++ {
+		select {
+		case err := <-exited:
+			var rep checkReport
+			if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil || len(rep.Results) == 0 {
+				t.Fatalf("pqkex check -listen: %v; output %q: %v\nstderr:\n%s", err, stdout.Bytes(), jerr, logs.Bytes())
+			}
+			t.Logf("%d client runs for %d cases", runs, len(rep.Results))
+			return &rep
+		default:
+		}
+		if runs > 400 {
+			t.Fatalf("pqkex check -listen did not end after %d client runs\nstderr:\n%s", runs, logs.Bytes())
+		}
+		if c.peer == "" {
+			if conn, err := ssh.Dial("tcp", addr, xcfg); err == nil {
+				conn.Close()
+			}
+			continue
+		}
+		force := kex
+		if p.proof == nil {
+			force = "" // dbclient cannot choose
+		}
+		runClient(t, p, bin, port, hostKey, clientKey, force)
+	}
+}
