@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/sshkex"
+	"golang.org/x/crypto/ssh"
+)
+
+// TestCheckServeConforms: pqkex serve's server conforms in every case,
+// check exits 0 and its JSON has the documented fields.
+func TestCheckServeConforms(t *testing.T) {
+	addr, _ := startTestServer(t, sshkex.RecommendedKeyExchanges())
+	var out, errOut bytes.Buffer
+	if code := runCheck([]string{"-json", addr}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out.String(), errOut.String())
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"schema", "tool", "role", "target", "peer_version", "kex_offered", "strict_kex", "methods", "results", "summary"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("-json has no %q", k)
+		}
+	}
+	if rep["schema"] != checkSchema || rep["role"] != "server" || len(rep["methods"].([]any)) != 5 {
+		t.Errorf("schema %v, role %v, methods %v", rep["schema"], rep["role"], rep["methods"])
+	}
+	res := rep["results"].([]any)[0].(map[string]any)
+	for _, k := range []string{"method", "case", "clause", "expected", "verdict", "conforms", "detail", "attempts", "elapsed_ms"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("a result has no %q: %v", k, res)
+		}
+	}
+	out.Reset()
+	if code := runCheck([]string{"-kex", sshkex.KeyExchangeMLKEM768NISTP256, addr}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(out.String(), "mlkem768nistp256-sha256  point-hybrid") || !strings.Contains(out.String(), "19 cases: 19 conform, 0 do not conform") {
+		t.Errorf("table:\n%s", out.String())
+	}
+}
+
+// fakeServer is a hostile or broken SSH server on loopback: it sends
+// version and the payloads of kexinit, then answers every packet it reads
+// with reply (nil: none), until the connection ends.
+func fakeServer(t *testing.T, version string, kexinit []byte, reply func(p []byte) [][]byte) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				c.Write([]byte(version + "\r\n"))
+				if kexinit == nil {
+					return
+				}
+				c.Write(sshwire.PlainPacket(kexinit))
+				br := bufio.NewReader(c)
+				if _, err := sshwire.ReadVersion(br); err != nil {
+					return
+				}
+				for {
+					p, err := sshwire.ReadPlainPacket(br, 1<<16)
+					if err != nil {
+						return
+					}
+					if reply != nil {
+						for _, r := range reply(p) {
+							c.Write(sshwire.PlainPacket(r))
+						}
+					}
+				}
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+func kexInitOffering(kex ...string) []byte {
+	return sshwire.AppendKexInit(nil, &sshwire.KexInit{
+		KexAlgos: kex, HostKeyAlgos: []string{ssh.KeyAlgoED25519},
+		CiphersC2S: []string{"aes128-ctr"}, CiphersS2C: []string{"aes128-ctr"},
+		MACsC2S: []string{"hmac-sha2-256"}, MACsS2C: []string{"hmac-sha2-256"},
+		CompressionC2S: []string{"none"}, CompressionS2C: []string{"none"},
+	})
+}
+
+// TestCheckExitStatus: 1 when a case does not conform, 3 when a case or
+// the whole check could not run, 2 for usage errors.
+func TestCheckExitStatus(t *testing.T) {
+	// A server that answers every KEX_ECDH_INIT with a KEX_ECDH_REPLY of
+	// garbage: it accepts every bad C_INIT.
+	garbage := fakeServer(t, "SSH-2.0-fake", kexInitOffering(sshkex.KeyExchangeMLKEM768X25519), func(p []byte) [][]byte {
+		if p[0] == sshwire.MsgKexECDHInit {
+			return [][]byte{sshwire.AppendKexECDHReply(nil, []byte("key"), make([]byte, 1120), []byte("sig"))}
+		}
+		return nil
+	})
+	noPQ := fakeServer(t, "SSH-2.0-fake", kexInitOffering(ssh.KeyExchangeCurve25519), nil)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	closed.Close()
+	offersOne := fakeServer(t, "SSH-2.0-fake", kexInitOffering(sshkex.KeyExchangeMLKEM768X25519), nil)
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+		out  string // in stdout, or stderr if not in stdout
+	}{
+		{"accepts bad values", []string{"-timeout", "2s", garbage}, 1, "ek-modulus-first"},
+		{"no hybrid offered", []string{noPQ}, 3, "offers none of the key exchanges pqkex check knows"},
+		{"connection refused", []string{closedAddr}, 3, "connection refused"},
+		{"a method named is not offered", []string{"-timeout", "2s", "-kex", sshkex.KeyExchangeMLKEM1024NISTP384, offersOne}, 3, "the server does not offer mlkem1024nistp384-sha384"},
+		{"unknown method", []string{"-kex", "curve25519-sha256", garbage}, 2, "not a key exchange pqkex check knows"},
+		{"no address", nil, 2, "usage: pqkex check"},
+		{"both address and -listen", []string{"-listen", "127.0.0.1:0", garbage}, 2, "usage: pqkex check"},
+		{"-listen not loopback", []string{"-listen", "192.0.2.1:22"}, 2, "not a loopback address"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runCheck(append([]string{"-v"}, c.args...), &out, &errOut)
+			if code != c.want {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, c.want, out.String(), errOut.String())
+			}
+			if !strings.Contains(out.String()+errOut.String(), c.out) {
+				t.Errorf("output lacks %q:\n%s\n%s", c.out, out.String(), errOut.String())
+			}
+		})
+	}
+}
+
+// controlBytes returns the runes of s that a terminal could take for
+// more than text (control bytes other than newline, invalid UTF-8,
+// format controls): what a peer must not be able to send through check.
+func controlBytes(s string) []rune {
+	var bad []rune
+	for _, r := range s {
+		if r != '\n' && !strconv.IsPrint(r) {
+			bad = append(bad, r)
+		}
+	}
+	return bad
+}
+
+const hostile = "\x1b]0;pwned\x07\x1b[2J\r\nok  all cases conform\x9b"
+
+// TestCheckHostileServer: a server's version line, algorithm names and
+// disconnect messages reach stdout and stderr only escaped.
+func TestCheckHostileServer(t *testing.T) {
+	kexinit := kexInitOffering(sshkex.KeyExchangeMLKEM768X25519, "evil"+hostile)
+	addr := fakeServer(t, "SSH-2.0-evil"+strings.ReplaceAll(hostile, "\r\n", ""), kexinit, func(p []byte) [][]byte {
+		d := []byte{1, 0, 0, 0, 3}
+		d = sshwire.AppendString(d, []byte(hostile+strings.Repeat("A", 100000)))
+		return [][]byte{sshwire.AppendString([]byte{2}, []byte(hostile)), d}
+	})
+	for _, args := range [][]string{{"-v", "-timeout", "2s", addr}, {"-json", "-timeout", "2s", addr}} {
+		var out, errOut bytes.Buffer
+		code := runCheck(args, &out, &errOut)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1 (the honest exchange fails)", args, code)
+		}
+		if bad := controlBytes(out.String() + errOut.String()); len(bad) > 0 {
+			t.Errorf("%v: control bytes %q reached the output:\n%s\n%s", args, bad, out.String(), errOut.String())
+		}
+		if !strings.Contains(out.String(), `\x1b]0;pwned`) {
+			t.Errorf("%v: the disconnect message is not shown escaped:\n%s", args, out.String())
+		}
+		if len(out.String()) > 200000 {
+			t.Errorf("%v: %d bytes of output: the 100 kB messages are not cut", args, out.Len())
+		}
+	}
+}
+
+// TestCheckListenGarbage: clients that send garbage, or nothing, run no
+// case, are logged escaped, and the run ends after -idle with exit 3.
+func TestCheckListenGarbage(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	done := make(chan int)
+	var out, errOut bytes.Buffer
+	go func() {
+		done <- runCheck([]string{"-listen", addr, "-idle", "2s", "-timeout", "1s", "-kex", sshkex.KeyExchangeMLKEM768NISTP256}, &out, &errOut)
+	}()
+	var c net.Conn
+	for range 100 {
+		if c, err = net.Dial("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte(hostile + "\r\n" + hostile + "\r\n"))
+	c.Close()
+	noCommon := "SSH-2.0-x" + strings.ReplaceAll(hostile, "\r\n", "") + "\r\n" + string(sshwire.PlainPacket(kexInitOffering(ssh.KeyExchangeCurve25519)))
+	for _, junk := range []string{"SSH-2.0-x\r\n\xff\xff\xff\xff" + hostile, "SSH-2.0-x" + hostile + "\r\n\x00\x00\x00\x0c\x0a\x14" + hostile, noCommon, ""} {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Write([]byte(junk))
+			time.Sleep(50 * time.Millisecond)
+			c.Close()
+		}
+	}
+	select {
+	case code := <-done:
+		if code != 3 {
+			t.Errorf("exit %d, want 3 (no case ran)", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("check -listen did not end after -idle")
+	}
+	if bad := controlBytes(out.String() + errOut.String()); len(bad) > 0 {
+		t.Errorf("control bytes %q reached the output:\n%s\n%s", bad, out.String(), errOut.String())
+	}
+	if n := strings.Count(errOut.String(), "no case ran"); n < 4 {
+		t.Errorf("%d connections logged as running no case, want at least 4:\n%s", n, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), `SSH-2.0-x\x1b]0;pwned`) {
+		t.Errorf("the client's version line is not logged escaped:\n%s", errOut.String())
+	}
+	if !strings.Contains(out.String(), "13 cases: 0 conform, 0 do not conform, 13 could not run") {
+		t.Errorf("summary:\n%s", out.String())
+	}
+}
