@@ -1,0 +1,148 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/pqkex/pqkex/internal/sshwire"
+	"golang.org/x/crypto/ssh"
+)
+
+// What the fuzz targets (fuzz_test.go) run: a case against a peer whose
+// bytes come from the fuzzer, whatever it is sent.
+
+// fatalfer is the part of a *testing.T the fuzz bodies use (a target's T
+// may be go-118-fuzz-build's).
+type fatalfer interface {
+	Fatalf(format string, args ...any)
+}
+
+// replayConn is a net.Conn that reads a fixed stream and discards what it
+// is written: a peer that sends the same bytes whatever it is told.
+type replayConn struct{ r *bytes.Reader }
+
+func (c replayConn) Read(b []byte) (int, error)       { return c.r.Read(b) }
+func (c replayConn) Write(b []byte) (int, error)      { return len(b), nil }
+func (c replayConn) Close() error                     { return nil }
+func (c replayConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
+func (c replayConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 2} }
+func (c replayConn) SetDeadline(time.Time) error      { return nil }
+func (c replayConn) SetReadDeadline(time.Time) error  { return nil }
+func (c replayConn) SetWriteDeadline(time.Time) error { return nil }
+
+// pick returns the method and the case index that which selects.
+func pick(which []byte, n func(*method) int) (*method, int) {
+	var a, b int
+	if len(which) > 0 {
+		a = int(which[0])
+	}
+	if len(which) > 1 {
+		b = int(which[1])
+	}
+	m := methods[a%len(methods)]
+	return m, b % n(m)
+}
+
+// checkResult fails t unless r has a verdict and its text is printable.
+func checkResult(t fatalfer, r Result) {
+	if r.Verdict == "" {
+		t.Fatalf("%s %s: no verdict", r.Method, r.Case)
+	}
+	for _, s := range []string{r.Detail, r.DisconnectMessage} {
+		for _, c := range s {
+			if !strconv.IsPrint(c) {
+				t.Fatalf("%s %s: unescaped %q in %q", r.Method, r.Case, c, s)
+			}
+		}
+	}
+}
+
+// fuzzServerStream runs the case which selects against a server that
+// sends stream on every connection.
+func fuzzServerStream(t fatalfer, which, stream []byte) {
+	m, i := pick(which, func(m *method) int { return len(serverCases(m)) })
+	s := &serverChecker{opts: ServerOptions{Timeout: time.Second, Dial: func(context.Context, string) (net.Conn, error) {
+		return replayConn{bytes.NewReader(stream)}, nil
+	}}}
+	checkResult(t, s.run(context.Background(), m, serverCases(m)[i]))
+}
+
+var fuzzKeys = sync.OnceValue(func() *hostKeys {
+	k, err := newHostKeys(nil)
+	if err != nil {
+		panic(err)
+	}
+	return k
+})
+
+// fuzzClientStream serves a client that sends stream, with the cases
+// before the one which selects already done.
+func fuzzClientStream(t fatalfer, which, stream []byte) {
+	m, i := pick(which, func(m *method) int { return len(clientCases(m)) })
+	var queue []pending
+	for _, cs := range clientCases(m) {
+		queue = append(queue, pending{m, cs})
+	}
+	done := map[int]caseResult{}
+	for j := range i {
+		done[j] = caseResult{}
+	}
+	idx, r, line := serveCase(replayConn{bytes.NewReader(stream)}, queue, done, fuzzKeys(), time.Second)
+	if idx < 0 {
+		for _, c := range line {
+			if !strconv.IsPrint(c) {
+				t.Fatalf("unescaped %q in the log line %q", c, line)
+			}
+		}
+		return
+	}
+	checkResult(t, r.Result)
+}
+
+// Seeds: the streams of a peer that follows the protocol up to a point.
+
+func packets(ps ...[]byte) []byte {
+	var b []byte
+	for _, p := range ps {
+		b = append(b, sshwire.PlainPacket(p)...)
+	}
+	return b
+}
+
+// serverStream is a server's identification line, KEXINIT offering every
+// method, and a KEX_ECDH_REPLY for m with a valid point, a host key and a
+// well-formed (wrong) signature, then SSH_MSG_NEWKEYS and a disconnect.
+func serverStream(m *method) []byte {
+	pub, _, _ := ed25519.GenerateKey(bytes.NewReader(make([]byte, 64)))
+	hk, _ := ssh.NewPublicKey(pub)
+	var point []byte
+	switch m.curve {
+	case "X25519":
+		point = append([]byte{9}, make([]byte, 31)...)
+	default:
+		c := m.ellipticCurve().Params()
+		point = elliptic.Marshal(m.ellipticCurve(), c.Gx, c.Gy) //nolint:staticcheck // a fixed valid point, for seeds
+	}
+	sig := ssh.Marshal(&ssh.Signature{Format: ssh.KeyAlgoED25519, Blob: make([]byte, 64)})
+	ki := newKexInit(append(Methods(), strictServer), []string{ssh.KeyAlgoED25519})
+	reply := sshwire.AppendKexECDHReply(nil, hk.Marshal(), append(make([]byte, m.ctSize), point...), sig)
+	return append([]byte("SSH-2.0-fuzz\r\n"), packets(sshwire.AppendKexInit(nil, ki), reply, []byte{msgNewKeys}, disconnectMsg(3, "bye"))...)
+}
+
+// clientStream is a client's identification line, KEXINIT offering m, an
+// honest SSH_MSG_KEX_ECDH_INIT and SSH_MSG_NEWKEYS.
+func clientStream(m *method) []byte {
+	c, err := m.newClient()
+	if err != nil {
+		panic(err)
+	}
+	defer c.Finish(nil)
+	ki := newKexInit([]string{m.name, strictClient}, clientHostKeyAlgos)
+	return append([]byte("SSH-2.0-fuzz\r\n"), packets(sshwire.AppendKexInit(nil, ki), sshwire.AppendKexECDHInit(nil, c.Init()), []byte{msgNewKeys})...)
+}
