@@ -58,7 +58,7 @@ func TestWrappersWithOpenSSH(t *testing.T) {
 				t.Run(c.name, func(t *testing.T) {
 					bin := needPeer(t, c.env)
 					checkImplemented(t, bin, c)
-					for _, kex := range append([]string{""}, append(c.kexs, curve25519)...) {
+					for _, kex := range slices.Concat([]string{""}, c.kexs, []string{curve25519}) {
 						name := kex
 						if kex == "" {
 							name = "default"
