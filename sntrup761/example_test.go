@@ -11,27 +11,26 @@ import (
 // sends its encapsulation key, the sender encapsulates to it, and the
 // receiver decapsulates the ciphertext to the same shared key.
 func Example() {
-	// Receiver: a fresh key pair; dk stays secret.
-	dk, err := sntrup761.GenerateKey()
+	dk, err := sntrup761.GenerateKey() // receiver; dk is secret
 	if err != nil {
 		panic(err)
 	}
-	ekBytes := dk.EncapsulationKey().Bytes() // sent to the sender
+	ekBytes := dk.EncapsulationKey().Bytes() // 1158 bytes, to the sender
 
-	// Sender: parse the key (only its length is checked) and encapsulate.
-	ek, err := sntrup761.NewEncapsulationKey(ekBytes)
+	ek, err := sntrup761.NewEncapsulationKey(ekBytes) // sender: checks the length only
 	if err != nil {
 		panic(err)
 	}
-	senderKey, ciphertext := ek.Encapsulate() // ciphertext goes back
+	sharedKey, ciphertext := ek.Encapsulate() // 32 bytes; 1039 bytes back
 
-	// Receiver: decapsulate. A wrong ciphertext of the right length is not
-	// an error: it yields an unrelated key (implicit rejection).
-	receiverKey, err := dk.Decapsulate(ciphertext)
+	sharedKey2, err := dk.Decapsulate(ciphertext) // receiver: equal to sharedKey
 	if err != nil {
+		// Only a ciphertext of the wrong length is an error. A wrong
+		// ciphertext of the right length yields an unrelated key
+		// (implicit rejection).
 		panic(err)
 	}
-	fmt.Println(len(ekBytes), len(ciphertext), bytes.Equal(senderKey, receiverKey))
+	fmt.Println(len(ekBytes), len(ciphertext), bytes.Equal(sharedKey, sharedKey2))
 	// Output: 1158 1039 true
 }
 

@@ -23,7 +23,10 @@
 //	cfg := &ssh.ClientConfig{ /* KeyExchanges left empty: PQ-first defaults */ }
 //
 // Libraries built on x/crypto/ssh (github.com/gliderlabs/ssh,
-// charm.land/wish) need nothing else: they use x/crypto's registry too.
+// charm.land/wish) need nothing else: they build a Config per connection
+// with KeyExchanges empty, so Register must only return before the server
+// starts. A ServerConfigCallback that sets KeyExchanges itself replaces the
+// defaults: start it from RecommendedKeyExchanges.
 //
 // # What a nil error means
 //

@@ -134,6 +134,11 @@
 // and each source gets at most 5 lines per kind every 10 s, then one
 // summary line.
 //
+// SIGTERM (as sent by systemd, docker stop or kill) and SIGINT stop it
+// alike: it stops accepting, closes every connection, writes the pending
+// summary lines and exits 0; 1 if connections are still being closed 5 s
+// after the signal.
+//
 // # check
 //
 // check tests another SSH implementation's hybrid post-quantum key

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
 	"github.com/pqkex/pqkex/sshkex"
@@ -84,8 +86,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "offering %s\n", strings.Join(offered, ","))
 	fmt.Fprintf(stdout, "limits: %s\n", &lim)
 
+	// SIGTERM (systemd, docker stop, kill) stops it as SIGINT does.
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	closed := make(chan struct{})
 	go func() {
 		<-sig
@@ -96,9 +99,19 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pqkex serve:", err)
 		return 1
 	}
-	<-closed
-	return 0
+	// Close has closed every connection; their handlers return at once.
+	select {
+	case <-closed:
+		return 0
+	case <-time.After(shutdownTimeout):
+		fmt.Fprintf(stderr, "pqkex serve: connections still being closed %v after the signal; exiting without the pending log summaries\n", shutdownTimeout)
+		return 1
+	}
 }
+
+// shutdownTimeout bounds the wait for the connections' handlers after a
+// signal.
+const shutdownTimeout = 5 * time.Second
 
 // checkListen refuses addresses that are not on loopback unless allowed.
 func checkListen(addr string, allowRemote bool) error {
