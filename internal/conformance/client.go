@@ -20,9 +20,6 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// serverVersion is the identification line pqkex check sends as a server.
-const serverVersion = "SSH-2.0-pqkex_check"
-
 // ClientOptions configure CheckClients.
 type ClientOptions struct {
 	// Listener is where clients connect; CheckClients closes it.
@@ -229,7 +226,7 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 	noCase := func(format string, args ...any) (int, caseResult, string) {
 		return -1, caseResult{}, from + ": no case ran: " + fmt.Sprintf(format, args...)
 	}
-	if err := c.writeVersion(serverVersion); err != nil {
+	if err := c.writeVersion(version); err != nil {
 		return noCase("sending the identification line: %v", err)
 	}
 	peer, err := c.readVersion()
@@ -365,7 +362,7 @@ type transcript struct {
 // as K, signed by t.signer, and returns H.
 func (t *transcript) sign(qs, kHashed []byte) ([]byte, error) {
 	ks := t.shown.PublicKey().Marshal()
-	H := kexhash.ExchangeHash(t.m.hash, []byte(t.peer), []byte(serverVersion), t.theirs, t.ours, ks, t.qc, qs, kHashed)
+	H := kexhash.ExchangeHash(t.m.hash, []byte(t.peer), []byte(version), t.theirs, t.ours, ks, t.qc, qs, kHashed)
 	sig, err := t.signer.SignWithAlgorithm(rand.Reader, H, t.algo)
 	if err != nil {
 		return nil, err

@@ -143,7 +143,7 @@ func readReply(ss *session, m *method, client kexClient, qc []byte, r *Result) (
 		r.Verdict, r.Detail = Failed, "the server's S_REPLY: "+err.Error()
 		return nil, nil, false
 	}
-	H = kexhash.ExchangeHash(m.hash, []byte(clientVersion), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
+	H = kexhash.ExchangeHash(m.hash, []byte(version), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
 	if err := verifyHostSignature(ss.algs.hostKey, hostKey, sig, H); err != nil {
 		r.Verdict, r.Detail = Failed, err.Error()+diagnoseK(m, ss, hostKey, qc, qs, k, sig)
 		clear(k)
@@ -214,7 +214,7 @@ func diagnoseK(m *method, ss *session, hostKey, qc, qs, k, sig []byte) string {
 		{"K hashed as an mpint instead of a string", kexhash.Mpint(k[4:])},
 		{"K hashed without its length", k[4:]},
 	} {
-		H := kexhash.ExchangeHash(m.hash, []byte(clientVersion), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, alt.k)
+		H := kexhash.ExchangeHash(m.hash, []byte(version), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, alt.k)
 		if verifyHostSignature(ss.algs.hostKey, hostKey, sig, H) == nil {
 			return "; it verifies over H computed with " + alt.what
 		}

@@ -14,8 +14,9 @@ import (
 	"github.com/pqkex/pqkex/internal/sshwire"
 )
 
-// clientVersion is the identification line pqkex check sends as a client.
-const clientVersion = "SSH-2.0-pqkex_check"
+// version is the identification line pqkex check sends, as a client and
+// as a server.
+const version = "SSH-2.0-pqkex_check"
 
 // ServerOptions configure CheckServer.
 type ServerOptions struct {
@@ -144,15 +145,15 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 		nc.Close()
 		return nil, fmt.Errorf(format, args...)
 	}
-	if err := c.writeVersion(clientVersion); err != nil {
+	if err := c.writeVersion(version); err != nil {
 		return fail("sending the identification line: %v", err)
 	}
-	version, err := c.readVersion()
+	peer, err := c.readVersion()
 	if err != nil {
 		return fail("reading the server's identification line (RFC 4253 §4.2): %v", err)
 	}
-	if !strings.HasPrefix(version, "SSH-2.0-") && !strings.HasPrefix(version, "SSH-1.99-") {
-		return fail("the server speaks %s, not SSH 2.0", printable(version, 64))
+	if !strings.HasPrefix(peer, "SSH-2.0-") && !strings.HasPrefix(peer, "SSH-1.99-") {
+		return fail("the server speaks %s, not SSH 2.0", printable(peer, 64))
 	}
 	ki := newKexInit(kex, clientHostKeyAlgos)
 	ki.FirstKexFollows = firstKexFollows
@@ -168,7 +169,7 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 	if err != nil {
 		return fail("the server's SSH_MSG_KEXINIT: %v", err)
 	}
-	ss := &session{c: c, version: version, ours: ours, theirs: ev.payload, serverInit: serverInit}
+	ss := &session{c: c, version: peer, ours: ours, theirs: ev.payload, serverInit: serverInit}
 	ss.algs, err = negotiate(ki, serverInit)
 	if err != nil {
 		return ss, fmt.Errorf("negotiating with the server (RFC 4253 §7.1): %v", err)

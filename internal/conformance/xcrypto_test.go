@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
 )
@@ -25,14 +26,17 @@ func TestMain(m *testing.M) {
 }
 
 // xcryptoServer serves x/crypto/ssh with sshkex's methods on loopback
-// until the test ends.
-func xcryptoServer(t *testing.T) string {
+// until the test ends; set, if not nil, changes its configuration.
+func xcryptoServer(t *testing.T, set func(*ssh.Config)) string {
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	signer, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := &ssh.ServerConfig{NoClientAuth: true}
+	if set != nil {
+		set(&cfg.Config)
+	}
 	cfg.AddHostKey(signer)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -80,7 +84,7 @@ func requireConforming(t *testing.T, rs []Result, wantMethods int) {
 }
 
 func TestXCryptoServerConforms(t *testing.T) {
-	addr := xcryptoServer(t)
+	addr := xcryptoServer(t, nil)
 	rep, err := CheckServer(context.Background(), ServerOptions{Addr: addr, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -122,4 +126,29 @@ func TestXCryptoClientConforms(t *testing.T) {
 		t.Errorf("client versions %q", rep.Versions)
 	}
 	t.Logf("%d cases, %+v", len(rep.Results), Summarize(rep.Results))
+}
+
+// TestPacketCiphers: every cipher and MAC that sshwire implements, alone
+// on x/crypto's server, carries the honest exchange's encrypted round
+// trip (x/crypto's implementation against sshwire's).
+func TestPacketCiphers(t *testing.T) {
+	for _, cipher := range ciphers {
+		for _, mac := range macs {
+			if sshwire.AEAD(cipher) && mac != macs[0] {
+				continue
+			}
+			t.Run(cipher+"+"+mac, func(t *testing.T) {
+				addr := xcryptoServer(t, func(c *ssh.Config) { c.Ciphers, c.MACs = []string{cipher}, []string{mac} })
+				s := &serverChecker{opts: ServerOptions{Addr: addr, Timeout: 5 * time.Second}}
+				s.opts.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return net.Dial("tcp", addr) }
+				r := s.run(context.Background(), methods[0], serverCases(methods[0])[0])
+				if r.Verdict != Completed || !strings.Contains(r.Detail, cipher) {
+					t.Fatalf("%s: %s", r.Observed(), r.Detail)
+				}
+				if !sshwire.AEAD(cipher) && !strings.Contains(r.Detail, mac) {
+					t.Fatalf("%s: %s", r.Observed(), r.Detail)
+				}
+			})
+		}
+	}
 }
