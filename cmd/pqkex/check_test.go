@@ -121,7 +121,7 @@ func TestCheckExitStatus(t *testing.T) {
 	}
 	closedAddr := closed.Addr().String()
 	closed.Close()
-	offersOne := fakeServer(t, "SSH-2.0-fake", kexInitOffering(sshkex.KeyExchangeMLKEM768X25519), nil)
+	offersOne := fakeServer(t, "SSH-2.0-fake", kexInitOffering(sshkex.KeyExchangeMLKEM768X25519), nil) // and never answers
 	for _, c := range []struct {
 		name string
 		args []string
@@ -132,6 +132,7 @@ func TestCheckExitStatus(t *testing.T) {
 		{"no hybrid offered", []string{noPQ}, 3, "offers none of the key exchanges pqkex check knows"},
 		{"connection refused", []string{closedAddr}, 3, "connection refused"},
 		{"a method named is not offered", []string{"-timeout", "2s", "-kex", sshkex.KeyExchangeMLKEM1024NISTP384, offersOne}, 3, "the server does not offer mlkem1024nistp384-sha384"},
+		{"never answers", []string{"-timeout", "200ms", offersOne}, 1, "26 cases: 0 conform, 26 do not conform"},
 		{"unknown method", []string{"-kex", "curve25519-sha256", garbage}, 2, "not a key exchange pqkex check knows"},
 		{"no address", nil, 2, "usage: pqkex check"},
 		{"both address and -listen", []string{"-listen", "127.0.0.1:0", garbage}, 2, "usage: pqkex check"},
