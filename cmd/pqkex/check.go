@@ -190,6 +190,9 @@ func mark(r conformance.Result) string {
 // observed and whether it conforms; then the details of every case that
 // did not conform or run (every case with verbose).
 func printCheck(w io.Writer, r *checkReport, verbose bool) {
+	if r.Role == "server" && r.Version == "" {
+		return // nothing to describe: the error alone, on stderr
+	}
 	switch r.Role {
 	case "server":
 		fmt.Fprintf(w, "server  %s  %s\n", r.Target, r.Version)

@@ -130,9 +130,9 @@ func TestCheckExitStatus(t *testing.T) {
 	}{
 		{"accepts bad values", []string{"-timeout", "2s", garbage}, 1, "ek-modulus-first"},
 		{"no hybrid offered", []string{noPQ}, 3, "offers none of the key exchanges pqkex check knows"},
-		{"connection refused", []string{closedAddr}, 3, "connection refused"},
+		{"connection refused", []string{closedAddr}, 3, "connection refused"}, // and nothing on stdout
 		{"a method named is not offered", []string{"-timeout", "2s", "-kex", sshkex.KeyExchangeMLKEM1024NISTP384, offersOne}, 3, "the server does not offer mlkem1024nistp384-sha384"},
-		{"never answers", []string{"-timeout", "200ms", offersOne}, 1, "26 cases: 0 conform, 26 do not conform"},
+		{"never answers", []string{"-timeout", "200ms", offersOne}, 1, "26 cases: 0 conform, 25 do not conform, 0 could not run, 1 not applicable"},
 		{"unknown method", []string{"-kex", "curve25519-sha256", garbage}, 2, "not a key exchange pqkex check knows"},
 		{"no address", nil, 2, "usage: pqkex check"},
 		{"both address and -listen", []string{"-listen", "127.0.0.1:0", garbage}, 2, "usage: pqkex check"},
@@ -146,6 +146,9 @@ func TestCheckExitStatus(t *testing.T) {
 			}
 			if !strings.Contains(out.String()+errOut.String(), c.out) {
 				t.Errorf("output lacks %q:\n%s\n%s", c.out, out.String(), errOut.String())
+			}
+			if c.want != 0 && c.want != 1 && strings.Contains(out.String(), "METHOD") && strings.Contains(out.String(), "0 cases") {
+				t.Errorf("an empty table on stdout:\n%s", out.String())
 			}
 		})
 	}
