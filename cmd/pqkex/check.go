@@ -202,6 +202,9 @@ func printCheck(w io.Writer, r *checkReport, verbose bool) {
 	case "client":
 		fmt.Fprintf(w, "clients on %s: %s\n", r.Listen, strings.Join(r.Versions, "; "))
 	}
+	if len(r.Results) == 0 {
+		return // the error says why, on stderr
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "METHOD\tCASE\tSPEC\tEXPECTED\tOBSERVED\tRESULT")
 	for _, res := range r.Results {
