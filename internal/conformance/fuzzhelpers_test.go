@@ -138,11 +138,10 @@ func serverStream(m *method) []byte {
 // clientStream is a client's identification line, KEXINIT offering m, an
 // honest SSH_MSG_KEX_ECDH_INIT and SSH_MSG_NEWKEYS.
 func clientStream(m *method) []byte {
-	c, err := m.newClient()
+	c, err := m.newClientHalf()
 	if err != nil {
 		panic(err)
 	}
-	defer c.Finish(nil)
 	ki := newKexInit([]string{m.name, strictClient}, clientHostKeyAlgos)
-	return append([]byte("SSH-2.0-fuzz\r\n"), packets(sshwire.AppendKexInit(nil, ki), sshwire.AppendKexECDHInit(nil, c.Init()), []byte{msgNewKeys})...)
+	return append([]byte("SSH-2.0-fuzz\r\n"), packets(sshwire.AppendKexInit(nil, ki), sshwire.AppendKexECDHInit(nil, c.init()), []byte{msgNewKeys})...)
 }

@@ -59,12 +59,11 @@ func honestExchange(ss *session, m *method, r *Result) (kDiffers bool, err error
 		r.Verdict, r.Detail = v, fmt.Sprintf(format, args...)
 		return false, errNotHonest
 	}
-	client, err := m.newClient()
+	client, err := m.newClientHalf()
 	if err != nil {
 		return fail(NotRun, "%v", err)
 	}
-	defer client.Finish(nil) // after a successful Finish, a no-op error
-	qc := client.Init()
+	qc := client.init()
 	if err := ss.c.write(sshwire.AppendKexECDHInit(nil, qc)); err != nil {
 		return fail(NotRun, "sending SSH_MSG_KEX_ECDH_INIT: %v", err)
 	}
@@ -123,7 +122,7 @@ func honestExchange(ss *session, m *method, r *Result) (kDiffers bool, err error
 // a KEX_ECDH_REPLY whose S_REPLY pqkex's client accepts and whose host key
 // signature verifies over the exchange hash H computed from the
 // transcript. It returns K (secret) and H, or records the failure in r.
-func readReply(ss *session, m *method, client kexClient, qc []byte, r *Result) (k, H []byte, ok bool) {
+func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result) (k, H []byte, ok bool) {
 	ev := ss.c.next(ss.algs.strict)
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHReply {
 		decide(r, ev, 0)
@@ -138,14 +137,17 @@ func readReply(ss *session, m *method, client kexClient, qc []byte, r *Result) (
 		r.Verdict, r.Detail = Malformed, "SSH_MSG_KEX_ECDH_REPLY: "+err.Error()
 		return nil, nil, false
 	}
-	k, err = client.Finish(qs)
+	kPQ, kCL, err := client.finish(qs)
 	if err != nil {
 		r.Verdict, r.Detail = Failed, "the server's S_REPLY: "+err.Error()
 		return nil, nil, false
 	}
+	defer clear(kPQ)
+	defer clear(kCL)
+	k = m.combine(kPQ, kCL)
 	H = kexhash.ExchangeHash(m.hash, []byte(version), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
 	if err := verifyHostSignature(ss.algs.hostKey, hostKey, sig, H); err != nil {
-		r.Verdict, r.Detail = Failed, err.Error()+diagnoseK(m, ss, hostKey, qc, qs, k, sig)
+		r.Verdict, r.Detail = Failed, err.Error()+diagnoseK(m, ss, hostKey, qc, qs, kPQ, kCL, sig)
 		clear(k)
 		return nil, nil, false
 	}
@@ -204,15 +206,21 @@ func verifyHostSignature(algo string, hostKey, sigBlob, H []byte) error {
 	return nil
 }
 
-// diagnoseK says which wrong encoding of K the server's signature
-// verifies with, if one does.
-func diagnoseK(m *method, ss *session, hostKey, qc, qs, k, sig []byte) string {
+// diagnoseK says which wrong K the server's signature verifies with, if
+// one does: the mistakes seen in implementations of these methods (K as
+// an mpint, K without its length, the halves in the other order).
+func diagnoseK(m *method, ss *session, hostKey, qc, qs, kPQ, kCL, sig []byte) string {
+	k := m.combine(kPQ, kCL)
+	defer clear(k)
+	reversed := m.combine(kCL, kPQ)
+	defer clear(reversed)
 	for _, alt := range []struct {
 		what string
 		k    []byte
 	}{
 		{"K hashed as an mpint instead of a string", kexhash.Mpint(k[4:])},
 		{"K hashed without its length", k[4:]},
+		{"K = HASH(K_CL || K_PQ), the halves in the wrong order", reversed},
 	} {
 		H := kexhash.ExchangeHash(m.hash, []byte(version), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, alt.k)
 		if verifyHostSignature(ss.algs.hostKey, hostKey, sig, H) == nil {

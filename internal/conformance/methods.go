@@ -11,27 +11,19 @@ import (
 	"github.com/pqkex/pqkex/sntrup761x25519"
 )
 
-// kexClient is a method package's Client: C_INIT, then K from S_REPLY.
-type kexClient interface {
-	Init() []byte
-	Finish(serverReply []byte) ([]byte, error)
-}
-
-// method is one hybrid key exchange as the checks see it: its sizes and
-// the pqkex implementation that plays the honest peer.
+// method is one hybrid key exchange as the checks see it: its name, hash
+// and parts (the honest peer is written out from them in clienthalf.go
+// and serverhalf.go).
 type method struct {
 	name   string
 	hash   crypto.Hash
-	spec   string // the specification of the method (its section on the exact lengths and K)
 	kem    string // "ML-KEM-768", "ML-KEM-1024", "sntrup761"
 	curve  string // "X25519", "P-256", "P-384"
 	ekSize int    // the KEM's encapsulation key (first in C_INIT)
 	ctSize int    // the KEM's ciphertext (first in S_REPLY)
 	// mlkemK is ML-KEM's k (polynomials in the encapsulation key), 0 for
 	// sntrup761.
-	mlkemK    int
-	newClient func() (kexClient, error)
-	respond   func(clientInit []byte) (serverReply, k []byte, err error)
+	mlkemK int
 }
 
 func (m *method) pointSize() int {
@@ -48,27 +40,19 @@ func (m *method) x25519() bool { return m.curve == "X25519" }
 
 // Methods are the names pqkex check knows, in the order it checks them.
 var methods = []*method{
-	{name: mlkem768x25519.Name, hash: mlkem768x25519.Hash, spec: "RFC 10042", kem: "ML-KEM-768", curve: "X25519",
-		ekSize: mlkem.EncapsulationKeySize768, ctSize: mlkem.CiphertextSize768, mlkemK: 3,
-		newClient: func() (kexClient, error) { return mlkem768x25519.NewClient(nil) },
-		respond:   func(ci []byte) ([]byte, []byte, error) { return mlkem768x25519.Respond(nil, ci) }},
+	{name: mlkem768x25519.Name, hash: mlkem768x25519.Hash, kem: "ML-KEM-768", curve: "X25519",
+		ekSize: mlkem.EncapsulationKeySize768, ctSize: mlkem.CiphertextSize768, mlkemK: 3},
 	sntrupMethod(sntrup761x25519.Name),
 	sntrupMethod(sntrup761x25519.AliasName),
-	{name: mlkem768nistp256.Name, hash: mlkem768nistp256.Hash, spec: "RFC 10042", kem: "ML-KEM-768", curve: "P-256",
-		ekSize: mlkem.EncapsulationKeySize768, ctSize: mlkem.CiphertextSize768, mlkemK: 3,
-		newClient: func() (kexClient, error) { return mlkem768nistp256.NewClient(nil) },
-		respond:   func(ci []byte) ([]byte, []byte, error) { return mlkem768nistp256.Respond(nil, ci) }},
-	{name: mlkem1024nistp384.Name, hash: mlkem1024nistp384.Hash, spec: "RFC 10042", kem: "ML-KEM-1024", curve: "P-384",
-		ekSize: mlkem.EncapsulationKeySize1024, ctSize: mlkem.CiphertextSize1024, mlkemK: 4,
-		newClient: func() (kexClient, error) { return mlkem1024nistp384.NewClient(nil) },
-		respond:   func(ci []byte) ([]byte, []byte, error) { return mlkem1024nistp384.Respond(nil, ci) }},
+	{name: mlkem768nistp256.Name, hash: mlkem768nistp256.Hash, kem: "ML-KEM-768", curve: "P-256",
+		ekSize: mlkem.EncapsulationKeySize768, ctSize: mlkem.CiphertextSize768, mlkemK: 3},
+	{name: mlkem1024nistp384.Name, hash: mlkem1024nistp384.Hash, kem: "ML-KEM-1024", curve: "P-384",
+		ekSize: mlkem.EncapsulationKeySize1024, ctSize: mlkem.CiphertextSize1024, mlkemK: 4},
 }
 
 func sntrupMethod(name string) *method {
-	return &method{name: name, hash: sntrup761x25519.Hash, spec: "RFC 9941", kem: "sntrup761", curve: "X25519",
-		ekSize: sntrup761.EncapsulationKeySize, ctSize: sntrup761.CiphertextSize,
-		newClient: func() (kexClient, error) { return sntrup761x25519.NewClient(nil) },
-		respond:   func(ci []byte) ([]byte, []byte, error) { return sntrup761x25519.Respond(nil, ci) }}
+	return &method{name: name, hash: sntrup761x25519.Hash, kem: "sntrup761", curve: "X25519",
+		ekSize: sntrup761.EncapsulationKeySize, ctSize: sntrup761.CiphertextSize}
 }
 
 // Methods returns the SSH names of the hybrid key exchanges pqkex check

@@ -76,6 +76,13 @@ var engineMutants = []engineMutant{
 		detail: "it verifies over H computed with K hashed as an mpint instead of a string",
 	},
 	{
+		name: "K_PQ and K_CL hashed in the wrong order",
+		file: "combiner.go", old: `n := copy\(buf\[:\], kPQ\)\n\tif n != len\(kPQ\) \|\| n\+len\(kCL\) > len\(buf\) \{`,
+		new:    "n := copy(buf[:], kCL)\n\tkPQ, kCL = kCL, kPQ\n\tif n != len(kPQ) || n+len(kCL) > len(buf) {",
+		server: map[string][]string{"mlkem768x25519-sha256": {"honest"}},
+		detail: "it verifies over H computed with K = HASH(K_CL || K_PQ), the halves in the wrong order",
+	},
+	{
 		name: "the X25519 all-zero check removed",
 		file: "combiner.go", old: `return subtle\.ConstantTimeCompare\(out\[:\], zero\[:\]\) == 0`, new: "return subtle.ConstantTimeCompare(out[:], zero[:]) >= 0",
 		server: map[string][]string{"mlkem768x25519-sha256": {"x25519-0", "x25519-1", "x25519-order8a", "x25519-p", "x25519-0-bit255"}},

@@ -67,13 +67,12 @@ func badInit(id, clause, what string, mutate func(clientInit []byte) []byte) ser
 			return
 		}
 		defer ss.c.nc.Close()
-		client, err := m.newClient()
+		client, err := m.newClientHalf()
 		if err != nil {
 			r.Verdict, r.Detail = NotRun, err.Error()
 			return
 		}
-		defer client.Finish(nil) // wipes the client's secrets
-		bad := mutate(client.Init())
+		bad := mutate(client.init())
 		if err := ss.c.write(sshwire.AppendKexECDHInit(nil, bad)); err != nil {
 			r.Verdict, r.Detail = NotRun, "sending SSH_MSG_KEX_ECDH_INIT: "+err.Error()
 			return
@@ -85,13 +84,12 @@ func badInit(id, clause, what string, mutate func(clientInit []byte) []byte) ser
 
 // sendHonestInit sends SSH_MSG_KEX_ECDH_INIT n times with one honest C_INIT.
 func sendHonestInit(ss *session, m *method, r *Result, n int, before ...[]byte) bool {
-	client, err := m.newClient()
+	client, err := m.newClientHalf()
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return false
 	}
-	defer client.Finish(nil)
-	init := sshwire.AppendKexECDHInit(nil, client.Init())
+	init := sshwire.AppendKexECDHInit(nil, client.init())
 	for _, p := range append(before, repeat(init, n)...) {
 		if err := ss.c.write(p); err != nil {
 			r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
@@ -117,13 +115,12 @@ func runTruncatedString(ctx context.Context, s *serverChecker, m *method, r *Res
 		return
 	}
 	defer ss.c.nc.Close()
-	client, err := m.newClient()
+	client, err := m.newClientHalf()
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
 	}
-	defer client.Finish(nil)
-	ci := client.Init()
+	ci := client.init()
 	p := binary.BigEndian.AppendUint32([]byte{sshwire.MsgKexECDHInit}, uint32(len(ci)+1))
 	if err := ss.c.write(append(p, ci...)); err != nil {
 		r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
@@ -142,13 +139,12 @@ func runSecondInit(ctx context.Context, s *serverChecker, m *method, r *Result) 
 		return
 	}
 	defer ss.c.nc.Close()
-	client, err := m.newClient()
+	client, err := m.newClientHalf()
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
 	}
-	defer client.Finish(nil)
-	qc := client.Init()
+	qc := client.init()
 	init := sshwire.AppendKexECDHInit(nil, qc)
 	for range 2 {
 		if err := ss.c.write(init); err != nil {
