@@ -151,6 +151,11 @@
 // transport, OpenSSH's PROTOCOL §1.10 for strict key exchange); the
 // table of cases and what was found on real peers is docs/conformance.md.
 //
+// Both halves of pqkex's side are written out from crypto/mlkem,
+// crypto/ecdh and the sntrup761 package, not from pqkex's method engine,
+// so that checking pqkex's own server or client does not check the engine
+// against itself.
+//
 // check HOST[:PORT] plays the client. A first connection reads the
 // server's KEXINIT; then every case of every method pqkex knows that the
 // server offers (or of those named with -kex) runs on a new connection:
@@ -165,8 +170,8 @@
 //     instead of a string differs only when K's first byte is zero or has
 //     its top bit set, so the exchange is repeated (up to 16 times) until
 //     that is so; the detail says how many it took. A signature that
-//     fails is tried against H with K as an mpint and as raw bytes, and
-//     the detail says if one verifies.
+//     fails is tried against H with K as an mpint, as raw bytes and with
+//     K_PQ and K_CL swapped, and the detail says if one verifies.
 //   - c-init-short, c-init-long: C_INIT one byte off its exact length;
 //     ek-modulus-first, -odd, -last, -max (ML-KEM): an encapsulation key
 //     with one coefficient at or above q at an even, an odd, the last
@@ -199,9 +204,7 @@
 // connection that runs no case (not SSH, nothing in common) is logged on
 // stderr. The run ends when every case has run, after -idle without a
 // connection, or on SIGINT or SIGTERM; cases that did not run are
-// reported as such. The server's half is computed with crypto/mlkem,
-// crypto/ecdh and the sntrup761 package, not pqkex's method engine. The
-// cases: honest (the client must send SSH_MSG_NEWKEYS and an
+// reported as such. The cases: honest (the client must send SSH_MSG_NEWKEYS and an
 // SSH_MSG_SERVICE_REQUEST that authenticates under keys from K and H);
 // s-reply-short, s-reply-long; the x25519-* and point-* values of the
 // server's half, signed, where that can be known, with the K a client
