@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -354,27 +353,6 @@ func TestServeKeepaliveHolders(t *testing.T) {
 			t.Errorf("want the honest client in within about 1s, by closing an unused connection")
 		}
 	})
-}
-
-// kexinit returns a cleartext SSH_MSG_KEXINIT packet (RFC 4253 sections 6
-// and 7.1) offering kex as its key exchange name-list.
-func kexinit(kex string) []byte {
-	var p []byte
-	p = append(p, 20) // SSH_MSG_KEXINIT
-	p = append(p, make([]byte, 16)...)
-	for _, l := range []string{kex, "ssh-ed25519", "aes128-ctr", "aes128-ctr", "hmac-sha2-256", "hmac-sha2-256", "none", "none", "", ""} {
-		p = binary.BigEndian.AppendUint32(p, uint32(len(l)))
-		p = append(p, l...)
-	}
-	p = append(p, 0, 0, 0, 0, 0) // first_kex_packet_follows, reserved
-	pad := 8 - (5+len(p))%8
-	if pad < 4 {
-		pad += 8
-	}
-	out := binary.BigEndian.AppendUint32(nil, uint32(1+len(p)+pad))
-	out = append(out, byte(pad))
-	out = append(out, p...)
-	return append(out, make([]byte, pad)...)
 }
 
 // fakeLine is what an attacker wants the log to show.
