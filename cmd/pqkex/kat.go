@@ -60,9 +60,9 @@ func runKAT(args []string, stdout, stderr io.Writer) int {
 
 	var passed, failed, skipped int
 	results := vectors.RunFS(fsys)
+	text := func(s string) string { return sshwire.Printable(s, fileTextBudget) }
 	for _, r := range results {
 		name := sshwire.Printable(label(r.File), 0)
-		text := func(s string) string { return sshwire.Printable(s, fileTextBudget) }
 		passed += r.Passed
 		failed += r.Failed
 		switch {
