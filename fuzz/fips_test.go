@@ -50,31 +50,7 @@ func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 		if hybrid.CirclCalls() == circl || hybrid.DerandomizedCalls() == derand {
 			t.Fatal("outside FIPS mode a counter did not count: the proof would prove nothing")
 		}
-		exe, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, mode := range []string{"on", "only"} {
-			run := "^" + strings.ReplaceAll(t.Name(), "/", "$/^") + "$"
-			args := []string{"-test.run=" + run, "-test.v", "-test.count=1"}
-			cmd := exec.Command(exe, args...)
-			if emu := os.Getenv(EmulatorEnv); emu != "" {
-				// Under qemu-user (scripts/emulated-tests.sh) the kernel
-				// cannot run the test binary itself: the emulator runs the
-				// child too.
-				cmd = exec.Command(emu, append([]string{exe}, args...)...)
-			}
-			cmd.Env = append(os.Environ(), "GODEBUG=fips140="+mode, FIPSChildEnv+"=1")
-			out, err := cmd.CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "FIPS path checked:") {
-				t.Fatalf("fips140=%s child: %v\n%s", mode, err, out)
-			}
-			for _, l := range strings.Split(string(out), "\n") {
-				if strings.Contains(l, "FIPS path checked:") || strings.Contains(l, "refused:") {
-					t.Logf("fips140=%s: %s", mode, strings.TrimSpace(l))
-				}
-			}
-		}
+		fipsChildren(t, "FIPS path checked:")
 		return
 	}
 	if !ex.IgnoresReader {
@@ -128,6 +104,93 @@ func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 		t.Logf("refused: %v", err)
 	}
 	t.Logf("FIPS path checked: %d exchanges (nil, crypto/rand.Reader, a caller's reader), 0 circl calls, 0 derandomized calls", n)
+}
+
+// fipsChildren re-runs t's test in children with GODEBUG=fips140=on and
+// fips140=only and requires each to pass and to log a line holding mark,
+// which it logs (with any "refused:" line).
+func fipsChildren(t *testing.T, mark string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"on", "only"} {
+		run := "^" + strings.ReplaceAll(t.Name(), "/", "$/^") + "$"
+		args := []string{"-test.run=" + run, "-test.v", "-test.count=1"}
+		cmd := exec.Command(exe, args...)
+		if emu := os.Getenv(EmulatorEnv); emu != "" {
+			// Under qemu-user (scripts/emulated-tests.sh) the kernel
+			// cannot run the test binary itself: the emulator runs the
+			// child too.
+			cmd = exec.Command(emu, append([]string{exe}, args...)...)
+		}
+		cmd.Env = append(os.Environ(), "GODEBUG=fips140="+mode, FIPSChildEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), mark) {
+			t.Fatalf("fips140=%s child: %v\n%s", mode, err, out)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, mark) || strings.Contains(l, "refused:") {
+				t.Logf("fips140=%s: %s", mode, strings.TrimSpace(l))
+			}
+		}
+	}
+}
+
+// CheckDirectFIPS checks what the package documentation of an X25519
+// hybrid m says it does when called directly in FIPS 140-3 mode (sshkex
+// does not register it there; it is not approved): the client's keys
+// still come from the reader; the exchange runs under fips140=on, and
+// under fips140=only too for sntrup761x25519, while mlkem768x25519's
+// Respond fails there with an error naming crypto/mlkem/mlkemtest and its
+// client still finishes against an independent server (the oracles, run
+// outside the enforcement as test code). Outside FIPS mode it runs t's
+// test in children under both modes.
+func CheckDirectFIPS(t *testing.T, m *Method) {
+	t.Helper()
+	if !fips140.Enabled() {
+		if os.Getenv(FIPSChildEnv) != "" {
+			t.Fatal("child not in FIPS 140-3 mode")
+		}
+		fipsChildren(t, "used directly:")
+		return
+	}
+	ex := m.Public
+	stream := kat.Stream(m.Prefix+"|fips|direct", m.KeyGen+32)
+	c1, err1 := ex.NewClient(bytes.NewReader(stream))
+	c2, err2 := ex.NewClient(bytes.NewReader(stream))
+	if err1 != nil || err2 != nil || !bytes.Equal(c1.Init(), c2.Init()) {
+		t.Fatalf("the client's keys do not come from the reader (%v, %v)", err1, err2)
+	}
+	if !fips140.Enforced() || m.KEM == "sntrup761" {
+		exchange(t, ex, ex, nil, nil)
+		exchange(t, ex, ex, bytes.NewReader(stream), bytes.NewReader(kat.Stream(m.Prefix+"|fips|server", m.Encaps+32)))
+		t.Logf("used directly: NewClient, Respond and Finish run, the reader read")
+		return
+	}
+	_, _, err1 = ex.Respond(nil, c1.Init())
+	_, _, err2 = ex.Respond(bytes.NewReader(kat.Stream(m.Prefix+"|fips|server", m.Encaps+32)), c1.Init())
+	for _, err := range []error{err1, err2} {
+		if err == nil || !strings.Contains(err.Error(), "crypto/mlkem/mlkemtest") {
+			t.Fatalf("Respond under fips140=only: %v, want an error naming crypto/mlkem/mlkemtest", err)
+		}
+	}
+	t.Logf("refused: %v", err1)
+	o := m.ours()
+	var reply, want []byte
+	fips140.WithoutEnforcement(func() {
+		ct, kPQ, ok := m.oracle.encaps(c1.Init()[:m.EKSize], o.server[:m.Encaps])
+		pub, kCL := m.ecdhOracle(o.server[m.Encaps:], c1.Init()[m.EKSize:])
+		if !ok || kCL == nil {
+			t.Fatal("the oracles refused the client's C_INIT")
+		}
+		reply, want = append(ct, pub...), m.kOracle(kPQ, kCL)
+	})
+	if k, err := c1.Finish(reply); err != nil || !bytes.Equal(k, want) {
+		t.Fatalf("Finish under fips140=only: %v, or K differs from the oracles'", err)
+	}
+	t.Logf("used directly: NewClient and Finish run, the reader read; Respond fails")
 }
 
 // knownAnswers runs f, the body of a known-answer test. Known answers need

@@ -16,8 +16,9 @@ import (
 // its public API and on its engine with each KEM implementation the
 // properties (round trips, Init's copy, Finish once only, the randomness
 // read, the explicit-key constructors, every input of inits and replies
-// against the oracles, implicit rejection); a zero Client; and where they
-// apply the FIPS 140-3 check, the cross-check of its two ML-KEM
+// against the oracles, implicit rejection); a zero Client; the FIPS 140-3
+// check (of the approved path, or of what a non-approved method does
+// called directly); and where they apply the cross-check of its two ML-KEM
 // implementations and the benchmark baseline's interoperation.
 func testMethod(t *testing.T, name string) {
 	m := lookup(name)
@@ -39,6 +40,8 @@ func testMethod(t *testing.T, name string) {
 	})
 	if m.FIPS {
 		t.Run("FIPS", func(t *testing.T) { CheckFIPSPath(t, m.Public, m.Engine) })
+	} else {
+		t.Run("FIPS", func(t *testing.T) { CheckDirectFIPS(t, m) })
 	}
 	if len(m.Backends) == 2 {
 		t.Run("CrossCheck", func(t *testing.T) {

@@ -43,8 +43,21 @@
 // Given a reader, the client reads the 64-byte ML-KEM seed d || z (FIPS
 // 203 ML-KEM.KeyGen_internal) and then its 32-byte X25519 private key; the
 // server reads the 32-byte ML-KEM encapsulation randomness m
-// (ML-KEM.Encaps_internal) and then its 32-byte X25519 private key. In FIPS
-// 140-3 mode (crypto/fips140.Enabled) ML-KEM-768 is crypto/mlkem instead
-// of circl's; X25519 is not an approved algorithm, so this method is not
-// approved in that mode either.
+// (ML-KEM.Encaps_internal) and then its 32-byte X25519 private key.
+//
+// # FIPS 140-3 mode
+//
+// X25519 is not an approved algorithm, so this method is not approved in
+// FIPS 140-3 mode, and sshkex does not register it there (x/crypto keeps
+// its own implementation in its FIPS-mode defaults). Used directly:
+//
+//   - under GODEBUG=fips140=on the exchange runs and reads the reader as
+//     above, with crypto/mlkem as its ML-KEM-768 instead of circl's;
+//   - under GODEBUG=fips140=only the client runs (NewClient and Finish:
+//     crypto/mlkem's key from the seed d || z is a service the mode
+//     allows), but Respond always fails, with an error naming
+//     crypto/mlkem/mlkemtest: encapsulation with a given m goes through
+//     mlkemtest, which the mode refuses, even when m comes from
+//     crypto/rand. A server in that mode needs mlkem768nistp256 or
+//     mlkem1024nistp384.
 package mlkem768x25519

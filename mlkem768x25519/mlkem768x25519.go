@@ -84,7 +84,8 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 // Respond returns an error if clientInit is not ClientInitSize bytes long,
 // if the client's ML-KEM-768 encapsulation key fails the FIPS 203 section
 // 7.2 check, if the client's X25519 public key gives an all-zero shared
-// secret, or if reading from rand fails. K must be kept secret. Respond is
+// secret, if reading from rand fails, or always under
+// GODEBUG=fips140=only (see the package documentation). K must be kept secret. Respond is
 // safe for concurrent use if rand is.
 func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
 	return method.Respond(rand, clientInit)

@@ -61,14 +61,37 @@ const (
 )
 
 // DecapsulationKey is the secret key used to decapsulate a shared key from
-// a ciphertext. It must be kept secret.
+// a ciphertext. It must be kept secret. Create keys with GenerateKey,
+// NewDecapsulationKey, GenerateKeys or a KeyPool: the zero value (and a
+// nil *DecapsulationKey) holds no key, and its methods panic with a
+// message saying so, as crypto/mlkem's zero keys panic.
 type DecapsulationKey struct {
 	sk *core.PrivateKey
 }
 
-// EncapsulationKey is the public key used to produce ciphertexts.
+// EncapsulationKey is the public key used to produce ciphertexts. Create
+// keys with NewEncapsulationKey or DecapsulationKey.EncapsulationKey:
+// the zero value (and a nil *EncapsulationKey) holds no key, and its
+// methods panic with a message saying so.
 type EncapsulationKey struct {
 	pk *core.PublicKey
+}
+
+// private returns dk's key; a zero or nil dk is a programming error, and
+// a panic naming it is clearer than the nil dereference it would be.
+func (dk *DecapsulationKey) private() *core.PrivateKey {
+	if dk == nil || dk.sk == nil {
+		panic("sntrup761: DecapsulationKey holds no key: create it with GenerateKey or NewDecapsulationKey")
+	}
+	return dk.sk
+}
+
+// public is private's counterpart for an EncapsulationKey.
+func (ek *EncapsulationKey) public() *core.PublicKey {
+	if ek == nil || ek.pk == nil {
+		panic("sntrup761: EncapsulationKey holds no key: create it with NewEncapsulationKey or DecapsulationKey.EncapsulationKey")
+	}
+	return ek.pk
 }
 
 var (
@@ -99,13 +122,13 @@ func NewDecapsulationKey(b []byte) (*DecapsulationKey, error) {
 // Bytes returns the decapsulation key in its 1763-byte encoding. The result
 // must be kept secret.
 func (dk *DecapsulationKey) Bytes() []byte {
-	b := *dk.sk.Bytes()
+	b := *dk.private().Bytes()
 	return b[:]
 }
 
 // EncapsulationKey returns the public encapsulation key of dk.
 func (dk *DecapsulationKey) EncapsulationKey() *EncapsulationKey {
-	return &EncapsulationKey{dk.sk.PublicKey()}
+	return &EncapsulationKey{dk.private().PublicKey()}
 }
 
 // Encapsulator returns the public encapsulation key, as a
@@ -119,11 +142,12 @@ func (dk *DecapsulationKey) Encapsulator() crypto.Encapsulator {
 // ciphertext of the right length yields the implicit-rejection key
 // (section 2.3.8). The shared key must be kept secret.
 func (dk *DecapsulationKey) Decapsulate(ciphertext []byte) (sharedKey []byte, err error) {
+	sk := dk.private()
 	if len(ciphertext) != CiphertextSize {
 		return nil, errors.New("sntrup761: invalid ciphertext length")
 	}
 	var k [SharedKeySize]byte
-	dk.sk.Decapsulate((*[CiphertextSize]byte)(ciphertext), &k)
+	sk.Decapsulate((*[CiphertextSize]byte)(ciphertext), &k)
 	return k[:], nil
 }
 
@@ -139,7 +163,7 @@ func NewEncapsulationKey(b []byte) (*EncapsulationKey, error) {
 
 // Bytes returns the encapsulation key in its 1158-byte encoding.
 func (ek *EncapsulationKey) Bytes() []byte {
-	b := *ek.pk.Bytes()
+	b := *ek.public().Bytes()
 	return b[:]
 }
 
@@ -167,7 +191,7 @@ func generateKey(rand io.Reader) (*DecapsulationKey, error) {
 func encapsulate(ek *EncapsulationKey, rand io.Reader) (sharedKey, ciphertext []byte, err error) {
 	ct := new([CiphertextSize]byte)
 	var k [SharedKeySize]byte
-	if err := ek.pk.Encapsulate(rand, ct, &k); err != nil {
+	if err := ek.public().Encapsulate(rand, ct, &k); err != nil {
 		return nil, nil, err
 	}
 	return k[:], ct[:], nil

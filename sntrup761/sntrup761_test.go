@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha512"
+	"strings"
 	"testing"
 
 	"github.com/pqkex/pqkex/sntrup761"
@@ -203,5 +204,35 @@ func TestGenerateKeys(t *testing.T) {
 	}
 	if _, err := sntrup761.GenerateKeys(-1); err == nil {
 		t.Fatal("GenerateKeys(-1) succeeded")
+	}
+}
+
+// TestZeroKeys: every method of a zero or nil key panics with a message
+// naming the mistake, not with a nil dereference (crypto/mlkem's zero
+// keys panic too, with a nil dereference).
+func TestZeroKeys(t *testing.T) {
+	var nilDK *sntrup761.DecapsulationKey
+	var nilEK *sntrup761.EncapsulationKey
+	for name, f := range map[string]func(){
+		"DecapsulationKey{}.Bytes":            func() { (&sntrup761.DecapsulationKey{}).Bytes() },
+		"DecapsulationKey{}.EncapsulationKey": func() { (&sntrup761.DecapsulationKey{}).EncapsulationKey() },
+		"DecapsulationKey{}.Encapsulator":     func() { (&sntrup761.DecapsulationKey{}).Encapsulator() },
+		"DecapsulationKey{}.Decapsulate":      func() { (&sntrup761.DecapsulationKey{}).Decapsulate(make([]byte, sntrup761.CiphertextSize)) },
+		"DecapsulationKey{}.Decapsulate(nil)": func() { (&sntrup761.DecapsulationKey{}).Decapsulate(nil) },
+		"nil DecapsulationKey.Bytes":          func() { nilDK.Bytes() },
+		"EncapsulationKey{}.Bytes":            func() { (&sntrup761.EncapsulationKey{}).Bytes() },
+		"EncapsulationKey{}.Encapsulate":      func() { (&sntrup761.EncapsulationKey{}).Encapsulate() },
+		"nil EncapsulationKey.Encapsulate":    func() { nilEK.Encapsulate() },
+	} {
+		func() {
+			defer func() {
+				p := recover()
+				msg, ok := p.(string)
+				if !ok || !strings.HasPrefix(msg, "sntrup761: ") || !strings.Contains(msg, " holds no key: create it with ") {
+					t.Errorf("%s: panic %v (%T), want one saying the key holds none", name, p, p)
+				}
+			}()
+			f()
+		}()
 	}
 }

@@ -64,4 +64,14 @@
 // that makes many connections can take its keys from a sntrup761.KeyPool,
 // which generates them in batches much more cheaply, and pass each to
 // NewClientWithKey, which then reads only the X25519 private key.
+//
+// # FIPS 140-3 mode
+//
+// Neither sntrup761 nor X25519 is an approved algorithm, so this method is
+// not approved in FIPS 140-3 mode, and sshkex does not register it there.
+// Used directly, it runs unchanged under GODEBUG=fips140=on and =only,
+// reading the reader as above: sntrup761 is this module's own code and
+// X25519 circl's, so neither is a service of the Go Cryptographic Module
+// that the mode could restrict (only SHA-512 is, and it is approved).
+// Running in that mode does not make the key exchange approved.
 package sntrup761x25519

@@ -79,3 +79,11 @@ func BenchmarkClientInitPooled(b *testing.B) {
 		}
 	}
 }
+
+// TestNewClientWithZeroKey: the zero DecapsulationKey holds no key, and
+// NewClientWithKey refuses it as it refuses nil.
+func TestNewClientWithZeroKey(t *testing.T) {
+	if _, err := sntrup761x25519.NewClientWithKey(&sntrup761.DecapsulationKey{}, nil); err == nil || err.Error() != "sntrup761x25519: NewClientWithKey needs a decapsulation key" {
+		t.Errorf("zero key: %v", err)
+	}
+}

@@ -66,11 +66,12 @@ func NewClient(rand io.Reader) (*Client, error) {
 // example one from a sntrup761.KeyPool, which generates keys in batches
 // at a fraction of the cost of one key each. Only the 32-byte X25519
 // private key is read from rand (crypto/rand if rand is nil). It returns
-// an error if dk is nil or reading from rand fails. The Client does not
-// copy dk: the caller must not use dk again, and the Client overwrites it
-// once the key exchange is over.
+// an error if dk is nil or the zero DecapsulationKey (no key) or if
+// reading from rand fails. The Client does not copy dk: the caller must
+// not use dk again, and the Client overwrites it once the key exchange is
+// over.
 func NewClientWithKey(dk *sntrup761.DecapsulationKey, rand io.Reader) (*Client, error) {
-	if dk == nil {
+	if dk == nil || *dk == (sntrup761.DecapsulationKey{}) {
 		return nil, errors.New("sntrup761x25519: NewClientWithKey needs a decapsulation key")
 	}
 	c := new(Client)

@@ -1,8 +1,10 @@
 package vectors
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -154,5 +156,113 @@ func TestRunFS(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// modulusFile is a gzipped CCTV modulus file: the first key of the
+// bundled ML-KEM-768 one (so that Detect recognises it), then lines.
+func modulusFile(t *testing.T, lines ...string) []byte {
+	t.Helper()
+	z, err := fs.ReadFile(Bundled(), "cctv_mlkem768_modulus.txt.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := bufio.NewReader(zr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write([]byte(first))
+	for _, l := range lines {
+		w.Write([]byte(l + "\n"))
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+// TestRunBounds: a hostile file can neither run unboundedly nor make Run
+// keep unbounded failures: a gzipped file decompressing to more than 64
+// MiB, or a line-based file of more than 20 000 lines, fails as a whole;
+// of many failed vectors, the first 100 keep their message.
+func TestRunBounds(t *testing.T) {
+	rsp, err := fs.ReadFile(Bundled(), "sntrup761_nist_kat.rsp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		err  string
+	}{
+		// 140 lines of 500 KB: 70 MB decompressed, from a 70 KB file.
+		{"decompressed size", modulusFile(t, slices.Repeat([]string{strings.Repeat("00", 250000)}, 140)...), "decompresses to more than 64 MiB"},
+		{"lines of a gzipped file", modulusFile(t, slices.Repeat([]string{"00"}, 20000)...), "has more than 20000 lines"},
+		{"lines of an .rsp file", append(bytes.Clone(rsp), strings.Repeat("# more\n", 20000)...), "rsp file of more than 20000 lines"},
+	} {
+		r := Run(tc.name, tc.data)
+		t.Logf("%s (%d bytes): %d passed, %d failed, %d failures kept, error %v", tc.name, len(tc.data), r.Passed, r.Failed, len(r.Failures), r.Err)
+		if r.Err == nil || !strings.Contains(r.Err.Error(), tc.err) || r.Failed != 1 || r.Passed != 0 {
+			t.Errorf("%s: want the file to fail as a whole with %q", tc.name, tc.err)
+		}
+	}
+	r := Run("many failures", modulusFile(t, slices.Repeat([]string{"00"}, 500)...))
+	t.Logf("many failures: %d passed, %d failed, %d failures kept, error %v", r.Passed, r.Failed, len(r.Failures), r.Err)
+	if r.Err != nil || r.Passed != 1 || r.Failed != 500 || len(r.Failures) != 100 || !strings.Contains(r.Failures[99], "line 101") {
+		t.Errorf("want 1 passed, 500 failed and the first 100 failures kept")
+	}
+}
+
+// TestRunBadField: in each SSH vector file, a KEM ciphertext one byte
+// short or long in the first test fails that test alone (the runner
+// checks the length before the KEM sees it), and the file's other
+// vectors still count; so does a count of the sntrup761 KAT with a short
+// ct.
+func TestRunBadField(t *testing.T) {
+	for _, name := range []string{
+		"mlkem768x25519-sha256_openssh.json", "sntrup761x25519-sha512_openssh.json", "mlkem768nistp256-sha256_openssh.json",
+		"mlkem768nistp256-sha256_putty.json", "mlkem1024nistp384-sha384_putty.json",
+	} {
+		data, err := fs.ReadFile(Bundled(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := Run(name, data)
+		for _, change := range []func(string) string{
+			func(s string) string { return s[:len(s)-2] },
+			func(s string) string { return s + "00" },
+		} {
+			var f map[string]any
+			if err := json.Unmarshal(data, &f); err != nil {
+				t.Fatal(err)
+			}
+			test := f["tests"].([]any)[0].(map[string]any)
+			test["kem_ciphertext"] = change(test["kem_ciphertext"].(string))
+			bad, err := json.Marshal(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Run(name, bad)
+			t.Logf("%s, a %d-byte ciphertext: %d passed, %d failed, error %v; %q", name, len(test["kem_ciphertext"].(string))/2, r.Passed, r.Failed, r.Err, r.Failures)
+			if id := fmt.Sprintf("tcId %v: ", test["tcId"]); r.Err != nil || r.Failed != 1 || r.Passed != all.Passed-1 || !strings.Contains(r.Failures[0], id) {
+				t.Errorf("%s: want 1 failure, of %s, and %d passed", name, id, all.Passed-1)
+			}
+		}
+	}
+	rsp, err := fs.ReadFile(Bundled(), "sntrup761_nist_kat.rsp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(rsp, []byte("\nct = ")) + len("\nct = ")
+	j := i + bytes.IndexByte(rsp[i:], '\n')
+	bad := append(bytes.Clone(rsp[:j-2]), rsp[j:]...)
+	r := Run("short ct", bad)
+	t.Logf("sntrup761 KAT, count 0's ct 1038 bytes: %d passed, %d failed, error %v; %q", r.Passed, r.Failed, r.Err, r.Failures)
+	if r.Err != nil || r.Failed != 1 || r.Passed != 99 || r.Failures[0] != "count 0: ct has 1038 bytes, want 1039" {
+		t.Errorf("want count 0 failed for its ct's length, 99 passed")
 	}
 }

@@ -18,7 +18,10 @@
 //
 // A vector file is public test data: nothing in it is secret, and a file
 // that is malformed, truncated or hostile makes Run report an error, never
-// panic.
+// panic. A field of the wrong length fails its vector only; the file's
+// other vectors still count. A gzipped file that decompresses to more
+// than 64 MiB, or a line-based file (.rsp, CCTV's) of more than 20 000
+// lines, fails as a whole, so no file runs unboundedly.
 package vectors
 
 import (
@@ -69,7 +72,8 @@ const (
 
 // Result is the outcome of running one vector file. Passed and Failed
 // count individual vectors; Failures has one line per failed vector (its
-// identifier and the first difference found), in file order. A file that
+// identifier and the first difference found), in file order, for the
+// first 100 failed vectors. A file that
 // was recognised but does not parse or cannot be read has Err set and
 // counts as one failed vector. A file that is not run at all has Skipped
 // set (the reason) and no vectors.

@@ -104,8 +104,8 @@ func TestScanErrors(t *testing.T) {
 
 	for _, tc := range []struct{ name, sends, want string }{
 		{"http", "HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>" + strings.Repeat("x", 100),
-			`not an SSH server: it sent "HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>xxxxx"... (no SSH identification line`},
-		{"control bytes", "\x1b[2J\xff\n", `not an SSH server: it sent "\x1b[2J\xff\n" (no SSH identification line`},
+			`not an SSH server (no SSH identification line, RFC 4253 section 4.2): it sent "HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>xxxxxxxxxxxxxx"... (159 bytes)`},
+		{"control bytes", "\x1b[2J\xff\n", `not an SSH server (no SSH identification line, RFC 4253 section 4.2): it sent "\x1b[2J\xff\n"`},
 		{"silent close", "", "no SSH identification line: the server closed the connection without sending anything (not an SSH server, or one refusing connections"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

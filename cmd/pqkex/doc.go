@@ -98,6 +98,11 @@
 // key type, its SHA256 fingerprint and the time taken. -kex names are
 // checked before connecting. A listener that is not an SSH server is
 // reported as such, with the start of what it sent (quoted and truncated).
+// In text mode, whatever the server chose (its version line, its names,
+// errors quoting them or its disconnect message) is printed as it is
+// only if it is plain printable text, else Go-quoted with every control
+// character escaped, and cut to 512 bytes with its length noted: a
+// server cannot send escape sequences to the terminal or forge a line.
 //
 // Exit status 0 when a post-quantum key exchange was negotiated, 3 when
 // the server offers none (with a warning), 1 on error (then nothing is
@@ -121,7 +126,9 @@
 // hostile clients with limits named after sshd_config's (README.md has the
 // table with defaults): -max-startups S:R:F (unauthenticated connections,
 // random early drop from S at R%, all refused at F; default 32:30:64),
-// -per-source-max-startups (16) and -per-source-max-conns (64) per source,
+// -per-source-max-startups and -per-source-max-conns per source (a quarter
+// of the full -max-startups and of -max-conns as fitted unless given: 16
+// and 64 with the defaults),
 // sources grouped by -per-source-net-block-size (32:128), -max-conns (256,
 // lowered to fit the descriptor limit unless given), -max-sessions session
 // channels per connection (10; channel data is read and discarded, so a
@@ -130,9 +137,10 @@
 // logged-in connection unused the longest gives up its slot.
 // -login-grace-time (30s) bounds authentication and -idle-timeout (5m, 0
 // for never) silence after login. Accept errors caused by a flood are
-// retried with backoff. Everything a peer controls is quoted in the log,
-// and each source gets at most 5 lines per kind every 10 s, then one
-// summary line.
+// retried with backoff. Everything a peer controls is quoted in the log
+// and cut to 768 bytes with its length noted, and each source gets at
+// most 5 lines per kind every 10 s, then one summary line: at most 61
+// lines and 109 373 bytes per 10 s however many sources flood it.
 //
 // SIGTERM (as sent by systemd, docker stop or kill) and SIGINT stop it
 // alike: it stops accepting, closes every connection, writes the pending
@@ -277,7 +285,8 @@
 // KAT: 32 files, 6358 vectors; see package
 // github.com/pqkex/pqkex/vectors), and with -dir every file under DIR in
 // one of their formats (recognised by content). It prints a line per file
-// and "N passed, M failed". It exits 1 if a vector failed, and also if no
+// and "N passed, M failed"; a file name, error or failure that is not
+// plain printable text is Go-quoted with every control character escaped. It exits 1 if a vector failed, and also if no
 // vector ran at all (an empty directory, or no file in a known format),
 // saying so on stderr.
 package main

@@ -7,8 +7,15 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/vectors"
 )
+
+// fileTextBudget bounds, in bytes, each piece of text from a vector file
+// that kat prints (its first failure, its error); file names are printed
+// whole. Both go through sshwire.Printable: a file's name and contents
+// are not to send escape sequences to the terminal or forge a line.
+const fileTextBudget = 1024
 
 // runKAT implements "pqkex kat": it runs the known-answer vectors bundled
 // in the binary or, with -dir, every vector file under a directory, and
@@ -53,20 +60,21 @@ func runKAT(args []string, stdout, stderr io.Writer) int {
 
 	var passed, failed, skipped int
 	results := vectors.RunFS(fsys)
+	text := func(s string) string { return sshwire.Printable(s, fileTextBudget) }
 	for _, r := range results {
-		name := label(r.File)
+		name := sshwire.Printable(label(r.File), 0)
 		passed += r.Passed
 		failed += r.Failed
 		switch {
 		case r.Skipped != "":
 			skipped++
-			fmt.Fprintf(stdout, "skip  %s  %s\n", name, r.Skipped)
+			fmt.Fprintf(stdout, "skip  %s  %s\n", name, text(r.Skipped))
 		case r.Err != nil && r.Format == "":
-			fmt.Fprintf(stdout, "FAIL  %s  cannot read: %v\n", name, r.Err)
+			fmt.Fprintf(stdout, "FAIL  %s  cannot read: %s\n", name, text(r.Err.Error()))
 		case r.Err != nil:
-			fmt.Fprintf(stdout, "FAIL  %s  %s  %v\n", name, r.Format, r.Err)
+			fmt.Fprintf(stdout, "FAIL  %s  %s  %s\n", name, r.Format, text(r.Err.Error()))
 		case r.Failed > 0:
-			fmt.Fprintf(stdout, "FAIL  %s  %s  %d of %d failed: first failure %s\n", name, r.Format, r.Failed, r.Passed+r.Failed, r.Failures[0])
+			fmt.Fprintf(stdout, "FAIL  %s  %s  %d of %d failed: first failure %s\n", name, r.Format, r.Failed, r.Passed+r.Failed, text(r.Failures[0]))
 		default:
 			fmt.Fprintf(stdout, "ok    %s  %s  %s\n", name, r.Format, katVectors(r.Passed))
 		}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -161,6 +160,12 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// peerTextBudget bounds, in bytes, each piece of a server's text that
+// scan prints in text mode (a name, a version line, an error carrying
+// the server's names or disconnect message); sshwire.Printable and
+// Quote cut longer ones and note their length.
+const peerTextBudget = 512
+
 func printScan(w io.Writer, r *scanResult) {
 	fmt.Fprintf(w, "server      %s  %s\n", r.Host, printable(r.ServerVersion))
 	if len(r.KexOffered) == 0 {
@@ -194,15 +199,11 @@ func printScan(w io.Writer, r *scanResult) {
 	}
 }
 
-// printable returns s as it is if it is printable text, else Go-quoted:
-// the server chooses its version line and algorithm names, and must not
-// be able to send escape sequences to the terminal.
-func printable(s string) string {
-	if q := strconv.Quote(s); q[1:len(q)-1] != s {
-		return q
-	}
-	return s
-}
+// printable returns s as it is if it is printable text, else Go-quoted
+// (sshwire.Printable), and cut to peerTextBudget: the server chooses its
+// version line and algorithm names, and must not be able to send escape
+// sequences to the terminal.
+func printable(s string) string { return sshwire.Printable(s, peerTextBudget) }
 
 var errScanDone = errors.New("scan: key exchange complete")
 
@@ -235,7 +236,7 @@ func scan(addr string, prefs []string, timeout time.Duration) (*scanResult, erro
 		}
 	}
 	if res.Selected == "" {
-		return res, fmt.Errorf("no key exchange in common with the server (it offers %s)", strings.Join(res.KexOffered, ","))
+		return res, fmt.Errorf("no key exchange in common with the server (it offers %s)", printable(strings.Join(res.KexOffered, ",")))
 	}
 	res.PQ = slices.Contains(postQuantumKex, res.Selected)
 
@@ -264,7 +265,9 @@ func scan(addr string, prefs []string, timeout time.Duration) (*scanResult, erro
 		if err == nil {
 			err = errors.New("handshake finished without a host key")
 		}
-		return res, fmt.Errorf("key exchange %s failed: %v", res.Selected, err)
+		// x/crypto's errors quote the server's names and its disconnect
+		// message.
+		return res, fmt.Errorf("key exchange %s failed: %s", res.Selected, printable(err.Error()))
 	}
 	return res, nil
 }
@@ -294,37 +297,39 @@ func readServerKexInit(addr string, timeout time.Duration) (string, *sshwire.Kex
 	return version, ki, err
 }
 
-// recorder keeps the first bytes read through it, to say what a server
-// that is not an SSH server sent.
+// recorder keeps the first bytes read through it (up to maxRecorded;
+// reading a version line stops long before), to say what a server that
+// is not an SSH server sent.
 type recorder struct {
 	r   io.Reader
 	got []byte
 }
 
+const maxRecorded = 64 << 10
+
 func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
-	if keep := min(n, maxShown+1-len(r.got)); keep > 0 {
+	if keep := min(n, maxRecorded-len(r.got)); keep > 0 {
 		r.got = append(r.got, p[:keep]...)
 	}
 	return n, err
 }
 
-// maxShown bounds how much of a non-SSH server's answer an error quotes.
-const maxShown = 64
+// shownBudget bounds, in bytes, how much of a non-SSH server's answer an
+// error quotes.
+const shownBudget = 96
 
 // notSSH turns a failure to read the server's identification line into
 // an error that says the peer is not an SSH server and what it sent
-// (quoted with Go escapes, so control bytes and invalid UTF-8 cannot
-// reach the terminal, and truncated). Other errors with nothing received
-// are returned as they are.
+// (sshwire.Quote: Go escapes, so control bytes and invalid UTF-8 cannot
+// reach the terminal, and cut to shownBudget). Other errors with nothing
+// received are returned as they are.
 func notSSH(got []byte, timeout time.Duration, err error) error {
 	var ne net.Error
 	timedOut := errors.As(err, &ne) && ne.Timeout()
 	switch {
-	case len(got) > maxShown:
-		return fmt.Errorf("not an SSH server: it sent %s... (no SSH identification line, RFC 4253 section 4.2)", strconv.Quote(string(got[:maxShown])))
 	case len(got) > 0:
-		return fmt.Errorf("not an SSH server: it sent %s (no SSH identification line, RFC 4253 section 4.2)", strconv.Quote(string(got)))
+		return fmt.Errorf("not an SSH server (no SSH identification line, RFC 4253 section 4.2): it sent %s", sshwire.Quote(string(got), shownBudget))
 	case timedOut:
 		return fmt.Errorf("not an SSH server: it sent nothing within %v", timeout)
 	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
@@ -342,7 +347,7 @@ func readKexInit(br *bufio.Reader) (string, *sshwire.KexInit, error) {
 		return "", nil, fmt.Errorf("reading the server's version line: %w", err)
 	}
 	if !strings.HasPrefix(version, "SSH-2.0-") && !strings.HasPrefix(version, "SSH-1.99-") {
-		return version, nil, fmt.Errorf("server speaks %q, not SSH 2.0", version)
+		return version, nil, fmt.Errorf("server speaks %s, not SSH 2.0", sshwire.Quote(version, peerTextBudget))
 	}
 	payload, err := sshwire.ReadPlainPacket(br, maxScanPacket)
 	if err != nil {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -274,6 +273,77 @@ func TestServeStartupFloodIPv6(t *testing.T) {
 	}
 }
 
+// TestServeSmallLimits: with -max-conns 20 (as serve fits it to
+// "ulimit -n 36"), the per-source caps are a quarter of the fitted
+// limits, so one source holding every connection it can, each with a
+// session channel in use, or every unauthenticated slot it can, leaves
+// room for a client from another source.
+func TestServeSmallLimits(t *testing.T) {
+	t.Run("logged-in connections with active channels", func(t *testing.T) {
+		srv := startServe(t, 0, "-listen 127.0.0.1:0 -max-conns 20")
+		quit := make(chan struct{})
+		var wg sync.WaitGroup
+		defer func() { close(quit); wg.Wait() }()
+		held := 0
+		for range 20 {
+			c, err := sshFrom(attacker, srv.addr, "holder")
+			if err != nil {
+				continue
+			}
+			ch, reqs, err := c.OpenChannel("session", nil)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go ssh.DiscardRequests(reqs)
+			held++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				tick := time.NewTicker(100 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-quit:
+						return
+					case <-tick.C:
+						if _, err := ch.Write([]byte("x")); err != nil {
+							return
+						}
+					}
+				}
+			}()
+		}
+		answer, err := honestKex(honest, srv.addr)
+		limits := grepLines(srv.collect(200*time.Millisecond), "limits: ")
+		t.Logf("%s holds %d of 20 logged-in connections with active channels; honest client from %s: %q, %v; %q", attacker, held, honest, answer, err, limits)
+		if held != 5 || err != nil {
+			t.Errorf("want 5 held (a quarter of -max-conns 20) and the honest client served")
+		}
+	})
+	t.Run("unauthenticated connections", func(t *testing.T) {
+		srv := startServe(t, 0, "-listen 127.0.0.1:0 -max-startups 10 -login-grace-time 20s")
+		held := 0
+		for range 10 {
+			c, err := dialFrom(attacker, srv.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			if _, err := c.Read(make([]byte, 1)); err == nil { // the server's version line: held
+				held++
+			}
+		}
+		answer, err := honestKex(honest, srv.addr)
+		t.Logf("%s holds %d of 10 unauthenticated slots; honest client from %s: %q, %v", attacker, held, honest, answer, err)
+		if held != 2 || err != nil {
+			t.Errorf("want 2 held (a quarter of -max-startups 10) and the honest client served")
+		}
+	})
+}
+
 // TestServeKeepaliveHolders: logged-in connections that only send
 // keepalives. One source holds at most -per-source-max-conns (64 of
 // 256); and when the server is full, a new client takes the slot of the
@@ -354,27 +424,6 @@ func TestServeKeepaliveHolders(t *testing.T) {
 			t.Errorf("want the honest client in within about 1s, by closing an unused connection")
 		}
 	})
-}
-
-// kexinit returns a cleartext SSH_MSG_KEXINIT packet (RFC 4253 sections 6
-// and 7.1) offering kex as its key exchange name-list.
-func kexinit(kex string) []byte {
-	var p []byte
-	p = append(p, 20) // SSH_MSG_KEXINIT
-	p = append(p, make([]byte, 16)...)
-	for _, l := range []string{kex, "ssh-ed25519", "aes128-ctr", "aes128-ctr", "hmac-sha2-256", "hmac-sha2-256", "none", "none", "", ""} {
-		p = binary.BigEndian.AppendUint32(p, uint32(len(l)))
-		p = append(p, l...)
-	}
-	p = append(p, 0, 0, 0, 0, 0) // first_kex_packet_follows, reserved
-	pad := 8 - (5+len(p))%8
-	if pad < 4 {
-		pad += 8
-	}
-	out := binary.BigEndian.AppendUint32(nil, uint32(1+len(p)+pad))
-	out = append(out, byte(pad))
-	out = append(out, p...)
-	return append(out, make([]byte, pad)...)
 }
 
 // fakeLine is what an attacker wants the log to show.

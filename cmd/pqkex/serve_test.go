@@ -158,7 +158,7 @@ func TestServeDescriptorLimit(t *testing.T) {
 		name, args string
 		wantLog    []string
 	}{
-		{"defaults", "", []string{"limits: max-startups 32:30:48, per-source-max-startups 16, per-source-max-conns 48, per-source-net-block-size 32:128, max-conns 48,", "refused: 16 unauthenticated connections from 127.0.0.1/32 (per-source-max-startups 16)"}},
+		{"defaults", "", []string{"limits: max-startups 32:30:48, per-source-max-startups 12, per-source-max-conns 12, per-source-net-block-size 32:128, max-conns 48,", "refused: 12 connections from 127.0.0.1/32 (per-source-max-conns 12)"}},
 		{"limits above the descriptor limit", "-max-conns 1000 -max-startups 1000 -per-source-max-startups 0 -per-source-max-conns 0", []string{"too many open files; retrying in "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,10 +11,13 @@ import (
 )
 
 // serveLimits are "pqkex serve"'s limits on hostile clients, as flags
-// named after their OpenSSH (sshd_config) counterparts. The defaults let
-// one source use at most a quarter of the connections and half of the
-// unauthenticated slots before random early drop starts, so a client
-// from another source still gets in while one source floods.
+// named after their OpenSSH (sshd_config) counterparts. Unless set, the
+// per-source caps are a quarter of -max-conns and of -max-startups' full
+// limit as fitted (check), so one source can use at most a quarter of
+// the connections and of the unauthenticated slots (with the defaults,
+// half of those before random early drop starts) however low the
+// descriptor limit makes them, and a client from another source still
+// gets in while one source floods.
 type serveLimits struct {
 	maxStartups          string // start:rate:full, or full
 	begin, rate, full    int    // parsed from maxStartups
@@ -35,8 +38,8 @@ const reservedFDs = 16
 
 func (l *serveLimits) flags(fs *flag.FlagSet) {
 	fs.StringVar(&l.maxStartups, "max-startups", "32:30:64", "unauthenticated connections: from start on, drop new ones at random with a probability rising from rate% to 100% at full (start:rate:full, or full alone: a hard limit; sshd's MaxStartups)")
-	fs.IntVar(&l.perSourceMaxStartups, "per-source-max-startups", 16, "most unauthenticated connections from one source (0: no limit; sshd's PerSourceMaxStartups)")
-	fs.IntVar(&l.perSourceMaxConns, "per-source-max-conns", 64, "most open connections from one source (0: no limit)")
+	fs.IntVar(&l.perSourceMaxStartups, "per-source-max-startups", 0, "most unauthenticated connections from one source (default: a quarter of -max-startups' full limit, 16 with the defaults; 0: no limit; sshd's PerSourceMaxStartups)")
+	fs.IntVar(&l.perSourceMaxConns, "per-source-max-conns", 0, "most open connections from one source (default: a quarter of -max-conns, 64 with the defaults; 0: no limit)")
 	fs.StringVar(&l.netBlockSize, "per-source-net-block-size", "32:128", "IPv4 and IPv6 prefix lengths that group addresses into one source (sshd's PerSourceNetBlockSize)")
 	fs.IntVar(&l.maxConns, "max-conns", 256, "most open connections (lowered to fit the descriptor limit unless set)")
 	fs.IntVar(&l.maxSessions, "max-sessions", 10, "most open session channels per connection (sshd's MaxSessions)")
@@ -45,8 +48,9 @@ func (l *serveLimits) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&l.idle, "idle-timeout", 5*time.Minute, "close a logged-in connection after this long without traffic (0: never)")
 }
 
-// check validates the flags and fits the connection limits to the
-// descriptor limit, unless -max-conns was set.
+// check validates the flags, fits the connection limits to the
+// descriptor limit, unless -max-conns was set, and sets the per-source
+// caps that were not set to a quarter of the fitted limits.
 func (l *serveLimits) check(fs *flag.FlagSet) error {
 	var err error
 	if l.begin, l.rate, l.full, err = parseMaxStartups(l.maxStartups); err != nil {
@@ -63,14 +67,20 @@ func (l *serveLimits) check(fs *flag.FlagSet) error {
 	case l.grace <= 0 || l.idle < 0 || l.unused < 0:
 		return fmt.Errorf("-login-grace-time must be positive, -idle-timeout and -unused-connection-timeout not negative")
 	}
-	maxConnsSet := false
-	fs.Visit(func(f *flag.Flag) { maxConnsSet = maxConnsSet || f.Name == "max-conns" })
-	if n := descriptorLimit(); n > 0 && !maxConnsSet && l.maxConns > n-reservedFDs {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if n := descriptorLimit(); n > 0 && !set["max-conns"] && l.maxConns > n-reservedFDs {
 		// One descriptor per connection, and a few for the process.
 		l.maxConns = max(1, n-reservedFDs)
 	}
 	l.full = min(l.full, l.maxConns)
 	l.begin = min(l.begin, l.full)
+	if !set["per-source-max-startups"] {
+		l.perSourceMaxStartups = max(1, l.full/4)
+	}
+	if !set["per-source-max-conns"] {
+		l.perSourceMaxConns = max(1, l.maxConns/4)
+	}
 	l.perSourceMaxStartups = min(l.perSourceMaxStartups, l.full)
 	l.perSourceMaxConns = min(l.perSourceMaxConns, l.maxConns)
 	return nil

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"flag"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +64,36 @@ func TestServeBadLimits(t *testing.T) {
 			// It is serving: the bad limit was accepted. (The server
 			// goroutine is left behind; the test has failed.)
 			t.Errorf("serve %q started", args)
+		}
+	}
+}
+
+// TestServeLimitsScale: unless set, the per-source caps are a quarter of
+// -max-conns and of -max-startups' full limit, after both are fitted;
+// set, they are kept (within those limits), 0 meaning no limit.
+func TestServeLimitsScale(t *testing.T) {
+	for args, want := range map[string]string{
+		"":                     "max-startups 32:30:64, per-source-max-startups 16, per-source-max-conns 64, ",
+		"-max-conns 20":        "max-startups 20, per-source-max-startups 5, per-source-max-conns 5, ",
+		"-max-conns 1000":      "max-startups 32:30:64, per-source-max-startups 16, per-source-max-conns 250, ",
+		"-max-startups 10":     "max-startups 10, per-source-max-startups 2, per-source-max-conns 64, ",
+		"-max-startups 2:30:3": "max-startups 2:30:3, per-source-max-startups 1, per-source-max-conns 64, ",
+		"-max-conns 20 -per-source-max-conns 8 -per-source-max-startups 7": "max-startups 20, per-source-max-startups 7, per-source-max-conns 8, ",
+		"-max-conns 20 -per-source-max-conns 30":                           "max-startups 20, per-source-max-startups 5, per-source-max-conns 20, ",
+		"-per-source-max-conns 0 -per-source-max-startups 0":               "max-startups 32:30:64, per-source-max-startups none, per-source-max-conns none, ",
+	} {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var l serveLimits
+		l.flags(fs)
+		if err := fs.Parse(strings.Fields(args)); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.check(fs); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if got := l.String(); !strings.HasPrefix(got, want) {
+			t.Errorf("limits with %q: %s\nwant them to start %s", args, got, want)
 		}
 	}
 }

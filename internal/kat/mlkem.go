@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
@@ -446,23 +447,35 @@ func RunWycheproof(t TB, name string, data []byte, ts ...Target) int {
 
 // RunCCTVModulus checks that every key of CCTV's modulus file (data:
 // gzipped hex, one key per line) is rejected by every target. One case
-// per key.
+// per key. A file that decompresses to more than maxDecompressed bytes
+// or maxLines lines ends the run.
 func RunCCTVModulus(t TB, name string, data []byte, ts ...Target) int {
 	t.Helper()
 	z, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	sc := bufio.NewScanner(z)
+	lr := &io.LimitedReader{R: z, N: maxDecompressed + 1}
+	sc := bufio.NewScanner(lr)
 	sc.Buffer(nil, 1<<20)
 	n := 0
+	tooBig := func() {
+		if lr.N == 0 {
+			t.Fatalf("%s decompresses to more than %d MiB", name, maxDecompressed>>20)
+		}
+	}
 	for line := 1; sc.Scan(); line++ {
+		tooBig()
+		if line > maxLines {
+			t.Fatalf("%s has more than %d lines", name, maxLines)
+		}
 		ek, err := hex.DecodeString(strings.TrimSpace(sc.Text()))
 		if err != nil {
 			t.Fatalf("%s line %d: %v", name, line, err)
 		}
 		n += onAll(t, ts, fmt.Sprintf("%s line %d", name, line), false, func(tg Target) error { return tg.RejectsEK(ek) })
 	}
+	tooBig()
 	if err := sc.Err(); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -475,8 +488,12 @@ func RunCCTVModulus(t TB, name string, data []byte, ts ...Target) int {
 // fields allow: one case.
 func RunCCTVCase(t TB, name string, data []byte, ts ...Target) int {
 	t.Helper()
+	lines := strings.Split(string(data), "\n")
+	if len(lines) > maxLines {
+		t.Fatalf("%s has more than %d lines", name, maxLines)
+	}
 	kv := map[string][]byte{}
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range lines {
 		key, val, ok := strings.Cut(line, " = ")
 		if !ok {
 			continue

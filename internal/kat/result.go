@@ -21,9 +21,10 @@ import (
 
 // Result counts the vectors of one file. Passed and Failed count
 // individual vectors; Failures has one line per failed vector (its
-// identifier and the first difference found), in file order. Err is set
-// when the file cannot be run at all, Skipped (with no vectors) when its
-// vectors are for an algorithm or parameter set pqkex does not implement.
+// identifier and the first difference found), in file order, for the
+// first maxFailures of them. Err is set when the file cannot be run at
+// all, Skipped (with no vectors) when its vectors are for an algorithm or
+// parameter set pqkex does not implement.
 type Result struct {
 	Passed   int
 	Failed   int
@@ -36,14 +37,34 @@ type Result struct {
 // performs for an accumulated recipe file.
 const AccumulatedTests = 10000
 
+// What one file can make the runners do and keep: a hostile file must
+// not run for hours or fill memory. A gzipped file may decompress to
+// maxDecompressed bytes and a line-based file (.rsp, CCTV's) hold
+// maxLines lines, each 20 times the largest bundled one (3.2 MB, 1040
+// lines); beyond, the file fails as a whole. Of the failed vectors, the
+// first maxFailures keep their message.
+const (
+	maxDecompressed = 64 << 20
+	maxLines        = 20000
+	maxFailures     = 100
+)
+
 // record counts one vector: passed if err is nil, failed otherwise.
 func (r *Result) record(id string, err error) {
 	if err == nil {
 		r.Passed++
 		return
 	}
+	r.fail(id + ": " + err.Error())
+}
+
+// fail counts one failed vector and keeps msg if fewer than maxFailures
+// are kept.
+func (r *Result) fail(msg string) {
 	r.Failed++
-	r.Failures = append(r.Failures, id+": "+err.Error())
+	if len(r.Failures) < maxFailures {
+		r.Failures = append(r.Failures, msg)
+	}
 }
 
 // equal returns an error naming what if got and want differ.

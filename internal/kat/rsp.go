@@ -29,7 +29,7 @@ type RSP struct {
 }
 
 // ParseRSP parses a NIST KEM .rsp file. Every count must have all six
-// fields, in any order.
+// fields, in any order; a file of more than maxLines lines is refused.
 func ParseRSP(r io.Reader) (*RSP, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
@@ -52,6 +52,9 @@ func ParseRSP(r io.Reader) (*RSP, error) {
 	line := 0
 	for sc.Scan() {
 		line++
+		if line > maxLines {
+			return nil, fmt.Errorf("vectors: rsp file of more than %d lines", maxLines)
+		}
 		l := strings.TrimSpace(sc.Text())
 		switch {
 		case l == "":

@@ -2,6 +2,7 @@ package kat
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/pqkex/pqkex/sntrup761"
@@ -25,8 +26,17 @@ func RunSNTRUP761KAT(f *RSP) Result {
 }
 
 func checkSNTRUP761Count(want *KEMKAT) error {
-	if len(want.Seed) != DRBGSeedSize {
-		return errors.New("seed is not 48 bytes")
+	// Lengths first: a count with a wrong one fails without costing a key
+	// generation.
+	for _, f := range []struct {
+		name string
+		b    []byte
+		n    int
+	}{{"seed", want.Seed, DRBGSeedSize}, {"pk", want.PK, sntrup761.EncapsulationKeySize}, {"sk", want.SK, sntrup761.DecapsulationKeySize},
+		{"ct", want.CT, sntrup761.CiphertextSize}, {"ss", want.SS, sntrup761.SharedKeySize}} {
+		if len(f.b) != f.n {
+			return fmt.Errorf("%s has %d bytes, want %d", f.name, len(f.b), f.n)
+		}
 	}
 	got, err := katCount(want.Seed)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -375,8 +376,18 @@ func oracleShared(curve string, priv, peer []byte) ([]byte, error) {
 // generation from the recorded calls gives ek, the file's private key
 // (expanded ML-KEM key where the implementation loads one; sntrup761's
 // encoding) has the same ek, encapsulation with the server's m gives ct
-// and the key, and decapsulation of ct gives the key.
+// and the key, and decapsulation of ct gives the key. The file's values
+// are checked for length first: the KEM's Decapsulate and Encapsulate
+// take only the right sizes.
 func kemAlone(k hybrid.KEM, calls [][]byte, m, filePriv, wantEK, wantCT, wantK []byte) error {
+	switch {
+	case len(wantEK) != k.EncapsulationKeySize():
+		return fmt.Errorf("client_kem_public_key has %d bytes, want %d", len(wantEK), k.EncapsulationKeySize())
+	case len(wantCT) != k.CiphertextSize():
+		return fmt.Errorf("kem_ciphertext has %d bytes, want %d", len(wantCT), k.CiphertextSize())
+	case len(m) != k.RandomnessSize():
+		return fmt.Errorf("the server's KEM random calls hold %d bytes, want %d", len(m), k.RandomnessSize())
+	}
 	r := &callReader{calls}
 	dk, err := k.GenerateKey(r)
 	if err != nil || len(r.calls) != 0 {

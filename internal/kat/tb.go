@@ -22,7 +22,8 @@ type TB interface {
 type recorder struct {
 	res    Result
 	inCase bool
-	err    error // the first failure of the vector in progress
+	err    error  // the first failure of the vector in progress
+	file   string // the last failure outside any vector
 }
 
 // fatal is the panic value of recorder.Fatalf.
@@ -33,8 +34,8 @@ func (r *recorder) Helper() {}
 func (r *recorder) Errorf(format string, args ...any) {
 	err := fmt.Errorf(format, args...)
 	if !r.inCase { // a check about the whole file
-		r.res.Failed++
-		r.res.Failures = append(r.res.Failures, err.Error())
+		r.file = err.Error()
+		r.res.fail(r.file)
 		return
 	}
 	if r.err == nil {
@@ -68,8 +69,7 @@ func each(t TB, f func()) {
 			r.res.Passed++
 			return
 		}
-		r.res.Failed++
-		r.res.Failures = append(r.res.Failures, r.err.Error())
+		r.res.fail(r.err.Error())
 	}()
 	f()
 }
@@ -86,7 +86,7 @@ func Record(run func(t TB)) (res Result) {
 		}
 		res = r.res
 		if p != nil {
-			res = Result{Err: errors.New(r.res.Failures[len(r.res.Failures)-1])}
+			res = Result{Err: errors.New(r.file)}
 		}
 	}()
 	run(r)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -72,10 +71,13 @@ type Server struct {
 	// Log, if set, receives log lines: one per connection with the
 	// negotiated algorithms, the handshake error or the limit that
 	// refused it, and summaries. Every peer-controlled value in a line
-	// is quoted (strconv.Quote) and a line never holds a control
-	// character, so a peer cannot start a line of the log. Per source
-	// and kind of line, only the first few lines of each interval are
-	// passed on; the rest are counted in one summary line (logging.go).
+	// is quoted and cut to a few hundred bytes with its length noted
+	// (sshwire.Quote), so a line never holds a control character (a
+	// peer cannot start a line of the log) and is at most LogLineMax
+	// bytes long. Per source and kind of line, only the first few lines
+	// of each interval are passed on; the rest are counted in one
+	// summary line, so however many sources flood it the log grows by
+	// at most LogBytesPerInterval bytes per LogInterval (logging.go).
 	Log func(string)
 
 	// MaxStartups caps the connections that have not finished the SSH
@@ -240,7 +242,9 @@ func (s *Server) handle(c *conn) {
 	ic := &idleConn{Conn: nc}
 	sc, chans, reqs, err := ssh.NewServerConn(ic, s.cfg)
 	if err != nil {
-		s.event(c.src, kindFailed, fmt.Sprintf("%s: handshake failed: %s", nc.RemoteAddr(), strconv.Quote(err.Error())))
+		// x/crypto's errors quote the peer's names and its disconnect
+		// message.
+		s.event(c.src, kindFailed, fmt.Sprintf("%s: handshake failed: %s", nc.RemoteAddr(), peerText(err.Error())))
 		return
 	}
 	defer sc.Close()
@@ -259,7 +263,7 @@ func (s *Server) handle(c *conn) {
 		// the version and user are the peer's, hence quoted.
 		kex = a.KeyExchange
 		s.event(c.src, kindLogin, fmt.Sprintf("%s: client %s kex=%s hostkey=%s cipher=%s user=%s",
-			nc.RemoteAddr(), strconv.Quote(string(sc.ClientVersion())), a.KeyExchange, a.HostKey, a.Read.Cipher, strconv.Quote(sc.User())))
+			nc.RemoteAddr(), peerText(string(sc.ClientVersion())), a.KeyExchange, a.HostKey, a.Read.Cipher, peerText(sc.User())))
 	}
 	go ssh.DiscardRequests(reqs)
 	s.serveChannels(c, chans, kex)

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
+
+	"github.com/pqkex/pqkex/internal/sshwire"
 )
 
 // Kinds of per-connection log lines, each summarised separately.
@@ -24,13 +24,34 @@ const (
 // full and logMaxKeys summaries (sources times kinds) are written per
 // interval, plus one line counting what came from further sources, so
 // no flood, from however many sources, writes more than
-// logMaxFull+logMaxKeys+1 lines per interval.
+// logMaxFull+logMaxKeys+1 lines per interval. Each is at most
+// LogLineMax bytes long: a line holds at most two peer-controlled values
+// (the login line's version and user), each cut to PeerTextMax bytes,
+// and 256 bytes of the server's own (addresses, algorithm names,
+// numbers); a longer line (there is none) would be quoted and cut whole.
 const (
-	logInterval = 10 * time.Second
-	logBurst    = 5
-	logMaxFull  = 30
-	logMaxKeys  = 30
+	LogInterval         = 10 * time.Second
+	PeerTextMax         = 768
+	LogLineMax          = 2*PeerTextMax + 256
+	LogBytesPerInterval = (logMaxFull + logMaxKeys + 1) * (LogLineMax + 1) // a line end each
+
+	logBurst   = 5
+	logMaxFull = 30
+	logMaxKeys = 30
 )
+
+// peerText is how a log line shows a value the peer chose: quoted, and
+// cut to PeerTextMax bytes with its length noted.
+func peerText(s string) string { return sshwire.Quote(s, PeerTextMax) }
+
+// logLine is the last guard on a line's length: within LogLineMax it is
+// passed on as it is (its peer-controlled parts are already quoted).
+func logLine(s string) string {
+	if len(s) <= LogLineMax {
+		return s
+	}
+	return sshwire.Quote(s, LogLineMax)
+}
 
 type logKey struct {
 	src  netip.Prefix
@@ -41,7 +62,7 @@ type logKey struct {
 // on to Server.Log and counts the rest.
 type logLimiter struct {
 	s        *Server
-	interval time.Duration // logInterval; shorter in tests
+	interval time.Duration // LogInterval; shorter in tests
 
 	mu         sync.Mutex
 	start      time.Time      // of the current interval; zero: none yet
@@ -55,7 +76,7 @@ type logLimiter struct {
 
 func (l *logLimiter) init(s *Server) {
 	l.s = s
-	l.interval = logInterval
+	l.interval = LogInterval
 }
 
 // event logs a per-connection line from src, unless the interval's
@@ -89,7 +110,7 @@ func (s *Server) event(src netip.Prefix, kind, line string) {
 	l.seen[k] = n + 1
 	if n < logBurst && l.full < logMaxFull {
 		l.full++
-		s.Log(oneLine(line))
+		s.Log(logLine(line))
 		return
 	}
 	l.suppressed[k]++
@@ -133,7 +154,7 @@ func (l *logLimiter) flushLocked() {
 	d := time.Since(l.start).Round(100 * time.Millisecond)
 	for _, k := range l.order {
 		if n := l.suppressed[k]; n > 0 {
-			l.s.Log(oneLine(fmt.Sprintf("%s: %d more %s (%d in all in %v), not logged one by one", source(k.src), n, k.kind, l.seen[k], d)))
+			l.s.Log(fmt.Sprintf("%s: %d more %s (%d in all in %v), not logged one by one", source(k.src), n, k.kind, l.seen[k], d))
 		}
 	}
 	kinds := make([]string, 0, len(l.other))
@@ -142,7 +163,7 @@ func (l *logLimiter) flushLocked() {
 	}
 	sort.Strings(kinds)
 	for _, kind := range kinds {
-		l.s.Log(oneLine(fmt.Sprintf("%d %s from further sources in %v, not logged one by one", l.other[kind], kind, d)))
+		l.s.Log(fmt.Sprintf("%d %s from further sources in %v, not logged one by one", l.other[kind], kind, d))
 	}
 	l.start = time.Time{}
 	l.full = 0
@@ -167,33 +188,6 @@ func (s *Server) acceptError(line string) {
 	s.accErr = now
 	s.mu.Unlock()
 	if s.Log != nil {
-		s.Log(oneLine(line))
+		s.Log(logLine(line))
 	}
-}
-
-// oneLine escapes what would let a string end a log line or start
-// another: control characters (C0, DEL, C1) and the Unicode line and
-// paragraph separators become \x.., \u.. escapes. The peer-controlled
-// parts of every line are already quoted with strconv.Quote; this is the
-// last guard for whatever reaches the log.
-func oneLine(s string) string {
-	if !strings.ContainsFunc(s, breaksLine) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !breaksLine(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
-}
-
-func breaksLine(r rune) bool {
-	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }

@@ -3,27 +3,26 @@ package kexserver
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
-func TestOneLine(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain line":          "plain line",
-		"a\nb":                `a\x0ab`,
-		"a\r\nb":              `a\x0d\x0ab`,
-		"esc\x1b[2J":          `esc\x1b[2J`,
-		"del\x7f":             `del\x7f`,
-		"c1\u0085\u009b":      `c1\x85\x9b`,
-		"ls\u2028ps\u2029end": `ls\u2028ps\u2029end`,
-		"üñí ok":              "üñí ok",
-	} {
-		if got := oneLine(in); got != want {
-			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+// printableLine reports whether a log line holds only printable runes
+// (no control character, line or paragraph separator, invalid UTF-8).
+func printableLine(l string) bool {
+	if !utf8.ValidString(l) {
+		return false
+	}
+	for _, r := range l {
+		if !strconv.IsPrint(r) {
+			return false
 		}
 	}
+	return true
 }
 
 // capture is a Server whose log lines are recorded.
@@ -46,9 +45,9 @@ func TestLogSummary(t *testing.T) {
 		s.event(a, kindFailed, fmt.Sprintf("a failure %d", i))
 	}
 	s.event(a, kindLogin, "a login")
-	s.event(b, kindFailed, "b failure\n")
+	s.event(b, kindFailed, "b failure")
 	got := lines()
-	if len(got) != logBurst+2 || got[logBurst] != "a login" || got[logBurst+1] != `b failure\x0a` {
+	if len(got) != logBurst+2 || got[logBurst] != "a login" || got[logBurst+1] != "b failure" {
 		t.Fatalf("lines in the interval: %q", got)
 	}
 	if !waitFor(2*time.Second, func() bool { return len(lines()) > logBurst+2 }) {
@@ -88,4 +87,19 @@ func TestLogManySources(t *testing.T) {
 		t.Fatalf("%d lines (%d summaries) for 3000 events from 1000 sources; last %q", len(got), summaries, got[len(got)-1])
 	}
 	t.Logf("3000 refusals from 1000 sources: %d lines, the last %q", len(got), got[len(got)-1])
+}
+
+// TestLogLineMax: a line longer than LogLineMax (the server builds none)
+// is quoted and cut whole; a peer value is cut to PeerTextMax.
+func TestLogLineMax(t *testing.T) {
+	s, lines := capture(time.Hour)
+	s.event(netip.MustParsePrefix("192.0.2.1/32"), kindFailed, strings.Repeat("x", 5000))
+	got := lines()
+	if len(got) != 1 || len(got[0]) > LogLineMax || !strings.HasSuffix(got[0], `"... (5000 bytes)`) {
+		t.Fatalf("a 5000-byte line logged as %d lines, the first %d bytes: %.60q...", len(got), len(got[0]), got[0])
+	}
+	if p := peerText(strings.Repeat("\x1b", 100000)); len(p) > PeerTextMax || !printableLine(p) || !strings.HasSuffix(p, `"... (100000 bytes)`) {
+		t.Fatalf("peerText of 100000 escapes: %d bytes, %.60q...", len(p), p)
+	}
+	s.logs.flush()
 }

@@ -255,15 +255,20 @@ func TestSoak(t *testing.T) {
 
 	logMu.Lock()
 	defer logMu.Unlock()
+	logBytes := 0
 	for _, l := range logLines {
-		if strings.HasPrefix(l, "2099/") || strings.ContainsFunc(l, breaksLine) {
+		logBytes += len(l) + 1
+		if strings.HasPrefix(l, "2099/") || !printableLine(l) {
 			t.Errorf("forged or unescaped log line: %q", l)
 			break
 		}
 	}
-	intervals := int(d/logInterval) + 2
+	intervals := int(d/LogInterval) + 2
 	if maxLines := intervals * (logMaxFull + logMaxKeys + 1); len(logLines) > maxLines {
 		t.Errorf("%d log lines in %v; the bound is %d", len(logLines), d, maxLines)
+	}
+	if maxBytes := intervals * LogBytesPerInterval; logBytes > maxBytes {
+		t.Errorf("%d bytes of log in %v; the bound is %d", logBytes, d, maxBytes)
 	}
 	slices.Sort(latencies)
 	pct := func(p int) time.Duration {

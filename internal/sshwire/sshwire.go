@@ -2,10 +2,11 @@
 // itself (RFC 4251 §5 data types, RFC 4253 §7.1 KEXINIT, RFC 5656 §4
 // KEX_ECDH_INIT / KEX_ECDH_REPLY, which the hybrid methods reuse). Every
 // length is checked before slicing; errors name the field that is wrong
-// and never quote message contents. It also has the two rules and tools
-// that the adapter and the command share about the wire: which key
-// exchange names are FIPS-approved (FIPSApprovedKEX) and an in-memory
-// connection for in-process handshakes (MemPipe).
+// and never quote message contents. It also has the rules and tools that
+// the adapter and the command share about the wire: which key exchange
+// names are FIPS-approved (FIPSApprovedKEX), an in-memory connection for
+// in-process handshakes (MemPipe), and the one escaping of text a peer or
+// a file chose for terminals and logs (Quote, Printable).
 package sshwire
 
 import (
