@@ -128,7 +128,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 			continue
 		}
 		done[i] = r
-		if v := printable(r.peer, 255); !slices.Contains(rep.Versions, v) {
+		if v := sshwire.Printable(r.peer, 255); !slices.Contains(rep.Versions, v) {
 			rep.Versions = append(rep.Versions, v)
 		}
 		if opts.Progress != nil {
@@ -231,7 +231,7 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 	}
 	peer, err := c.readVersion()
 	if err != nil {
-		return noCase("reading the client's identification line: %s", printable(err.Error(), 200))
+		return noCase("reading the client's identification line: %s", sshwire.Printable(err.Error(), 200))
 	}
 	// Our KEXINIT offers every method with cases left (the client's
 	// preference picks one, RFC 4253 §7.1), so that it need not wait for
@@ -259,7 +259,7 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 	algs, err := negotiate(clientInit, ki)
 	if err != nil {
 		c.write(disconnectMsg(3, "pqkex check: "+err.Error()+" (offered: key exchanges with cases left)"))
-		return noCase("negotiating with %s: %v", printable(peer, 255), err)
+		return noCase("negotiating with %s: %v", sshwire.Printable(peer, 255), err)
 	}
 	if clientInit.FirstKexFollows && (clientInit.KexAlgos[0] != ki.KexAlgos[0] || clientInit.HostKeyAlgos[0] != ki.HostKeyAlgos[0]) {
 		// The client guessed wrong and sends its guess's first key
@@ -280,7 +280,7 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 	defer r.finish(start)
 	ev = c.next(algs.strict)
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHInit {
-		return noCase("%s sent %s instead of SSH_MSG_KEX_ECDH_INIT", printable(peer, 255), describe(ev))
+		return noCase("%s sent %s instead of SSH_MSG_KEX_ECDH_INIT", sshwire.Printable(peer, 255), describe(ev))
 	}
 	qc, err := sshwire.ParseKexECDHInit(ev.payload)
 	if err != nil {

@@ -188,17 +188,17 @@ func keyType(algo string) string {
 func verifyHostSignature(algo string, hostKey, sigBlob, H []byte) error {
 	pub, err := ssh.ParsePublicKey(hostKey)
 	if err != nil {
-		return fmt.Errorf("the host key (K_S) does not parse: %s", printable(err.Error(), 200))
+		return fmt.Errorf("the host key (K_S) does not parse: %s", sshwire.Printable(err.Error(), 200))
 	}
 	if pub.Type() != keyType(algo) {
-		return fmt.Errorf("the host key is of type %s, the negotiated algorithm %s", printable(pub.Type(), 64), algo)
+		return fmt.Errorf("the host key is of type %s, the negotiated algorithm %s", sshwire.Printable(pub.Type(), 64), algo)
 	}
 	var sig ssh.Signature
 	if err := ssh.Unmarshal(sigBlob, &sig); err != nil {
-		return fmt.Errorf("the signature does not parse: %s", printable(err.Error(), 200))
+		return fmt.Errorf("the signature does not parse: %s", sshwire.Printable(err.Error(), 200))
 	}
 	if sig.Format != algo {
-		return fmt.Errorf("the signature is of algorithm %s, the negotiated one %s", printable(sig.Format, 64), algo)
+		return fmt.Errorf("the signature is of algorithm %s, the negotiated one %s", sshwire.Printable(sig.Format, 64), algo)
 	}
 	if err := pub.Verify(H, &sig); err != nil {
 		return errors.New("the host key signature does not verify over the exchange hash H computed from the transcript")

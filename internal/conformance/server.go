@@ -69,9 +69,9 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 	}
 	// A KEXINIT with no key exchange in common is the probe's normal end.
 	probe.c.nc.Close()
-	rep.Version = printable(probe.version, 255)
+	rep.Version = sshwire.Printable(probe.version, 255)
 	for _, k := range probe.serverInit.KexAlgos {
-		rep.Offered = append(rep.Offered, printable(k, 64))
+		rep.Offered = append(rep.Offered, sshwire.Printable(k, 64))
 	}
 	rep.Strict = slices.Contains(probe.serverInit.KexAlgos, strictServer)
 	names := opts.Methods
@@ -153,7 +153,7 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 		return fail("reading the server's identification line (RFC 4253 §4.2): %v", err)
 	}
 	if !strings.HasPrefix(peer, "SSH-2.0-") && !strings.HasPrefix(peer, "SSH-1.99-") {
-		return fail("the server speaks %s, not SSH 2.0", printable(peer, 64))
+		return fail("the server speaks %s, not SSH 2.0", sshwire.Printable(peer, 64))
 	}
 	ki := newKexInit(kex, clientHostKeyAlgos)
 	ki.FirstKexFollows = firstKexFollows
@@ -214,13 +214,13 @@ func describe(ev event) string {
 	case evPacket:
 		return "message " + messageName(ev.payload[0])
 	case evDisconnect:
-		return fmt.Sprintf("SSH_MSG_DISCONNECT %d (%s) %q", ev.reason, reasonName(ev.reason), printable(ev.text, 200))
+		return fmt.Sprintf("SSH_MSG_DISCONNECT %d (%s) %s", ev.reason, reasonName(ev.reason), sshwire.Quote(ev.text, 200))
 	case evClosed:
 		return "the connection closed without SSH_MSG_DISCONNECT"
 	case evTimeout:
 		return "nothing before the timeout"
 	}
-	return "malformed input: " + printable(ev.err.Error(), 200)
+	return "malformed input: " + sshwire.Printable(ev.err.Error(), 200)
 }
 
 var messageNames = map[byte]string{
@@ -244,7 +244,7 @@ func decide(r *Result, ev event, replyMsg byte) {
 	case evDisconnect:
 		r.Verdict = Rejected
 		r.DisconnectReason = ev.reason
-		r.DisconnectMessage = printable(ev.text, 200)
+		r.DisconnectMessage = sshwire.Printable(ev.text, 200)
 	case evClosed:
 		r.Verdict = Closed
 	case evTimeout:
