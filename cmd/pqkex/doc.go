@@ -186,8 +186,11 @@
 //     position and set to 4095; x25519-* (X25519): the seven low-order
 //     points (0, 1, two of order 8, p-1, p, p+1), each also with bit 255
 //     set; point-* (P-256, P-384): not on the curve, the point at
-//     infinity (as 04 and zeros, and as SEC1's single 00 byte),
-//     compressed (also zero-padded to 65/97 bytes), hybrid (06/07), x + p;
+//     infinity (as 04 and zeros, and as SEC1's single 00 byte), compressed
+//     zero-padded to 65/97 bytes, hybrid (06/07), coordinates zero-padded
+//     by a byte, x + p (for a point with a small x, and padded by a byte
+//     for the client's own point); point-compressed (RFC 10042 §2.3.1-2.3.2
+//     allow point compression: either answer conforms);
 //     init-truncated-string: C_INIT's length field one more than the
 //     bytes that follow. The server must abort.
 //   - second-init: two SSH_MSG_KEX_ECDH_INIT; after answering the first
@@ -232,11 +235,12 @@
 // such as SSH_MSG_UNIMPLEMENTED), hung (nothing decisive before -timeout),
 // malformed (not a valid SSH packet or message), not run, not applicable.
 // An abort conforms when rejected or closed; honest and
-// wrong-guess-ignored conform when completed. Everything a peer sent is
+// wrong-guess-ignored conform when completed; point-compressed ("either")
+// when rejected, closed, replied or accepted. Everything a peer sent is
 // escaped (and long messages cut) before it is printed.
 //
 // The table has a row per case: method, case, spec clause, expected
-// (abort or complete), observed and ok, FAIL, NOT RUN or n/a; the details
+// (abort, complete or either), observed and ok, FAIL, NOT RUN or n/a; the details
 // of every case that did not conform or run follow (of every case with
 // -v, which also prints each case as it finishes, on stderr). Exit status
 // 0 when every case ran and conformed (not applicable ones aside), 1 when

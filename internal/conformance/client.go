@@ -304,7 +304,7 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 		return idx, r, ""
 	}
 	ev = c.next(algs.strict)
-	if p.cs.expect == ExpectAbort {
+	if p.cs.expect != ExpectComplete {
 		decide(&r.Result, ev, msgNewKeys)
 		r.Detail = "sent " + p.cs.what + "; got " + r.Detail
 		return idx, r, ""

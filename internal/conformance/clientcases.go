@@ -89,14 +89,16 @@ func clientCases(m *method) []clientCase {
 		default:
 			what += " (a client that took it would fail on the signature instead: this case shows only that it aborted)"
 		}
-		cases = append(cases, signed(b.id, m.pointClause(), what, false, func(m *method, h *serverHalf, k []byte) ([]byte, []byte) {
+		c := signed(b.id, b.clauseFor(m), what, false, func(m *method, h *serverHalf, k []byte) ([]byte, []byte) {
 			bad := m.badPoints(h.pub)[i]
 			qs := append(h.ct[:len(h.ct):len(h.ct)], bad.value...)
 			if bad.lenient == zeroSecret {
 				return qs, m.combine(h.kPQ, make([]byte, len(h.kCL)))
 			}
 			return qs, k
-		}))
+		})
+		c.expect = b.expectation()
+		cases = append(cases, c)
 	}
 	return append(cases,
 		signed("sig-k-mpint", kClause+"; RFC 4253 §8", "a reply signed over H computed with K as an mpint instead of a string", true,

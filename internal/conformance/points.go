@@ -21,6 +21,10 @@ type badValue struct {
 	// that secret makes such a client accept instead of failing on the
 	// signature.
 	lenient lenientSecret
+	// expect and clause, if set, replace the abort a bad value requires
+	// and the curve's clause: for what the specification allows.
+	expect Expectation
+	clause string
 }
 
 type lenientSecret int
@@ -54,8 +58,8 @@ var x25519LowOrder = func() []badValue {
 		high := bytes.Clone(u)
 		high[31] |= 0x80
 		out = append(out,
-			badValue{"x25519-" + b.id, b.what, u, zeroSecret},
-			badValue{"x25519-" + b.id + "-bit255", b.what + ", with bit 255 set", high, zeroSecret})
+			badValue{id: "x25519-" + b.id, what: b.what, value: u, lenient: zeroSecret},
+			badValue{id: "x25519-" + b.id + "-bit255", what: b.what + ", with bit 255 set", value: high, lenient: zeroSecret})
 	}
 	return out
 }()
@@ -73,14 +77,24 @@ func nistBad(curve elliptic.Curve, point []byte) []badValue {
 	offCurve[len(offCurve)-1] ^= 1
 	sx, sy := smallPoint(params)
 	xPlusP := new(big.Int).Add(sx, params.P).FillBytes(make([]byte, n))
+	// The point itself with each coordinate one byte longer, and with x + p
+	// as its x-coordinate (which fits then): what a decoder that takes any
+	// even length and reduces mod p reads as the point.
+	padded := append(append([]byte{4, 0}, x...), append([]byte{0}, y...)...)
+	longXPlusP := new(big.Int).Add(new(big.Int).SetBytes(x), params.P).FillBytes(make([]byte, n+1))
 	return []badValue{
-		{"point-not-on-curve", "a point not on the curve (y changed)", offCurve, unknownSecret},
-		{"point-infinity", "the point at infinity as 04 followed by zeros", append([]byte{4}, make([]byte, 2*n)...), unknownSecret},
-		{"point-infinity-sec1", "the point at infinity in SEC1 form, the single byte 00", []byte{0}, unknownSecret},
-		{"point-compressed", "a compressed point (SEC1 02/03), shorter than an uncompressed one", compressed, honestSecret},
-		{"point-compressed-padded", "a compressed point zero-padded to the uncompressed length", append(bytes.Clone(compressed), make([]byte, n)...), honestSecret},
-		{"point-hybrid", "a point in SEC1's hybrid form (06/07)", append([]byte{6 + y[n-1]&1}, point[1:]...), honestSecret},
-		{"point-x-plus-p", "a point whose x-coordinate is given as x + p (not below p)", append(append([]byte{4}, xPlusP...), sy.FillBytes(make([]byte, n))...), unknownSecret},
+		{id: "point-not-on-curve", what: "a point not on the curve (y changed)", value: offCurve},
+		{id: "point-infinity", what: "the point at infinity as 04 followed by zeros", value: append([]byte{4}, make([]byte, 2*n)...)},
+		{id: "point-infinity-sec1", what: "the point at infinity in SEC1 form, the single byte 00", value: []byte{0}},
+		{id: "point-compressed", what: "a compressed point (SEC1 02/03), shorter than an uncompressed one", value: compressed, lenient: honestSecret,
+			// RFC 10042 §2.3.1-2.3.2: "point compression may be used".
+			expect: ExpectEither, clause: "RFC 10042 §2.3.1-2.3.2 (point compression may be used)"},
+		{id: "point-compressed-padded", what: "a compressed point zero-padded to the uncompressed length", value: append(bytes.Clone(compressed), make([]byte, n)...), lenient: honestSecret},
+		{id: "point-hybrid", what: "a point in SEC1's hybrid form (06/07)", value: append([]byte{6 + y[n-1]&1}, point[1:]...), lenient: honestSecret},
+		{id: "point-padded", what: "an uncompressed point with each coordinate zero-padded by one byte", value: padded, lenient: honestSecret},
+		{id: "point-x-plus-p", what: "a point whose x-coordinate is given as x + p (not below p)", value: append(append([]byte{4}, xPlusP...), sy.FillBytes(make([]byte, n))...)},
+		{id: "point-x-plus-p-padded", what: "a point whose x-coordinate is given as x + p in one byte more, y zero-padded by one byte",
+			value: append(append([]byte{4}, longXPlusP...), append([]byte{0}, y...)...), lenient: honestSecret},
 	}
 }
 

@@ -15,6 +15,10 @@ const (
 	ExpectAbort Expectation = "abort"
 	// ExpectComplete: the peer must complete the key exchange correctly.
 	ExpectComplete Expectation = "complete"
+	// ExpectEither: the specification allows the peer to go on or to
+	// abort (pqkex itself may be stricter); only a hang or a malformed
+	// answer does not conform.
+	ExpectEither Expectation = "either"
 )
 
 // Verdict is what the peer did.
@@ -64,6 +68,8 @@ func conforms(e Expectation, v Verdict) bool {
 		return v == Rejected || v == Closed
 	case ExpectComplete:
 		return v == Completed
+	case ExpectEither:
+		return v == Rejected || v == Closed || v == Replied || v == Accepted
 	}
 	return false
 }

@@ -46,8 +46,10 @@ func serverCases(m *method) []serverCase {
 		}
 	}
 	for i, b := range m.badPoints(nil) {
-		cases = append(cases, badInit(b.id, m.pointClause(), "a "+m.curve+" public key that is "+b.what,
-			func(ci []byte) []byte { return append(ci[:m.ekSize:m.ekSize], m.badPoints(ci[m.ekSize:])[i].value...) }))
+		c := badInit(b.id, b.clauseFor(m), "a "+m.curve+" public key that is "+b.what,
+			func(ci []byte) []byte { return append(ci[:m.ekSize:m.ekSize], m.badPoints(ci[m.ekSize:])[i].value...) })
+		c.expect = b.expectation()
+		cases = append(cases, c)
 	}
 	return append(cases,
 		serverCase{"init-truncated-string", "RFC 4251 §5; RFC 5656 §4", ExpectAbort, runTruncatedString},

@@ -51,6 +51,22 @@ func (m *method) pointClause() string {
 	return "RFC 10042 §2.1; RFC 5656 §4; SEC 1 §3.2.2"
 }
 
+// clauseFor is the clause of b for method m.
+func (b badValue) clauseFor(m *method) string {
+	if b.clause != "" {
+		return b.clause
+	}
+	return m.pointClause()
+}
+
+// expectation is what a peer must do with b.
+func (b badValue) expectation() Expectation {
+	if b.expect != "" {
+		return b.expect
+	}
+	return ExpectAbort
+}
+
 // badPoints returns the invalid classical public keys for m, the NIST
 // ones re-encoding point (a valid uncompressed point; nil: a new one).
 func (m *method) badPoints(point []byte) []badValue {
