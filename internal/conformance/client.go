@@ -96,10 +96,19 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 		err error
 	}
 	conns := make(chan accepted)
+	quit := make(chan struct{})
+	defer close(quit)
 	go func() {
 		for {
 			nc, err := opts.Listener.Accept()
-			conns <- accepted{nc, err}
+			select {
+			case conns <- accepted{nc, err}:
+			case <-quit:
+				if nc != nil {
+					nc.Close()
+				}
+				return
+			}
 			if err != nil {
 				return
 			}
@@ -114,7 +123,6 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 		select {
 		case a = <-conns:
 		case <-idle:
-			go func() { opts.Listener.Close(); <-conns }()
 			a.err = errIdle
 		}
 		if a.err != nil {
