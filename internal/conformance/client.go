@@ -9,6 +9,7 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"errors"
 	"fmt"
 	"net"
@@ -172,21 +173,26 @@ type hostKeys struct {
 
 func newHostKeys(given []ssh.Signer) (*hostKeys, error) {
 	gen := func(typ string) (ssh.Signer, error) {
+		var priv any
+		var err error
 		switch typ {
 		case ssh.KeyAlgoED25519:
-			_, priv, err := ed25519.GenerateKey(rand.Reader)
-			if err != nil {
-				return nil, err
-			}
-			return ssh.NewSignerFromKey(priv)
+			_, priv, err = ed25519.GenerateKey(rand.Reader)
 		case ssh.KeyAlgoECDSA256:
-			priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-			if err != nil {
-				return nil, err
-			}
-			return ssh.NewSignerFromKey(priv)
+			priv, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		case ssh.KeyAlgoECDSA384:
+			priv, err = ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+		case ssh.KeyAlgoECDSA521:
+			priv, err = ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+		case ssh.KeyAlgoRSA:
+			priv, err = rsa.GenerateKey(rand.Reader, 3072)
+		default:
+			return nil, fmt.Errorf("cannot make a host key of type %s for host-key-mismatch", typ)
 		}
-		return nil, fmt.Errorf("cannot make a host key of type %s for host-key-mismatch", typ)
+		if err != nil {
+			return nil, err
+		}
+		return ssh.NewSignerFromKey(priv)
 	}
 	if len(given) == 0 {
 		for _, typ := range []string{ssh.KeyAlgoED25519, ssh.KeyAlgoECDSA256} {

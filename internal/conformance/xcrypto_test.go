@@ -2,8 +2,11 @@ package conformance
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"net"
 	"os"
 	"strings"
@@ -149,6 +152,34 @@ func TestPacketCiphers(t *testing.T) {
 					t.Fatalf("%s: %s", r.Observed(), r.Detail)
 				}
 			})
+		}
+	}
+}
+
+// TestHostKeyTypes: -hostkey may be any key type x/crypto signs with; the
+// host-key-mismatch case gets another key of the same type.
+func TestHostKeyTypes(t *testing.T) {
+	for _, gen := range []func() (any, error){
+		func() (any, error) { return rsa.GenerateKey(rand.Reader, 2048) },
+		func() (any, error) { return ecdsa.GenerateKey(elliptic.P384(), rand.Reader) },
+		func() (any, error) { return ecdsa.GenerateKey(elliptic.P521(), rand.Reader) },
+	} {
+		priv, err := gen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ssh.NewSignerFromKey(priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hk, err := newHostKeys([]ssh.Signer{s})
+		if err != nil {
+			t.Fatalf("%s: %v", s.PublicKey().Type(), err)
+		}
+		for _, a := range hk.algos {
+			if hk.other[a] == nil || string(hk.other[a].PublicKey().Marshal()) == string(s.PublicKey().Marshal()) || hk.other[a].PublicKey().Type() != s.PublicKey().Type() {
+				t.Errorf("%s: no other key of the same type", a)
+			}
 		}
 	}
 }
