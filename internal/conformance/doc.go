@@ -1,0 +1,26 @@
+// Package conformance checks another SSH implementation's hybrid
+// post-quantum key exchange on the wire, for pqkex check (cmd/pqkex):
+// CheckServer plays the client against a server, CheckClients the server
+// for clients that connect, one case per connection.
+//
+// Each case sends what the specifications say a peer must refuse (or, for
+// the honest cases, complete) and records what the peer did as a Result:
+// its verdict, whether that conforms, and a detail in words. The cases
+// and their clauses are listed in cmd/pqkex's documentation (section
+// "check") and docs/conformance.md.
+//
+// The package carries just enough of the SSH transport for the cases
+// (conn.go: identification lines, the binary packet protocol, plain and,
+// after SSH_MSG_NEWKEYS, protected with sshwire's packet ciphers; kexinit.go:
+// negotiation, RFC 4253 §7.1, strict key exchange), and both halves of
+// each hybrid method written out from crypto/mlkem, crypto/ecdh and the
+// sntrup761 KEM (clienthalf.go, serverhalf.go) rather than from pqkex's
+// method engine, so that pqkex's own server and client are not checked
+// against themselves. The invalid values are data (points.go).
+//
+// Everything a peer sends is untrusted: every read is bounded by the
+// connection's deadline and by sshwire.MaxPacket, lengths are checked
+// before slicing, and peer text reaches a Result only through
+// sshwire.Printable or sshwire.Quote. The checks' own keys and shared
+// secrets never appear in a Result.
+package conformance
