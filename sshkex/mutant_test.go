@@ -292,6 +292,13 @@ var mutants = []mutant{
 		registerOnly: true,
 	},
 	{
+		name: "DiscardRequests panics (on a goroutine of the self-test serving a connection)",
+		edits: []edit{{"connection.go", `(func DiscardRequests\(in <-chan \*Request\) \{\n)`,
+			"${1}\tpanic(\"mutant: DiscardRequests panics\")\n"}},
+		want:         "a panic in x/crypto's DiscardRequests: mutant: DiscardRequests panics (in golang.org/x/crypto/ssh.DiscardRequests, connection.go:",
+		registerOnly: true,
+	},
+	{
 		name: "kexAlgoMap is renamed",
 		edits: []edit{
 			{"kex.go", `kexAlgoMap`, "kexRegistry"},

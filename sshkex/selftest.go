@@ -56,9 +56,10 @@ import (
 // goroutines during the self-test (Client and Server, the observe hook,
 // and x/crypto code they call, such as the packetConn) runs under
 // selfTestKEX, which turns a panic into the method's error; x/crypto's
-// client and server run on goroutines of the self-test, which recover a
-// panic in x/crypto's code there; and so do the goroutines that check the
-// results. Each such panic fails the self-test. A panic in x/crypto's
+// client and server, and the serving of their requests and channels, run
+// on goroutines of the self-test, which recover a panic in x/crypto's code
+// there; and so do the goroutines that check the results. Each such panic
+// fails the self-test. A panic in x/crypto's
 // code on a goroutine x/crypto started itself (its key exchange and read
 // loops outside pqkex's methods) cannot be recovered from here and still
 // ends the process.
@@ -183,12 +184,16 @@ func recoverCheck(what string, err *error) {
 	}
 }
 
-// recoverSide, deferred on the goroutine of the self-test that runs
-// x/crypto's client or server, turns a panic in x/crypto's code there into
-// *err and keeps it as the run's.
+// recoverSide, deferred on a goroutine of the self-test that runs
+// x/crypto's client or server or serves their connection, turns a panic in
+// x/crypto's code there into *err (if err is not nil) and keeps it as the
+// run's.
 func (r *selfTestRun) recoverSide(what string, err *error) {
 	if v := recover(); v != nil {
-		*err = r.keepPanic(panicError(what, v))
+		e := r.keepPanic(panicError(what, v))
+		if err != nil {
+			*err = e
+		}
 	}
 }
 
@@ -374,6 +379,19 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 
 	cc, sc := sshwire.MemPipe(true)
 	defer cc.Close()
+	// Each side's requests and channels are served until x/crypto closes
+	// them, when its connection ends.
+	var serving sync.WaitGroup
+	serve := func(reqs <-chan *ssh.Request, chans <-chan ssh.NewChannel) {
+		serving.Go(func() {
+			defer r.recoverSide("x/crypto's DiscardRequests", nil)
+			ssh.DiscardRequests(reqs)
+		})
+		serving.Go(func() {
+			defer r.recoverSide("rejecting x/crypto's channels", nil)
+			rejectChannels(chans)
+		})
+	}
 	serverDone, clientDone := make(chan side, 1), make(chan side, 1)
 	go func() {
 		var res side
@@ -384,8 +402,7 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 			res.err = err
 			return
 		}
-		go ssh.DiscardRequests(reqs)
-		go rejectChannels(chans)
+		serve(reqs, chans)
 		res.sid = bytes.Clone(conn.SessionID())
 		conn.Wait() // until the client closes the pipe
 	}()
@@ -398,8 +415,7 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 			res.err = err
 			return
 		}
-		go ssh.DiscardRequests(reqs)
-		go rejectChannels(chans)
+		serve(reqs, chans)
 		res.sid = bytes.Clone(conn.SessionID())
 		conn.Close()
 	}()
@@ -420,6 +436,16 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 	case server = <-serverDone:
 	case <-timeout.C:
 		return nil, nil, errors.New("x/crypto's server did not finish a self-test handshake in " + selfTestTimeout.String())
+	}
+	served := make(chan struct{})
+	go func() {
+		serving.Wait()
+		close(served)
+	}()
+	select {
+	case <-served:
+	case <-timeout.C:
+		return nil, nil, errors.New("x/crypto did not close a self-test connection's requests and channels in " + selfTestTimeout.String())
 	}
 	r.c2s, r.s2c = cc.Written(), sc.Written()
 	r.clientSID, r.serverSID = client.sid, server.sid
