@@ -234,18 +234,31 @@ func TestSessionKeysBothDirections(t *testing.T) {
 	}
 }
 
-// sshGoroutinesGone waits (up to 5 s) until no goroutine but the caller's
-// runs x/crypto/ssh's code or the self-test's, and fails the test if one
-// is left. (No test of this package runs in parallel.)
-func sshGoroutinesGone(t *testing.T) {
+// sshGoroutines returns the goroutines other than the caller's that run
+// x/crypto/ssh's code or the self-test's, by their header line
+// ("goroutine N [...]:").
+func sshGoroutines() map[string]string {
+	buf := make([]byte, 1<<20)
+	out := make(map[string]string)
+	for i, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if i > 0 && (strings.Contains(g, "golang.org/x/crypto/ssh.") || strings.Contains(g, "sshkex.(*selfTestRun)")) {
+			id, _, _ := strings.Cut(g, " [")
+			out[id] = g
+		}
+	}
+	return out
+}
+
+// noNewSSHGoroutines waits (up to 5 s) until every goroutine running
+// x/crypto/ssh's code or the self-test's was among before, and fails the
+// test if one is left.
+func noNewSSHGoroutines(t *testing.T, before map[string]string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		buf := make([]byte, 1<<20)
-		all := string(buf[:runtime.Stack(buf, true)])
 		var left []string
-		for i, g := range strings.Split(all, "\n\n") {
-			if i > 0 && (strings.Contains(g, "golang.org/x/crypto/ssh.") || strings.Contains(g, "sshkex.(*selfTestRun)")) {
+		for id, g := range sshGoroutines() {
+			if _, ok := before[id]; !ok {
 				left = append(left, g)
 			}
 		}
@@ -281,19 +294,18 @@ func TestSelfTestRecoversPanics(t *testing.T) {
 		{"server", []*method{nistp256Method, &dereferencingServer}, "mlkem1024nistp384-sha384: a panic in pqkex's Server on x/crypto's goroutine: runtime error: invalid memory address or nil pointer dereference (in github.com/pqkex/pqkex/sshkex.TestSelfTestRecoversPanics.func2, selftest_test.go:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sshGoroutinesGone(t) // those of earlier tests
-			before := captureRegistry()
+			goroutines, before := sshGoroutines(), captureRegistry()
 			err := selfTest(tc.methods)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("selfTest = %v, want an error containing %q", err, tc.want)
 			}
 			t.Log(err)
 			before.check(t)
-			sshGoroutinesGone(t)
+			noNewSSHGoroutines(t, goroutines)
 		})
 	}
 	t.Run("observe", func(t *testing.T) {
-		sshGoroutinesGone(t)
+		goroutines := sshGoroutines()
 		host := mustThrowaway(t)
 		r := newRun(t, nistp256Method, host)
 		r.kex.observe = func(server bool, _ *kexResult) {
@@ -306,7 +318,7 @@ func TestSelfTestRecoversPanics(t *testing.T) {
 			t.Fatalf("checkHonest = %v, want an error containing %q", err, want)
 		}
 		t.Log(err)
-		sshGoroutinesGone(t)
+		noNewSSHGoroutines(t, goroutines)
 	})
 	// The goroutines that check the results recover too.
 	t.Run("check", func(t *testing.T) {
