@@ -12,7 +12,8 @@
 // Cryptographic Module.
 //
 // Call Register once, in main or an init function, and let it return
-// before anything in the process starts an x/crypto/ssh handshake. If it
+// before anything in the process starts an x/crypto/ssh handshake (one
+// running meanwhile can fail or crash the process: see RegisterWith). If it
 // fails, x/crypto/ssh is untouched and still negotiates its own
 // mlkem768x25519-sha256 with peers that have it: log the error and carry
 // on, unless the program needs sntrup761 or the NIST hybrids.
@@ -33,9 +34,11 @@
 // x/crypto/ssh has no public hook for key exchanges, so sshkex reaches its
 // unexported registry through go:linkname. Register returns nil only when
 // the x/crypto in the running binary, whatever its version, passed
-// structural checks of those internals (check.go) and a self-test of a
-// few milliseconds through x/crypto's own client and server
-// (selftest.go); otherwise it returns an error naming the first failure
+// structural checks of those internals (check.go) and a self-test through
+// x/crypto's own client and server (selftest.go; Register takes about
+// 10 ms, once per process, and about 40 ms in FIPS 140-3 mode, most of it
+// the Go Cryptographic Module's self-tests on the first use of each
+// algorithm); otherwise it returns an error naming the first failure
 // and leaves x/crypto as it was. Registered tells whether the x/crypto was
 // a release CI verified this sshkex against (VerifiedXCrypto) or was
 // accepted on the checks alone; Options.RequireVerifiedXCrypto refuses the

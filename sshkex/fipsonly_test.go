@@ -21,7 +21,7 @@ import (
 // onlyModeTests are the tests of this package that apply under
 // GODEBUG=fips140=only (the others need X25519, AES-GCM or a process that
 // registers differently); .ci/run runs the same set in that mode.
-const onlyModeTests = "^(TestRegistered|TestSelfTestPasses|TestSelfTestFailsAndRestores|TestVerifyHonestDetects|TestCheckRejectedDetects|TestHandshakes|TestDefaultsNegotiatePQ|TestRekey|TestConcurrentHandshakes|TestHostKeyVerificationStaysInXCrypto|TestFIPSOnlyHandshake)$"
+const onlyModeTests = "^(TestRegistered|TestSelfTestPasses|TestSelfTestFailsAndRestores|TestVerifyHonestDetects|TestSessionKeysBothDirections|TestSelfTestRecoversPanics|TestKEXNilArguments|TestCheckRejectedDetects|TestHandshakes|TestDefaultsNegotiatePQ|TestRekey|TestConcurrentHandshakes|TestHostKeyVerificationStaysInXCrypto|TestFIPSOnlyHandshake)$"
 
 // TestFIPSOnlyHandshake runs x/crypto/ssh's own client and server (in
 // this process, over loopback TCP, aes256-ctr and hmac-sha2-256) with each

@@ -2,6 +2,7 @@ package sshkex
 
 import (
 	"crypto"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -59,8 +60,12 @@ type hybridKEX struct {
 }
 
 // Client sends SSH_MSG_KEX_ECDH_INIT with C_INIT and processes the server's
-// SSH_MSG_KEX_ECDH_REPLY.
+// SSH_MSG_KEX_ECDH_REPLY. A nil p or magics is an error (rand may be nil:
+// crypto/rand).
 func (k *hybridKEX) Client(p packetConn, rand io.Reader, magics *handshakeMagics) (*kexResult, error) {
+	if err := k.checkArgs(p, magics); err != nil {
+		return nil, err
+	}
 	c, err := k.m.newClient(rand)
 	if err != nil {
 		return nil, err
@@ -101,8 +106,20 @@ func (k *hybridKEX) Client(p packetConn, rand io.Reader, magics *handshakeMagics
 }
 
 // Server reads SSH_MSG_KEX_ECDH_INIT, answers with SSH_MSG_KEX_ECDH_REPLY
-// signed by priv with the negotiated host key algorithm algo.
+// signed by priv with the negotiated host key algorithm algo. A nil p,
+// magics or priv, a priv without a public key, and a nil signature from
+// it are errors (rand may be nil: crypto/rand).
 func (k *hybridKEX) Server(p packetConn, rand io.Reader, magics *handshakeMagics, priv ssh.AlgorithmSigner, algo string) (*kexResult, error) {
+	if err := k.checkArgs(p, magics); err != nil {
+		return nil, err
+	}
+	if priv == nil {
+		return nil, k.refuse("x/crypto gave the key exchange no host key signer")
+	}
+	pub := priv.PublicKey()
+	if pub == nil {
+		return nil, k.refuse("the host key signer has no public key")
+	}
 	packet, err := p.readPacket()
 	if err != nil {
 		return nil, err
@@ -115,10 +132,13 @@ func (k *hybridKEX) Server(p packetConn, rand io.Reader, magics *handshakeMagics
 	if err != nil {
 		return nil, err
 	}
-	hostKey := priv.PublicKey().Marshal()
+	hostKey := pub.Marshal()
 	H := kexhash.ExchangeHash(k.m.hash, magics.clientVersion, magics.serverVersion,
 		magics.clientKexInit, magics.serverKexInit, hostKey, qc, qs, K)
 	sig, err := priv.SignWithAlgorithm(rand, H, underlyingAlgo(algo))
+	if err == nil && sig == nil {
+		err = k.refuse("the host key signer returned no signature")
+	}
 	if err != nil {
 		clear(K) // K goes to x/crypto only on success
 		return nil, err
@@ -133,6 +153,26 @@ func (k *hybridKEX) Server(p packetConn, rand io.Reader, magics *handshakeMagics
 		k.observe(true, r)
 	}
 	return r, nil
+}
+
+// checkArgs returns an error for the nil arguments a key exchange cannot
+// run without: x/crypto passes none, but an x/crypto that did must get an
+// error, not a crash (the self-test is there to refuse it).
+func (k *hybridKEX) checkArgs(p packetConn, magics *handshakeMagics) error {
+	switch {
+	case k == nil || k.m == nil:
+		return errors.New("sshkex: a key exchange without a method")
+	case p == nil:
+		return k.refuse("x/crypto gave the key exchange no packetConn")
+	case magics == nil:
+		return k.refuse("x/crypto gave the key exchange no handshakeMagics")
+	}
+	return nil
+}
+
+// refuse returns an error of the key exchange saying why.
+func (k *hybridKEX) refuse(why string) error {
+	return fmt.Errorf("sshkex: %s: %s", k.m.name, why)
 }
 
 // underlyingAlgo returns the signature algorithm of a negotiated host key

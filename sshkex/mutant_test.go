@@ -40,9 +40,46 @@ type mutant struct {
 	// that has a readPacket method (the packetConn implementations, which
 	// differ between releases).
 	readersGet string
-	// want is a substring of the refusal users see.
+	// want is a substring of the refusal users see; also, more of them
+	// (for a change the self-test sees in both directions).
 	want string
+	also []string
+	// registerOnly: x/crypto's own key exchanges break too, so the probe
+	// only registers, and the test requires the refusal and a clean exit
+	// but no handshake afterwards.
+	registerOnly bool
 }
+
+// keyLetters edits the key letters (RFC 4253 §7.2) x/crypto derives one
+// direction's IV, cipher key and MAC key with: dir is "server" or
+// "client", letters the three it uses instead.
+func keyLetters(dir string, letters string) edit {
+	old := map[string]string{"server": "BDF", "client": "ACE"}[dir]
+	re := func(l string) string {
+		return fmt.Sprintf(`%sKeys = direction\{\[\]byte\{'%c'\}, \[\]byte\{'%c'\}, \[\]byte\{'%c'\}\}`, dir, l[0], l[1], l[2])
+	}
+	return edit{"transport.go", re(old), fmt.Sprintf("%sKeys = direction{[]byte{'%c'}, []byte{'%c'}, []byte{'%c'}}", dir, letters[0], letters[1], letters[2])}
+}
+
+// The three lines of the review (issue 29): every key of the server's
+// direction, told apart by its cipher key's letter 'D', is derived from an
+// empty kexResult (no K, H or session identifier), that is from public
+// data, while the client's direction stays right.
+var serverKeysFromPublicData = edit{"transport.go",
+	`(func newPacketCipher\(d direction, algs DirectionAlgorithms, kex \*kexResult\) \(packetCipher, error\) \{\n)`,
+	"${1}\tif d.keyTag[0] == 'D' {\n\t\tkex = &kexResult{Hash: kex.Hash}\n\t}\n"}
+
+// Strict key exchange (OpenSSH's PROTOCOL, kex-strict): x/crypto's client
+// and server stop offering it, or reset the sequence numbers after
+// SSH_MSG_NEWKEYS even without it, or keep them although it was agreed.
+var (
+	noStrictKex = []edit{
+		{"handshake.go", `\t\t\tmsg\.KexAlgos = append\(msg\.KexAlgos, kexStrictServer\)\n`, ""},
+		{"handshake.go", `\t\t\tmsg\.KexAlgos = append\(msg\.KexAlgos, kexStrictClient\)\n`, ""},
+	}
+	alwaysResetSeq = edit{"transport.go", `if strictMode \{(\n\s*s\.seqNum = 0\n)`, "if true {${1}"}
+	neverResetSeq  = edit{"transport.go", `if strictMode \{\n\s*s\.seqNum = 0\n\s*\}`, "_ = strictMode"}
+)
 
 // implementedByAll returns methods for every built-in key exchange type.
 func implementedByAll(method string) string {
@@ -158,7 +195,108 @@ var mutants = []mutant{
 	{
 		name:  "session keys are derived from H alone, not K",
 		edits: []edit{{"transport.go", `h\.Write\(r\.K\)`, "h.Write(r.H)"}},
-		want:  "did not derive its keys from pqkex's K and H",
+		want:  "did not derive its keys from pqkex's K and H: the client's first encrypted packet does not decrypt",
+		also:  []string{"; the server's first encrypted packet does not decrypt"},
+	},
+	// Changes of one direction's keys (issue 29): the self-test decrypts and
+	// authenticates both directions' packets after SSH_MSG_NEWKEYS, and
+	// names the direction and the key that failed.
+	{
+		name:  "the server's keys come from public data (for key tag 'D' an empty kexResult)",
+		edits: []edit{serverKeysFromPublicData},
+		want:  "the server's first encrypted packet does not decrypt with IV 'B' and key 'D'",
+	},
+	{
+		name:  "the server's IV is derived with the client's letter A",
+		edits: []edit{keyLetters("server", "ADF")},
+		want:  "the server's first encrypted packet does not decrypt with IV 'B' and key 'D'",
+	},
+	{
+		name:  "the server's cipher key is derived with the client's letter C",
+		edits: []edit{keyLetters("server", "BCF")},
+		want:  "the server's first encrypted packet does not decrypt with IV 'B' and key 'D'",
+	},
+	{
+		name:  "the server's MAC key is derived with the client's letter E",
+		edits: []edit{keyLetters("server", "BDE")},
+		want:  "the MAC of the server's first encrypted packet does not verify with key 'F'",
+	},
+	{
+		name:  "the client's IV is derived with the server's letter B",
+		edits: []edit{keyLetters("client", "BCE")},
+		want:  "the client's first encrypted packet does not decrypt with IV 'A' and key 'C'",
+	},
+	{
+		name:  "the client's cipher key is derived with the server's letter D",
+		edits: []edit{keyLetters("client", "ADE")},
+		want:  "the client's first encrypted packet does not decrypt with IV 'A' and key 'C'",
+	},
+	{
+		name:  "the client's MAC key is derived with the server's letter F",
+		edits: []edit{keyLetters("client", "ACF")},
+		want:  "the MAC of the client's first encrypted packet does not verify with key 'E'",
+	},
+	{
+		name:  "key derivation leaves out the session identifier",
+		edits: []edit{{"transport.go", `h\.Write\(r\.SessionID\)`, ""}},
+		want:  "the client's first encrypted packet does not decrypt",
+		also:  []string{"the server's first encrypted packet does not decrypt"},
+	},
+	{
+		name:  "key extension (K2 = HASH(K || H || K1)) repeats K1",
+		edits: []edit{{"transport.go", `if len\(digestsSoFar\) == 0 \{`, "if true {"}},
+		want:  "the MAC of the client's first encrypted packet does not verify with key 'E'",
+		also:  []string{"the MAC of the server's first encrypted packet does not verify with key 'F'"},
+	},
+	{
+		name:  "strict key exchange no longer resets the sequence numbers",
+		edits: []edit{neverResetSeq},
+		want:  "the MAC of the client's first encrypted packet verifies with sequence number 3, not 0",
+		also:  []string{"the MAC of the server's first encrypted packet verifies with sequence number 3, not 0"},
+	},
+	{
+		name:  "without strict key exchange the sequence numbers are reset",
+		edits: append([]edit{alwaysResetSeq}, noStrictKex...),
+		want:  "the MAC of the client's first encrypted packet verifies with sequence number 0, not 3",
+		also:  []string{"the MAC of the server's first encrypted packet verifies with sequence number 0, not 3"},
+	},
+	// Behaviour changes that crashed the process during Register before
+	// issue 29 (a nil dereference in pqkex's key exchange, a panic on a
+	// goroutine of x/crypto's or the self-test's): now an error. x/crypto's
+	// own key exchanges and client break on them too, so the probe makes no
+	// handshake after the refusal.
+	{
+		name:         "the server's key exchange is given nil handshakeMagics",
+		edits:        []edit{{"handshake.go", `kex\.Server\(t\.conn, t\.config\.Rand, magics,`, "kex.Server(t.conn, t.config.Rand, nil,"}},
+		want:         "; the server: sshkex: mlkem768nistp256-sha256: x/crypto gave the key exchange no handshakeMagics",
+		registerOnly: true,
+	},
+	{
+		name:         "the client's key exchange is given nil handshakeMagics",
+		edits:        []edit{{"handshake.go", `kex\.Client\(t\.conn, t\.config\.Rand, magics\)`, "kex.Client(t.conn, t.config.Rand, nil)"}},
+		want:         "x/crypto's client failed the handshake: ssh: handshake failed: sshkex: mlkem768nistp256-sha256: x/crypto gave the key exchange no handshakeMagics",
+		registerOnly: true,
+	},
+	{
+		name: "the packet writer panics on SSH_MSG_KEX_ECDH_INIT (called from pqkex's Client)",
+		edits: []edit{{"transport.go", `(func \(t \*transport\) writePacket\(packet \[\]byte\) error \{\n)`,
+			"${1}\tif len(packet) > 0 && packet[0] == 30 {\n\t\tpanic(\"mutant: writePacket panics\")\n\t}\n"}},
+		want:         "a panic in pqkex's Client on x/crypto's goroutine: mutant: writePacket panics (in golang.org/x/crypto/ssh.(*transport).writePacket, transport.go:",
+		registerOnly: true,
+	},
+	{
+		name: "the client panics while authenticating (on the goroutine that called NewClientConn)",
+		edits: []edit{{"client_auth.go", `(func \(c \*connection\) clientAuthenticate\(config \*ClientConfig\) error \{\n)`,
+			"${1}\tpanic(\"mutant: clientAuthenticate panics\")\n"}},
+		want:         "a panic in x/crypto's NewClientConn: mutant: clientAuthenticate panics (in golang.org/x/crypto/ssh.(*connection).clientAuthenticate, client_auth.go:",
+		registerOnly: true,
+	},
+	{
+		name: "DiscardRequests panics (on a goroutine of the self-test serving a connection)",
+		edits: []edit{{"connection.go", `(func DiscardRequests\(in <-chan \*Request\) \{\n)`,
+			"${1}\tpanic(\"mutant: DiscardRequests panics\")\n"}},
+		want:         "a panic in x/crypto's DiscardRequests: mutant: DiscardRequests panics (in golang.org/x/crypto/ssh.DiscardRequests, connection.go:",
+		registerOnly: true,
 	},
 	{
 		name: "kexAlgoMap is renamed",
@@ -171,11 +309,11 @@ var mutants = []mutant{
 	},
 }
 
-// probeMain registers (with RequireVerifiedXCrypto if its argument is
-// "require"), says how, and then runs x/crypto handshakes over loopback
-// with sntrup761x25519-sha512 and mlkem768nistp256-sha256, or with
-// x/crypto's own curve25519-sha256 when Register refused, to show x/crypto
-// still works.
+// probeMain registers (with RequireVerifiedXCrypto if an argument is
+// "require"), says how, and then, unless an argument is "register-only",
+// runs x/crypto handshakes over loopback with sntrup761x25519-sha512 and
+// mlkem768nistp256-sha256, or with x/crypto's own curve25519-sha256 when
+// Register refused, to show x/crypto still works.
 const probeMain = `package main
 
 import (
@@ -184,6 +322,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/pqkex/pqkex/sshkex"
@@ -191,7 +330,7 @@ import (
 )
 
 func main() {
-	opts := sshkex.Options{RequireVerifiedXCrypto: len(os.Args) > 1 && os.Args[1] == "require"}
+	opts := sshkex.Options{RequireVerifiedXCrypto: slices.Contains(os.Args[1:], "require")}
 	kexs := []string{sshkex.KeyExchangeSNTRUP761X25519, sshkex.KeyExchangeMLKEM768NISTP256}
 	if err := sshkex.RegisterWith(opts); err != nil {
 		fmt.Println("refused:", err)
@@ -199,6 +338,10 @@ func main() {
 	} else {
 		reg, _ := sshkex.Registered()
 		fmt.Printf("registered: %s, verified release: %v, self-test took %v\n", reg.XCrypto, reg.Verified, reg.SelfTest.Round(time.Microsecond))
+	}
+	if slices.Contains(os.Args[1:], "register-only") {
+		fmt.Println("exiting without a handshake")
+		return
 	}
 	for _, kex := range kexs {
 		if err := handshake(kex); err != nil {
@@ -287,9 +430,15 @@ func (e probeEnv) copyXCrypto(t *testing.T, m *mutant) string {
 	if out, err := exec.Command("chmod", "-R", "u+w", dir).CombinedOutput(); err != nil {
 		t.Fatalf("chmod: %v\n%s", err, out)
 	}
-	if m == nil {
-		return dir
+	if m != nil {
+		m.apply(t, dir, e.xVersion)
 	}
+	return dir
+}
+
+// apply changes the copy of x/crypto in dir (a module root, or a vendored
+// golang.org/x/crypto directory) as m says.
+func (m *mutant) apply(t *testing.T, dir, xVersion string) {
 	for _, ed := range m.edits {
 		path := filepath.Join(dir, "ssh", ed.file)
 		src, err := os.ReadFile(path)
@@ -298,7 +447,7 @@ func (e probeEnv) copyXCrypto(t *testing.T, m *mutant) string {
 		}
 		re := regexp.MustCompile(ed.old)
 		if !re.Match(src) {
-			t.Fatalf("mutant %q: %s has no match for %q (x/crypto %s changed; update the mutant)", m.name, ed.file, ed.old, e.xVersion)
+			t.Fatalf("mutant %q: %s has no match for %q (x/crypto %s changed; update the mutant)", m.name, ed.file, ed.old, xVersion)
 		}
 		if err := os.WriteFile(path, re.ReplaceAll(src, []byte(ed.new)), 0o644); err != nil {
 			t.Fatal(err)
@@ -313,7 +462,6 @@ func (e probeEnv) copyXCrypto(t *testing.T, m *mutant) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // packetReaders returns method declared on every type of the package in
@@ -360,6 +508,13 @@ type probe string
 // extra go.mod lines and extra environment for the go command.
 func (e probeEnv) build(t *testing.T, version, extra string, env []string) probe {
 	dir := t.TempDir()
+	e.writeProbe(t, dir, version, extra)
+	return buildProbe(t, dir, "-mod=mod", env)
+}
+
+// writeProbe writes the probe module into dir, requiring x/crypto at
+// version, with extra go.mod lines.
+func (e probeEnv) writeProbe(t *testing.T, dir, version, extra string) {
 	gomod := fmt.Sprintf("module probe\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/pqkex/pqkex v0.0.0\n\tgolang.org/x/crypto %s\n)\n\nreplace github.com/pqkex/pqkex => %q\n%s", version, e.root, extra)
 	sum, err := os.ReadFile(filepath.Join(e.root, "go.sum"))
 	if err != nil {
@@ -370,7 +525,11 @@ func (e probeEnv) build(t *testing.T, version, extra string, env []string) probe
 			t.Fatal(err)
 		}
 	}
-	build := exec.Command("go", "build", "-mod=mod", "-o", "probe", ".")
+}
+
+// buildProbe builds the probe module in dir with the -mod flag given.
+func buildProbe(t *testing.T, dir, mod string, env []string) probe {
+	build := exec.Command("go", "build", mod, "-o", "probe", ".")
 	build.Dir = dir
 	build.Env = append(os.Environ(), env...)
 	if out, err := build.CombinedOutput(); err != nil {
@@ -403,15 +562,30 @@ func TestMutatedXCryptoRefused(t *testing.T) {
 	for i := range mutants {
 		m := &mutants[i]
 		t.Run(m.name, func(t *testing.T) {
-			out := e.run(t, e.copyXCrypto(t, m))
-			t.Logf("%s", out)
-			if !strings.Contains(out, "refused:") || !strings.Contains(out, m.want) {
-				t.Fatalf("want a refusal naming %q, got:\n%s", m.want, out)
+			var args []string
+			if m.registerOnly {
+				args = []string{"register-only"}
 			}
-			if !strings.Contains(out, "handshake ok curve25519-sha256") {
+			out := e.run(t, e.copyXCrypto(t, m), args...)
+			t.Logf("%s", out)
+			wantRefusal(t, out, m)
+			if !m.registerOnly && !strings.Contains(out, "handshake ok curve25519-sha256") {
 				t.Fatalf("x/crypto's own key exchange failed after the refusal:\n%s", out)
 			}
 		})
+	}
+}
+
+// wantRefusal checks a probe's output for a refusal naming what m wants.
+func wantRefusal(t *testing.T, out string, m *mutant) {
+	t.Helper()
+	if !strings.Contains(out, "refused:") {
+		t.Fatalf("want a refusal, got:\n%s", out)
+	}
+	for _, want := range append([]string{m.want}, m.also...) {
+		if !strings.Contains(out, want) {
+			t.Fatalf("want a refusal naming %q, got:\n%s", want, out)
+		}
 	}
 }
 
@@ -443,4 +617,53 @@ func TestUnmodifiedXCryptoAccepted(t *testing.T) {
 		t.Fatalf("replaced copy with RequireVerifiedXCrypto:\n%s", out)
 	}
 	wantRegistered(t, "module cache release", e.run(t, ""), "golang.org/x/crypto "+e.xVersion+", verified release: true")
+}
+
+// TestVendoredXCryptoEditedInPlace: a program that vendors x/crypto at
+// go.mod's release (go mod vendor, built with -mod=vendor) reports that
+// release, and Registered says it is verified, so RequireVerifiedXCrypto
+// lets it through; edited in place the way of issue 29 (the server's keys
+// from public data), the same release number is refused, with and without
+// RequireVerifiedXCrypto, by the self-test.
+func TestVendoredXCryptoEditedInPlace(t *testing.T) {
+	e := newProbeEnv(t)
+	dir := t.TempDir()
+	e.writeProbe(t, dir, e.xVersion, "")
+	for _, args := range [][]string{{"mod", "tidy"}, {"mod", "vendor"}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	how := "golang.org/x/crypto " + e.xVersion
+	p := buildProbe(t, dir, "-mod=vendor", nil)
+	wantRegistered(t, "vendored, unedited", p.run(t), how+", verified release: true")
+	wantRegistered(t, "vendored, unedited, with RequireVerifiedXCrypto", p.run(t, "require"), how+", verified release: true")
+
+	m := findMutant(t, "the server's keys come from public data (for key tag 'D' an empty kexResult)")
+	m.apply(t, filepath.Join(dir, "vendor", "golang.org", "x", "crypto"), e.xVersion)
+	p = buildProbe(t, dir, "-mod=vendor", nil)
+	for _, args := range [][]string{nil, {"require"}} {
+		out := p.run(t, args...)
+		t.Logf("vendored, edited in place, args %q:\n%s", args, out)
+		wantRefusal(t, out, &mutant{want: "refused: sshkex: nothing registered: " + how + " failed the registration self-test: ", also: []string{m.want}})
+		if !strings.Contains(out, "handshake ok curve25519-sha256") {
+			t.Fatalf("x/crypto's own key exchange failed after the refusal:\n%s", out)
+		}
+	}
+}
+
+// TestNonStrictXCryptoAccepted: an x/crypto whose client and server no
+// longer offer strict key exchange (kex-strict-*-v00@openssh.com) derives
+// pqkex's keys right; the self-test then expects the sequence numbers
+// counted on from the first packet (not reset after SSH_MSG_NEWKEYS), and
+// such an x/crypto registers and completes handshakes. (The mutant
+// "without strict key exchange the sequence numbers are reset" shows that
+// the count is checked.)
+func TestNonStrictXCryptoAccepted(t *testing.T) {
+	e := newProbeEnv(t)
+	m := &mutant{name: "no strict key exchange", edits: noStrictKex}
+	dir := e.copyXCrypto(t, m)
+	wantRegistered(t, m.name, e.run(t, dir), "golang.org/x/crypto replaced by "+dir+", verified release: false")
 }

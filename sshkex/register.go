@@ -58,10 +58,12 @@ type Options struct {
 	KeepDefaults bool
 	// RequireVerifiedXCrypto makes Register refuse any x/crypto that is not
 	// a release in the range CI verified this sshkex against (a newer
-	// release, a pre-release, a pseudo-version, a replaced or vendored-by-
-	// directory copy), however the self-test goes. Without it such an
-	// x/crypto is accepted when the structural checks and the self-test
-	// pass.
+	// release, a pre-release, a pseudo-version, a copy go.mod replaces by a
+	// directory), however the self-test goes. Without it such an x/crypto
+	// is accepted when the structural checks and the self-test pass. A
+	// vendor directory counts as the release it was vendored from: like
+	// every verified release it must still pass the checks and the
+	// self-test, which refuse it if it was edited in a way they see.
 	RequireVerifiedXCrypto bool
 }
 
@@ -105,7 +107,8 @@ func Register() error { return RegisterWith(Options{}) }
 // x/crypto/ssh handshake (in main, or an init function): x/crypto reads
 // its registry and default lists without synchronisation, so a handshake
 // running during Register can read a torn default list (a slice whose
-// length is written before its data pointer) and fail or misbehave.
+// length is written before its data pointer) and fail, misbehave, or
+// crash the process (reading past the end of the list's array).
 //
 // It returns nil only after the structural checks and the self-test in the
 // package documentation pass; otherwise it returns an error naming the

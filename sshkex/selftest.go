@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,8 +33,11 @@ import (
 //     H that pqkex computes (kexhash) from the plaintext transcript recorded
 //     on the pipe (identification lines, both KEXINITs, KEX_ECDH_INIT and
 //     _REPLY) equals the H each side's key exchange returned and each side's
-//     SessionID(); and the client's first encrypted packet decrypts and
-//     authenticates with keys derived from that K and H (RFC 4253 §7.2).
+//     SessionID(); and every packet each side sent after SSH_MSG_NEWKEYS
+//     decrypts and authenticates with the keys of its direction derived
+//     from that K and H (RFC 4253 §7.2: the client's 'A', 'C', 'E', the
+//     server's 'B', 'D', 'F', session identifier H) and its sequence
+//     number (from 0 after a strict key exchange).
 //  2. a server that presents one host key and signs H with another, and a
 //     server whose signature is corrupted: x/crypto's client must reject
 //     both, after pqkex's Client returned its result. These share every line
@@ -45,6 +51,18 @@ import (
 // of the program and no peer offers those names. Host keys are ECDSA P-256
 // keys generated for the test and dropped after it; key exchanges use
 // x/crypto's default randomness (crypto/rand).
+//
+// Register must never crash. pqkex's code that x/crypto runs on its own
+// goroutines during the self-test (Client and Server, the observe hook,
+// and x/crypto code they call, such as the packetConn) runs under
+// selfTestKEX, which turns a panic into the method's error; x/crypto's
+// client and server, and the serving of their requests and channels, run
+// on goroutines of the self-test, which recover a panic in x/crypto's code
+// there; and so do the goroutines that check the results. Each such panic
+// fails the self-test. A panic in x/crypto's
+// code on a goroutine x/crypto started itself (its key exchange and read
+// loops outside pqkex's methods) cannot be recovered from here and still
+// ends the process.
 
 // selfTestTimeout bounds each self-test handshake: an x/crypto that hangs
 // one is refused after it.
@@ -55,10 +73,11 @@ type selfTestRun struct {
 	name   string     // the private name it negotiates
 	m      *method    // the method under test
 	signer ssh.Signer // what the server signs with
-	kex    *hybridKEX // registered under name
+	kex    *hybridKEX // registered under name, inside a selfTestKEX
 
 	mu             sync.Mutex
 	client, server *kexResult // copies of what hybridKEX returned
+	panicked       error      // the first panic recovered during the handshake
 
 	// What the last handshake left: the bytes each side wrote, and each
 	// side's SessionID (nil if it failed).
@@ -92,6 +111,94 @@ func (r *selfTestRun) results() (client, server *kexResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.client, r.server
+}
+
+// recovered returns the first panic recovered during the run's handshake.
+func (r *selfTestRun) recovered() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.panicked
+}
+
+// keepPanic records a recovered panic of the run and returns it.
+func (r *selfTestRun) keepPanic(err error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.panicked == nil {
+		r.panicked = err
+	}
+	return err
+}
+
+// selfTestKEX is what the self-test registers for a run: the run's
+// hybridKEX, whose panics (in pqkex's code, its observe hook, or x/crypto
+// code it calls) on x/crypto's goroutine become the method's error and
+// fail the run.
+type selfTestKEX struct{ r *selfTestRun }
+
+func (k selfTestKEX) Client(p packetConn, rand io.Reader, magics *handshakeMagics) (res *kexResult, err error) {
+	defer k.recoverKEX("Client", &res, &err)
+	return k.r.kex.Client(p, rand, magics)
+}
+
+func (k selfTestKEX) Server(p packetConn, rand io.Reader, magics *handshakeMagics, priv ssh.AlgorithmSigner, algo string) (res *kexResult, err error) {
+	defer k.recoverKEX("Server", &res, &err)
+	return k.r.kex.Server(p, rand, magics, priv, algo)
+}
+
+// recoverKEX, deferred by selfTestKEX's methods, turns a panic into their
+// result.
+func (k selfTestKEX) recoverKEX(method string, res **kexResult, err *error) {
+	if v := recover(); v != nil {
+		*res = nil
+		*err = k.r.keepPanic(panicError("pqkex's "+method+" on x/crypto's goroutine", v))
+	}
+}
+
+// panicSite names the function and line where the panic being recovered
+// was raised (the first frame below runtime.gopanic outside the runtime),
+// for the self-test's error. Called from a deferred function.
+func panicSite() string {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && !strings.HasPrefix(f.Function, "runtime."):
+			return fmt.Sprintf("%s, %s:%d", f.Function, filepath.Base(f.File), f.Line)
+		}
+		if !more {
+			return "an unknown function"
+		}
+	}
+}
+
+// recoverCheck, deferred on a goroutine of the self-test that checks
+// results, turns a panic there into *err.
+func recoverCheck(what string, err *error) {
+	if v := recover(); v != nil {
+		*err = panicError(what, v)
+	}
+}
+
+// recoverSide, deferred on a goroutine of the self-test that runs
+// x/crypto's client or server or serves their connection, turns a panic in
+// x/crypto's code there into *err (if err is not nil) and keeps it as the
+// run's.
+func (r *selfTestRun) recoverSide(what string, err *error) {
+	if v := recover(); v != nil {
+		e := r.keepPanic(panicError(what, v))
+		if err != nil {
+			*err = e
+		}
+	}
+}
+
+func panicError(what string, v any) error {
+	return fmt.Errorf("a panic in %s: %v (in %s)", what, v, panicSite())
 }
 
 // selfTest runs the self-test for methods (each distinct method about to
@@ -131,7 +238,7 @@ func selfTest(methods []*method) error {
 	old := kexAlgoMap
 	trial := maps.Clone(old)
 	for _, r := range runs {
-		trial[r.name] = r.kex
+		trial[r.name] = selfTestKEX{r}
 	}
 	kexAlgoMap = trial
 	defer func() { kexAlgoMap = old }()
@@ -162,7 +269,10 @@ func selfTest(methods []*method) error {
 	errs := make([]error, len(checks))
 	var wg sync.WaitGroup
 	for i, check := range checks {
-		wg.Go(func() { errs[i] = check() })
+		wg.Go(func() {
+			defer recoverCheck("the self-test's checks", &errs[i])
+			errs[i] = check()
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -181,6 +291,9 @@ func (r *selfTestRun) checkRejected(hostKey ssh.PublicKey, what string) error {
 	if err != nil {
 		return err
 	}
+	if err := r.recovered(); err != nil {
+		return fmt.Errorf("%s: the handshake with %s: %w", r.m.name, what, err)
+	}
 	client, _ := r.results()
 	switch {
 	case clientErr == nil:
@@ -195,6 +308,9 @@ func (r *selfTestRun) checkRejected(hostKey ssh.PublicKey, what string) error {
 func (r *selfTestRun) checkHonest(hostKey ssh.PublicKey) error {
 	clientErr, serverErr, err := r.handshake(hostKey)
 	if err != nil {
+		return err
+	}
+	if err := r.recovered(); err != nil {
 		return err
 	}
 	if clientErr != nil && serverErr != nil {
@@ -213,7 +329,7 @@ func (r *selfTestRun) checkHonest(hostKey ssh.PublicKey) error {
 
 // verifyHonest checks what a completed honest handshake left against the
 // wire: the K both sides found, H and the session identifiers, and the
-// keys of the first encrypted packet.
+// session keys and sequence numbers of both directions.
 func (r *selfTestRun) verifyHonest() error {
 	client, server := r.results()
 	if client == nil || server == nil {
@@ -222,31 +338,34 @@ func (r *selfTestRun) verifyHonest() error {
 	if !bytes.Equal(client.K, server.K) {
 		return errors.New("client and server derived different shared secrets")
 	}
-	H, clientSide, err := wireExchangeHash(r.m.hash, r.c2s, r.s2c, client.K)
+	t, err := readTranscript(r.m.hash, r.c2s, r.s2c, client.K)
 	if err != nil {
 		return fmt.Errorf("reading the recorded handshake: %w", err)
 	}
+	H := t.H
 	if !bytes.Equal(client.H, H) || !bytes.Equal(server.H, H) {
 		return errors.New("x/crypto gave pqkex's key exchange other identification lines or KEXINITs than it sent (the exchange hash differs from the one computed from the wire)")
 	}
 	if !bytes.Equal(r.clientSID, H) || !bytes.Equal(r.serverSID, H) {
 		return errors.New("x/crypto's session identifier is not the exchange hash pqkex's key exchange returned")
 	}
-	if err := checkFirstPacket(r.m.hash, client.K, H, clientSide); err != nil {
+	if err := t.checkSessionKeys(r.m.hash, client.K); err != nil {
 		return fmt.Errorf("x/crypto did not derive its keys from pqkex's K and H: %w", err)
 	}
 	return nil
 }
 
 // handshake runs x/crypto's client and server over a sshwire.MemPipe, negotiating
-// r.name, aes256-ctr and hmac-sha2-256 (available in every mode, FIPS 140-3
-// only-mode included), and returns each side's handshake error. err is
-// non-nil only when a side did not finish within selfTestTimeout.
+// r.name, aes256-ctr and hmac-sha2-512 (available in every mode, FIPS 140-3
+// only-mode included), and returns each side's handshake error (a panic
+// in x/crypto's code on these goroutines becomes one, and is kept as the
+// run's). err is non-nil only when a side did not finish within
+// selfTestTimeout.
 func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, err error) {
 	set := func(c *ssh.Config) {
 		c.KeyExchanges = []string{r.name}
 		c.Ciphers = []string{ssh.CipherAES256CTR}
-		c.MACs = []string{ssh.HMACSHA256}
+		c.MACs = []string{ssh.HMACSHA512}
 	}
 	scfg := &ssh.ServerConfig{NoClientAuth: true}
 	set(&scfg.Config)
@@ -260,34 +379,45 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 
 	cc, sc := sshwire.MemPipe(true)
 	defer cc.Close()
-	type side struct {
-		sid []byte
-		err error
+	// Each side's requests and channels are served until x/crypto closes
+	// them, when its connection ends.
+	var serving sync.WaitGroup
+	serve := func(reqs <-chan *ssh.Request, chans <-chan ssh.NewChannel) {
+		serving.Go(func() {
+			defer r.recoverSide("x/crypto's DiscardRequests", nil)
+			ssh.DiscardRequests(reqs)
+		})
+		serving.Go(func() {
+			defer r.recoverSide("rejecting x/crypto's channels", nil)
+			rejectChannels(chans)
+		})
 	}
 	serverDone, clientDone := make(chan side, 1), make(chan side, 1)
 	go func() {
+		var res side
+		defer func() { serverDone <- res }()
+		defer r.recoverSide("x/crypto's NewServerConn", &res.err)
 		conn, chans, reqs, err := ssh.NewServerConn(sc, scfg)
 		if err != nil {
-			serverDone <- side{err: err}
+			res.err = err
 			return
 		}
-		go ssh.DiscardRequests(reqs)
-		go rejectChannels(chans)
-		sid := bytes.Clone(conn.SessionID())
+		serve(reqs, chans)
+		res.sid = bytes.Clone(conn.SessionID())
 		conn.Wait() // until the client closes the pipe
-		serverDone <- side{sid: sid}
 	}()
 	go func() {
+		var res side
+		defer func() { clientDone <- res }()
+		defer r.recoverSide("x/crypto's NewClientConn", &res.err)
 		conn, chans, reqs, err := ssh.NewClientConn(cc, "pqkex-self-test", ccfg)
 		if err != nil {
-			clientDone <- side{err: err}
+			res.err = err
 			return
 		}
-		go ssh.DiscardRequests(reqs)
-		go rejectChannels(chans)
-		sid := bytes.Clone(conn.SessionID())
+		serve(reqs, chans)
+		res.sid = bytes.Clone(conn.SessionID())
 		conn.Close()
-		clientDone <- side{sid: sid}
 	}()
 	// An x/crypto that hangs a handshake is refused after the timeout. Its
 	// goroutines end once the pipe, closed on return, fails their reads,
@@ -307,9 +437,26 @@ func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, er
 	case <-timeout.C:
 		return nil, nil, errors.New("x/crypto's server did not finish a self-test handshake in " + selfTestTimeout.String())
 	}
+	served := make(chan struct{})
+	go func() {
+		serving.Wait()
+		close(served)
+	}()
+	select {
+	case <-served:
+	case <-timeout.C:
+		return nil, nil, errors.New("x/crypto did not close a self-test connection's requests and channels in " + selfTestTimeout.String())
+	}
 	r.c2s, r.s2c = cc.Written(), sc.Written()
 	r.clientSID, r.serverSID = client.sid, server.sid
 	return client.err, server.err, nil
+}
+
+// side is what one side of a self-test handshake left: its SessionID,
+// or its error.
+type side struct {
+	sid []byte
+	err error
 }
 
 func rejectChannels(chans <-chan ssh.NewChannel) {

@@ -1,11 +1,13 @@
 package sshkex
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -96,7 +98,7 @@ func newRun(t *testing.T, m *method, signer ssh.Signer) *selfTestRun {
 	r.kex = &hybridKEX{m: m, observe: r.observe}
 	old := kexAlgoMap
 	trial := maps.Clone(old)
-	trial[r.name] = r.kex
+	trial[r.name] = selfTestKEX{r}
 	kexAlgoMap = trial
 	t.Cleanup(func() { kexAlgoMap = old })
 	return r
@@ -129,8 +131,23 @@ func TestVerifyHonestDetects(t *testing.T) {
 		{"server session ID", func(r *selfTestRun) { r.serverSID = r.serverSID[:len(r.serverSID)-1] }, "session identifier"},
 		{"K on both sides", func(r *selfTestRun) { r.client.K[len(r.client.K)-1] ^= 1; r.server.K[len(r.server.K)-1] ^= 1 }, "exchange hash differs"},
 		{"K on one side", func(r *selfTestRun) { r.server.K[len(r.server.K)-1] ^= 1 }, "different shared secrets"},
-		{"first encrypted packet", func(r *selfTestRun) { r.c2s[firstEncryptedOffset(t, r.c2s)+20] ^= 1 }, "did not derive its keys"},
-		{"no encrypted packet", func(r *selfTestRun) { r.c2s = r.c2s[:firstEncryptedOffset(t, r.c2s)] }, "no packet after SSH_MSG_NEWKEYS"},
+		{"client's first encrypted packet", func(r *selfTestRun) { r.c2s[encryptedOffset(t, r.c2s, clientToServer)+20] ^= 1 },
+			"did not derive its keys from pqkex's K and H: the MAC of the client's first encrypted packet does not verify with key 'E'"},
+		{"client's packet length", func(r *selfTestRun) { r.c2s[encryptedOffset(t, r.c2s, clientToServer)] ^= 0x80 },
+			"the client's first encrypted packet does not decrypt with IV 'A' and key 'C'"},
+		{"client's last MAC", func(r *selfTestRun) { r.c2s[len(r.c2s)-1] ^= 1 }, "the MAC of the client's encrypted packet 2 does not verify"},
+		{"no client packet", func(r *selfTestRun) { r.c2s = r.c2s[:encryptedOffset(t, r.c2s, clientToServer)] }, "the client sent no packet after SSH_MSG_NEWKEYS"},
+		{"server's first encrypted packet", func(r *selfTestRun) { r.s2c[encryptedOffset(t, r.s2c, serverToClient)+20] ^= 1 },
+			"did not derive its keys from pqkex's K and H: the MAC of the server's first encrypted packet does not verify with key 'F'"},
+		{"server's packet length", func(r *selfTestRun) { r.s2c[encryptedOffset(t, r.s2c, serverToClient)] ^= 0x80 },
+			"the server's first encrypted packet does not decrypt with IV 'B' and key 'D'"},
+		{"server's last MAC", func(r *selfTestRun) { r.s2c[len(r.s2c)-1] ^= 1 }, "the MAC of the server's encrypted packet 3 does not verify"},
+		{"server's last packet cut short", func(r *selfTestRun) { r.s2c = r.s2c[:len(r.s2c)-1] }, "the server's encrypted packet 3 does not decrypt"},
+		{"no server packet", func(r *selfTestRun) { r.s2c = r.s2c[:encryptedOffset(t, r.s2c, serverToClient)] }, "the server sent no packet after SSH_MSG_NEWKEYS"},
+		{"both directions", func(r *selfTestRun) {
+			r.c2s[encryptedOffset(t, r.c2s, clientToServer)+20] ^= 1
+			r.s2c[encryptedOffset(t, r.s2c, serverToClient)+20] ^= 1
+		}, "the MAC of the client's first encrypted packet does not verify with key 'E' derived from K and H (sequence number 0, strict key exchange: counted from 0 after SSH_MSG_NEWKEYS); the MAC of the server's"},
 		{"truncated transcript", func(r *selfTestRun) { r.s2c = r.s2c[:len(r.s2c)/4] }, "server's messages"},
 		{"no key exchange seen", func(r *selfTestRun) { r.client = nil }, "without calling pqkex's key exchange"},
 	} {
@@ -162,13 +179,157 @@ func kexInitOffset(t *testing.T, b []byte) int {
 	return i + 2 + 5
 }
 
-// firstEncryptedOffset returns where the client's encrypted packets start.
-func firstEncryptedOffset(t *testing.T, c2s []byte) int {
-	side, err := parseSide(c2s, 30)
+// encryptedOffset returns where the encrypted packets of a recorded
+// direction start.
+func encryptedOffset(t *testing.T, b []byte, d direction) int {
+	side, err := parseSide(b, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(c2s) - len(side.rest)
+	return len(b) - len(side.rest)
+}
+
+// TestSessionKeysBothDirections: in an honest self-test handshake (strict
+// key exchange, as x/crypto's client and server always agree on) the
+// client's encrypted packets are SSH_MSG_SERVICE_REQUEST and the "none"
+// SSH_MSG_USERAUTH_REQUEST, the server's SSH_MSG_EXT_INFO (sent right
+// after its SSH_MSG_NEWKEYS), SSH_MSG_SERVICE_ACCEPT and
+// SSH_MSG_USERAUTH_SUCCESS, each decrypted and authenticated with its
+// direction's keys; the sequence numbers of a key exchange without strict
+// mode (counted on) do not verify, and the error says which did.
+func TestSessionKeysBothDirections(t *testing.T) {
+	host := mustThrowaway(t)
+	for _, m := range modeMethods() {
+		t.Run(m.name, func(t *testing.T) {
+			r := newRun(t, m, host)
+			if err := r.checkHonest(host.PublicKey()); err != nil {
+				t.Fatal(err)
+			}
+			client, _ := r.results()
+			tr, err := readTranscript(m.hash, r.c2s, r.s2c, client.K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tr.strict {
+				t.Fatal("x/crypto's client and server did not agree on strict key exchange")
+			}
+			for _, tc := range []struct {
+				side *sideTranscript
+				want []byte
+			}{
+				{tr.client, []byte{5, 50}},
+				{tr.server, []byte{7, 6, 52}},
+			} {
+				types, err := tc.side.checkEncrypted(m.hash, client.K, tr.H, true)
+				if err != nil || !bytes.Equal(types, tc.want) {
+					t.Errorf("%s's packets: message numbers %v, %v; want %v", tc.side.dir.sender, types, err, tc.want)
+				}
+				_, err = tc.side.checkEncrypted(m.hash, client.K, tr.H, false)
+				want := fmt.Sprintf("the MAC of the %s's first encrypted packet verifies with sequence number 0, not 3 (no strict key exchange", tc.side.dir.sender)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s's packets checked as after a key exchange without strict mode: %v, want %q", tc.side.dir.sender, err, want)
+				}
+			}
+		})
+	}
+}
+
+// sshGoroutines returns the goroutines other than the caller's that run
+// x/crypto/ssh's code or the self-test's, by their header line
+// ("goroutine N [...]:").
+func sshGoroutines() map[string]string {
+	buf := make([]byte, 1<<20)
+	out := make(map[string]string)
+	for i, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if i > 0 && (strings.Contains(g, "golang.org/x/crypto/ssh.") || strings.Contains(g, "sshkex.(*selfTestRun)")) {
+			id, _, _ := strings.Cut(g, " [")
+			out[id] = g
+		}
+	}
+	return out
+}
+
+// noNewSSHGoroutines waits (up to 5 s) until every goroutine running
+// x/crypto/ssh's code or the self-test's was among before, and fails the
+// test if one is left.
+func noNewSSHGoroutines(t *testing.T, before map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var left []string
+		for id, g := range sshGoroutines() {
+			if _, ok := before[id]; !ok {
+				left = append(left, g)
+			}
+		}
+		if left == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left in x/crypto/ssh or the self-test:\n%s", len(left), strings.Join(left, "\n\n"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSelfTestRecoversPanics: a panic in pqkex's code on x/crypto's
+// goroutines (a method's client or server side, a nil dereference or an
+// explicit panic, or the observe hook) fails the self-test with an error
+// naming it and where it happened, instead of crashing the process; the
+// registry is put back and no goroutine is left behind.
+func TestSelfTestRecoversPanics(t *testing.T) {
+	var nilMagics *handshakeMagics
+	panickingClient := *nistp384Method
+	panickingClient.newClient = func(io.Reader) (client, error) { panic("client panics (test)") }
+	dereferencingServer := *nistp384Method
+	dereferencingServer.respond = func(io.Reader, []byte) ([]byte, []byte, error) {
+		return nil, nilMagics.clientVersion, nil // a nil dereference
+	}
+	for _, tc := range []struct {
+		name    string
+		methods []*method
+		want    string
+	}{
+		{"client", []*method{nistp256Method, &panickingClient}, "mlkem1024nistp384-sha384: a panic in pqkex's Client on x/crypto's goroutine: client panics (test) (in github.com/pqkex/pqkex/sshkex.TestSelfTestRecoversPanics.func1, selftest_test.go:"},
+		{"server", []*method{nistp256Method, &dereferencingServer}, "mlkem1024nistp384-sha384: a panic in pqkex's Server on x/crypto's goroutine: runtime error: invalid memory address or nil pointer dereference (in github.com/pqkex/pqkex/sshkex.TestSelfTestRecoversPanics.func2, selftest_test.go:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			goroutines, before := sshGoroutines(), captureRegistry()
+			err := selfTest(tc.methods)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("selfTest = %v, want an error containing %q", err, tc.want)
+			}
+			t.Log(err)
+			before.check(t)
+			noNewSSHGoroutines(t, goroutines)
+		})
+	}
+	t.Run("observe", func(t *testing.T) {
+		goroutines := sshGoroutines()
+		host := mustThrowaway(t)
+		r := newRun(t, nistp256Method, host)
+		r.kex.observe = func(server bool, _ *kexResult) {
+			if server {
+				panic("observe panics (test)")
+			}
+		}
+		err := r.checkHonest(host.PublicKey())
+		if want := "a panic in pqkex's Server on x/crypto's goroutine: observe panics (test)"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("checkHonest = %v, want an error containing %q", err, want)
+		}
+		t.Log(err)
+		noNewSSHGoroutines(t, goroutines)
+	})
+	// The goroutines that check the results recover too.
+	t.Run("check", func(t *testing.T) {
+		err := func() (err error) {
+			defer recoverCheck("the self-test's checks", &err)
+			panic("check panics (test)")
+		}()
+		if want := "a panic in the self-test's checks: check panics (test) (in github.com/pqkex/pqkex/sshkex.TestSelfTestRecoversPanics."; err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("got %v, want an error containing %q", err, want)
+		}
+	})
 }
 
 // TestCheckRejectedDetects: the bad-signature check fails when x/crypto's

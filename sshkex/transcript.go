@@ -7,19 +7,36 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
-	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/kexhash"
 )
 
-// sideTranscript is what one side of a first key exchange sent in the
-// clear (RFC 4253 §4.2, §7), as the self-test observed it on the wire.
+// direction is one direction of a connection as the self-test reads it:
+// who sends, the key exchange message that side sends, and the letters
+// (RFC 4253 §7.2) its IV, cipher key and MAC key are derived with.
+type direction struct {
+	sender       string // "client" or "server"
+	ecdhMsg      byte   // SSH_MSG_KEX_ECDH_INIT or _REPLY
+	iv, key, mac byte
+}
+
+var (
+	clientToServer = direction{"client", sshwire.MsgKexECDHInit, 'A', 'C', 'E'}
+	serverToClient = direction{"server", sshwire.MsgKexECDHReply, 'B', 'D', 'F'}
+)
+
+// sideTranscript is what one side of a first key exchange sent (RFC 4253
+// §4.2, §7), as the self-test observed it on the wire.
 type sideTranscript struct {
+	dir     direction
 	version string // identification line without CR LF
 	kexInit []byte // SSH_MSG_KEXINIT payload
 	ecdh    []byte // SSH_MSG_KEX_ECDH_INIT or _REPLY payload
@@ -29,15 +46,15 @@ type sideTranscript struct {
 
 const msgNewKeys = 21
 
-// parseSide reads one direction of a recorded connection up to its
-// SSH_MSG_NEWKEYS. ecdhMsg is the key exchange message this side sends.
-func parseSide(b []byte, ecdhMsg byte) (*sideTranscript, error) {
+// parseSide reads the direction d of a recorded connection up to its
+// SSH_MSG_NEWKEYS.
+func parseSide(b []byte, d direction) (*sideTranscript, error) {
 	br := bufio.NewReader(bytes.NewReader(b))
 	version, err := sshwire.ReadVersion(br)
 	if err != nil {
 		return nil, fmt.Errorf("identification line: %w", err)
 	}
-	t := &sideTranscript{version: version}
+	t := &sideTranscript{dir: d, version: version}
 	for {
 		p, err := sshwire.ReadPlainPacket(br, 256<<10)
 		if err != nil {
@@ -52,13 +69,13 @@ func parseSide(b []byte, ecdhMsg byte) (*sideTranscript, error) {
 			if t.kexInit == nil {
 				t.kexInit = p
 			}
-		case ecdhMsg:
+		case d.ecdhMsg:
 			if t.ecdh == nil {
 				t.ecdh = p
 			}
 		case msgNewKeys:
 			if t.kexInit == nil || t.ecdh == nil {
-				return nil, fmt.Errorf("SSH_MSG_NEWKEYS before SSH_MSG_KEXINIT and message %d", ecdhMsg)
+				return nil, fmt.Errorf("SSH_MSG_NEWKEYS before SSH_MSG_KEXINIT and message %d", d.ecdhMsg)
 			}
 			t.rest, _ = io.ReadAll(br)
 			return t, nil
@@ -66,70 +83,165 @@ func parseSide(b []byte, ecdhMsg byte) (*sideTranscript, error) {
 	}
 }
 
-// wireExchangeHash computes H (RFC 4253 §8, RFC 5656 §4) from the two
-// recorded directions of a first key exchange and the shared secret k
-// (encoded as the method hashes it). It returns the client's side too, for
-// checkFirstPacket.
-func wireExchangeHash(h crypto.Hash, c2s, s2c, k []byte) (H []byte, client *sideTranscript, err error) {
-	client, err = parseSide(c2s, sshwire.MsgKexECDHInit)
+// transcript is a first key exchange as the self-test recorded it.
+type transcript struct {
+	client, server *sideTranscript
+	// H is the exchange hash computed from the recorded messages, and the
+	// session identifier (the exchange is the connection's first).
+	H []byte
+	// strict reports whether both KEXINITs offer strict key exchange
+	// (OpenSSH's PROTOCOL, section 1.10, kex-strict-c-v00@openssh.com and
+	// kex-strict-s-v00@openssh.com): sequence numbers then start again
+	// at 0 after SSH_MSG_NEWKEYS.
+	strict bool
+}
+
+// readTranscript parses the two recorded directions of a first key
+// exchange and computes H (RFC 4253 §8, RFC 5656 §4) with the shared
+// secret k (encoded as the method hashes it).
+func readTranscript(h crypto.Hash, c2s, s2c, k []byte) (*transcript, error) {
+	client, err := parseSide(c2s, clientToServer)
 	if err != nil {
-		return nil, nil, fmt.Errorf("client's messages: %w", err)
+		return nil, fmt.Errorf("client's messages: %w", err)
 	}
-	server, err := parseSide(s2c, sshwire.MsgKexECDHReply)
+	server, err := parseSide(s2c, serverToClient)
 	if err != nil {
-		return nil, nil, fmt.Errorf("server's messages: %w", err)
+		return nil, fmt.Errorf("server's messages: %w", err)
 	}
 	qc, err := sshwire.ParseKexECDHInit(client.ecdh)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	hostKey, qs, _, err := sshwire.ParseKexECDHReply(server.ecdh)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	H = kexhash.ExchangeHash(h, []byte(client.version), []byte(server.version),
-		client.kexInit, server.kexInit, hostKey, qc, qs, k)
-	return H, client, nil
+	cInit, err := sshwire.ParseKexInit(client.kexInit)
+	if err != nil {
+		return nil, fmt.Errorf("client's SSH_MSG_KEXINIT: %w", err)
+	}
+	sInit, err := sshwire.ParseKexInit(server.kexInit)
+	if err != nil {
+		return nil, fmt.Errorf("server's SSH_MSG_KEXINIT: %w", err)
+	}
+	return &transcript{
+		client: client,
+		server: server,
+		H: kexhash.ExchangeHash(h, []byte(client.version), []byte(server.version),
+			client.kexInit, server.kexInit, hostKey, qc, qs, k),
+		strict: slices.Contains(cInit.KexAlgos, "kex-strict-c-v00@openssh.com") &&
+			slices.Contains(sInit.KexAlgos, "kex-strict-s-v00@openssh.com"),
+	}, nil
 }
 
-// checkFirstPacket shows that the client encrypted and authenticated its
-// first packet after SSH_MSG_NEWKEYS with keys derived from k and H as RFC
-// 4253 §7.2 says (aes256-ctr and hmac-sha2-256, which the self-test
-// negotiates): it decrypts the packet with keys 'A', 'C' and 'E' derived
-// here and verifies its MAC. The packet's sequence number is 0 after a
-// strict key exchange (OpenSSH's PROTOCOL, kex-strict) and the count of
-// earlier packets otherwise; either is accepted.
-func checkFirstPacket(h crypto.Hash, k, H []byte, client *sideTranscript) error {
-	iv := kexhash.DeriveKey(h, k, H, H, 'A', aes.BlockSize)
-	key := kexhash.DeriveKey(h, k, H, H, 'C', 32)
-	macKey := kexhash.DeriveKey(h, k, H, H, 'E', sha256.Size)
+// checkSessionKeys shows, for both directions, that x/crypto encrypted
+// and authenticated what it sent after SSH_MSG_NEWKEYS with keys derived
+// from k and t.H (checkEncrypted). It reports the failures of both.
+func (t *transcript) checkSessionKeys(h crypto.Hash, k []byte) error {
+	var failed []string
+	for _, side := range []*sideTranscript{t.client, t.server} {
+		if _, err := side.checkEncrypted(h, k, t.H, t.strict); err != nil {
+			failed = append(failed, err.Error())
+		}
+	}
+	if failed != nil {
+		return errors.New(strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// The cipher and MAC the self-test negotiates (selftest.go): aes256-ctr
+// and hmac-sha2-512, whose 64-byte key is longer than a SHA-256 or SHA-384
+// digest, so that key extension (K2 = HASH(K || H || K1)) is used too.
+const (
+	selfTestKeyLen = 32
+	selfTestMACLen = sha512.Size // key and tag
+)
+
+// checkEncrypted shows that s's side encrypted and authenticated every
+// packet it sent after SSH_MSG_NEWKEYS with keys derived from k and H as
+// RFC 4253 §7.2 says, H being the session identifier too (the first key
+// exchange): it decrypts the packets in order as one aes256-ctr stream
+// under the IV and cipher key of s's direction ('A' and 'C' for the
+// client, 'B' and 'D' for the server), and verifies each one's
+// hmac-sha2-512 under the direction's MAC key ('E', 'F') with the packet's
+// sequence number (RFC 4253 §6.4): counted from 0 after a strict key
+// exchange, on from the packets sent before SSH_MSG_NEWKEYS otherwise. At
+// least one packet is required; x/crypto's client completes no handshake
+// without encrypted packets from the server (its SSH_MSG_EXT_INFO, sent
+// right after SSH_MSG_NEWKEYS, then SSH_MSG_SERVICE_ACCEPT and
+// SSH_MSG_USERAUTH_SUCCESS). It returns the packets' message numbers.
+// The errors name the direction, the packet, and the keys or sequence
+// number that failed.
+func (s *sideTranscript) checkEncrypted(h crypto.Hash, k, H []byte, strict bool) ([]byte, error) {
+	d := s.dir
+	iv := kexhash.DeriveKey(h, k, H, H, d.iv, aes.BlockSize)
+	key := kexhash.DeriveKey(h, k, H, H, d.key, selfTestKeyLen)
+	macKey := kexhash.DeriveKey(h, k, H, H, d.mac, selfTestMACLen)
+	defer clear(iv)
 	defer clear(key)
 	defer clear(macKey)
 	block, err := aes.NewCipher(key)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctr := cipher.NewCTR(block, iv)
-	rest := client.rest
-	if len(rest) < 4 {
-		return errors.New("the client sent no packet after SSH_MSG_NEWKEYS")
+
+	// The sequence number of the first packet, the one of the other rule
+	// (to name a mix-up), and the rule.
+	seq, other := uint32(0), s.packets
+	rule := "strict key exchange: counted from 0 after SSH_MSG_NEWKEYS"
+	if !strict {
+		seq, other = s.packets, 0
+		rule = "no strict key exchange: counted on from the packets before SSH_MSG_NEWKEYS"
 	}
-	plain := make([]byte, 4, 64)
-	ctr.XORKeyStream(plain, rest[:4])
-	n := binary.BigEndian.Uint32(plain)
-	if n < 16 || n > 32<<10 || (n+4)%aes.BlockSize != 0 || uint64(len(rest)) < 4+uint64(n)+sha256.Size {
-		return errors.New("the client's first encrypted packet does not decrypt with keys derived from K and H")
+	rest := s.rest
+	if len(rest) == 0 {
+		return nil, fmt.Errorf("the %s sent no packet after SSH_MSG_NEWKEYS", d.sender)
 	}
-	plain = append(plain, make([]byte, n)...)
-	ctr.XORKeyStream(plain[4:], rest[4:4+n])
-	tag := rest[4+n : 4+n+sha256.Size]
-	for _, seq := range []uint32{0, client.packets} {
-		mac := hmac.New(sha256.New, macKey)
-		mac.Write(binary.BigEndian.AppendUint32(nil, seq))
-		mac.Write(plain)
-		if hmac.Equal(mac.Sum(nil), tag) {
-			return nil
+	var types []byte
+	for i := uint32(0); len(rest) > 0; i++ {
+		what := fmt.Sprintf("the %s's first encrypted packet", d.sender)
+		if i > 0 {
+			what = fmt.Sprintf("the %s's encrypted packet %d", d.sender, i+1)
 		}
+		undecryptable := fmt.Errorf("%s does not decrypt with IV '%c' and key '%c' derived from K and H", what, d.iv, d.key)
+		if len(rest) < 4 {
+			return nil, undecryptable
+		}
+		// packet_length, padding_length, payload, random padding (RFC 4253
+		// §6): at least 16 bytes and a multiple of the block size in all,
+		// at least 4 bytes of padding, at most 35000 bytes.
+		plain := make([]byte, 4, 64)
+		ctr.XORKeyStream(plain, rest[:4])
+		n := binary.BigEndian.Uint32(plain)
+		if n < 12 || n > 35000 || (n+4)%aes.BlockSize != 0 || uint64(len(rest)) < 4+uint64(n)+selfTestMACLen {
+			return nil, undecryptable
+		}
+		plain = append(plain, make([]byte, n)...)
+		ctr.XORKeyStream(plain[4:], rest[4:4+n])
+		if pad := uint32(plain[4]); pad < 4 || pad+1 >= n {
+			return nil, undecryptable
+		}
+		tag := rest[4+n : 4+n+selfTestMACLen]
+		if !validMAC(macKey, seq+i, plain, tag) {
+			if validMAC(macKey, other+i, plain, tag) {
+				return nil, fmt.Errorf("the MAC of %s verifies with sequence number %d, not %d (%s)", what, other+i, seq+i, rule)
+			}
+			return nil, fmt.Errorf("the MAC of %s does not verify with key '%c' derived from K and H (sequence number %d, %s)", what, d.mac, seq+i, rule)
+		}
+		types = append(types, plain[5])
+		rest = rest[4+n+selfTestMACLen:]
 	}
-	return errors.New("the MAC of the client's first encrypted packet does not verify with keys derived from K and H")
+	return types, nil
+}
+
+// validMAC reports whether tag is the hmac-sha2-512 of packet (its
+// cleartext, from packet_length on) with sequence number seq (RFC 4253
+// §6.4).
+func validMAC(key []byte, seq uint32, packet, tag []byte) bool {
+	mac := hmac.New(sha512.New, key)
+	mac.Write(binary.BigEndian.AppendUint32(nil, seq))
+	mac.Write(packet)
+	return hmac.Equal(mac.Sum(nil), tag)
 }

@@ -126,8 +126,8 @@ func (failingSigner) SignWithAlgorithm(io.Reader, []byte, string) (*ssh.Signatur
 }
 
 // TestServerWipesKOnError checks that the server side overwrites K when
-// the key exchange fails after Respond: the host key cannot sign, or the
-// REPLY cannot be written.
+// the key exchange fails after Respond: the host key cannot sign (an
+// error, or no signature), or the REPLY cannot be written.
 func TestServerWipesKOnError(t *testing.T) {
 	_, edKey, _ := ed25519.GenerateKey(rand.Reader)
 	host := mustSigner(t, edKey).(ssh.AlgorithmSigner)
@@ -143,6 +143,7 @@ func TestServerWipesKOnError(t *testing.T) {
 	}{
 		{"signing fails", failingSigner{host}, &scriptedConn{reads: [][]byte{initPacket}}},
 		{"write of REPLY fails", host, &scriptedConn{reads: [][]byte{initPacket}, errWrite: errors.New("write failed (test)")}},
+		{"the signer returns no signature", silentSigner{host}, &scriptedConn{reads: [][]byte{initPacket}}},
 	} {
 		m := *nistp256Method
 		var k []byte
