@@ -1,0 +1,5 @@
+//go:build race
+
+package sshkex
+
+func init() { raceEnabled = true }
