@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// runOpts are the settings of one fuzzing run.
+type runOpts struct {
+	budget      time.Duration // CPU time of the process tree
+	parallel    int           // -test.parallel: fuzz workers
+	nice        int
+	cacheRoot   string // like $GOCACHE/fuzz: entries in cacheRoot/<import path>/<target>
+	minimize    string // -test.fuzzminimizetime, "" for go test's default
+	grace       time.Duration
+	progress    io.Writer // a progress line every progressEvery
+	progressDur time.Duration
+}
+
+// runResult is what a run reports.
+type runResult struct {
+	CPU, Wall       time.Duration
+	Execs           int64 // from the fuzzer's last status line
+	Baseline        int   // corpus entries it started from (seeds, testdata, cache)
+	NewInteresting  int   // as the fuzzer counts them
+	ExitErr         string
+	Reproducer      string // absolute path of the failing input the fuzzer wrote
+	Rerun           string // the go test -run argument it printed
+	FailureExcerpt  string
+	Interrupted     bool // the runner was asked to stop
+	StoppedByBudget bool
+}
+
+// The fuzzer's status lines (testing and internal/fuzz), e.g.
+//
+//	fuzz: elapsed: 0s, gathering baseline coverage: 0/24 completed
+//	fuzz: elapsed: 3s, execs: 21201 (7051/sec), new interesting: 8 (total: 10)
+//	Failing input written to testdata/fuzz/FuzzX/582528ddfad69eb5
+//	go test -run=FuzzX/582528ddfad69eb5
+var (
+	baselineLine = regexp.MustCompile(`^fuzz: elapsed: \S+, gathering baseline coverage: \d+/(\d+) completed`)
+	statusLine   = regexp.MustCompile(`^fuzz: elapsed: \S+, execs: (\d+) \(\d+/sec\), new interesting: (\d+) \(total: \d+\)`)
+	failingLine  = regexp.MustCompile(`Failing input written to (\S+)`)
+	rerunLine    = regexp.MustCompile(`go test -run=(\S+)`)
+)
+
+// parser follows the fuzzer's output line by line.
+type outputParser struct {
+	mu  sync.Mutex
+	res *runResult
+	// failing collects the lines from the first "--- FAIL" on.
+	failing []string
+}
+
+func (p *outputParser) line(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if m := baselineLine.FindStringSubmatch(s); m != nil {
+		p.res.Baseline, _ = strconv.Atoi(m[1])
+	}
+	if m := statusLine.FindStringSubmatch(s); m != nil {
+		p.res.Execs, _ = strconv.ParseInt(m[1], 10, 64)
+		p.res.NewInteresting, _ = strconv.Atoi(m[2])
+	}
+	if m := failingLine.FindStringSubmatch(s); m != nil {
+		p.res.Reproducer = m[1]
+	}
+	if m := rerunLine.FindStringSubmatch(s); m != nil {
+		p.res.Rerun = m[1]
+	}
+	if strings.HasPrefix(strings.TrimSpace(s), "--- FAIL") || len(p.failing) > 0 {
+		if len(p.failing) < 60 {
+			p.failing = append(p.failing, s)
+		}
+	}
+}
+
+// fuzz runs the fuzz binary on target t until the CPU time of its
+// process tree (coordinator and workers) reaches o.budget, then
+// interrupts it as Ctrl-C does: the coordinator stops its workers and
+// exits 0 unless it found a failure. stop, when closed, interrupts it
+// early (Interrupted). The fuzzer's output goes to log.
+func fuzz(t target, binary string, o runOpts, log io.Writer, stop <-chan struct{}) (*runResult, error) {
+	args := []string{"-n", strconv.Itoa(o.nice), binary, "-test.run", "^$", "-test.fuzz", "^" + t.Name + "$",
+		"-test.parallel", strconv.Itoa(o.parallel), "-test.fuzzcachedir", filepath.Join(o.cacheRoot, t.Pkg)}
+	if o.minimize != "" {
+		args = append(args, "-test.fuzzminimizetime", o.minimize)
+	}
+	cmd := exec.Command("nice", args...) // nice execs the binary: the same process
+	cmd.Dir = t.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	res := &runResult{}
+	p := &outputParser{res: res}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, err
+	}
+	pw.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			fmt.Fprintln(log, sc.Text())
+			p.line(sc.Text())
+		}
+		pr.Close()
+	}()
+	exited := make(chan error, 1)
+	go func() { <-done; exited <- cmd.Wait() }()
+
+	pgid := cmd.Process.Pid
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var interruptedAt time.Time
+	lastProgress := start
+	var waitErr error
+loop:
+	for {
+		select {
+		case waitErr = <-exited:
+			break loop
+		case <-stop:
+			if interruptedAt.IsZero() {
+				res.Interrupted = true
+				interruptedAt = time.Now()
+				cmd.Process.Signal(os.Interrupt)
+			}
+			stop = nil
+		case now := <-tick.C:
+			cpu, err := groupCPU(pgid)
+			if err == nil {
+				res.CPU = cpu
+			}
+			if interruptedAt.IsZero() && res.CPU >= o.budget {
+				res.StoppedByBudget = true
+				interruptedAt = now
+				cmd.Process.Signal(os.Interrupt)
+			}
+			if !interruptedAt.IsZero() && now.Sub(interruptedAt) > o.grace {
+				syscall.Kill(-pgid, syscall.SIGKILL)
+			}
+			if o.progress != nil && now.Sub(lastProgress) >= o.progressDur {
+				lastProgress = now
+				p.mu.Lock()
+				fmt.Fprintf(o.progress, "  %s: CPU %s of %s, wall %s, execs %d, new interesting %d\n", t.ID(),
+					res.CPU.Round(time.Second), o.budget, now.Sub(start).Round(time.Second), res.Execs, res.NewInteresting)
+				p.mu.Unlock()
+			}
+		}
+	}
+	res.Wall = time.Since(start)
+	// The child's rusage from wait4 includes the workers it reaped.
+	if st := cmd.ProcessState; st != nil {
+		if cpu := st.UserTime() + st.SystemTime(); cpu > res.CPU {
+			res.CPU = cpu
+		}
+	}
+	if waitErr != nil {
+		res.ExitErr = waitErr.Error()
+	}
+	if res.Reproducer != "" && !filepath.IsAbs(res.Reproducer) {
+		res.Reproducer = filepath.Join(t.Dir, res.Reproducer)
+	}
+	res.FailureExcerpt = strings.Join(p.failing, "\n")
+	return res, nil
+}
