@@ -183,3 +183,53 @@ loop:
 	res.FailureExcerpt = strings.Join(p.failing, "\n")
 	return res, nil
 }
+
+// classify turns a run's result into its status (see run.Status), an
+// error for a run that neither passed nor failed, and a note. Go 1.26's
+// fuzz coordinator may fail a target that it was asked to stop, by
+// -fuzztime or, as here, by SIGINT, with only "context canceled" or
+// "context deadline exceeded" (golang/go#75804, fixed in Go 1.27): such
+// a run spent its budget without a finding, and counts as ok.
+func classify(res *runResult, logPath string) (status, errMsg, note string) {
+	switch {
+	case res.Reproducer != "":
+		return "failed", res.ExitErr, ""
+	case res.Interrupted:
+		// Stopped by the runner's own interruption, which may come
+		// before the fuzzer handles SIGINT.
+		if res.ExitErr != "" {
+			note = "the fuzzer exited with " + res.ExitErr + " when interrupted"
+		}
+		return "interrupted", "", note
+	case res.ExitErr != "" && res.StoppedByBudget && isStopRace(res.FailureExcerpt):
+		return "ok", "", "the fuzzer exited with " + res.ExitErr + " after its budget was spent, reporting only a cancelled context (golang/go#75804), not a finding"
+	case res.ExitErr != "" || !res.StoppedByBudget:
+		return "error", fmt.Sprintf("the fuzzer exited (%s) before its budget was spent, without a failing input; see %s", orNone(res.ExitErr), logPath), ""
+	}
+	return "ok", "", ""
+}
+
+// isStopRace reports whether a failure report is golang/go#75804's: a
+// "--- FAIL" line whose only message is the coordinator's context error.
+func isStopRace(excerpt string) bool {
+	sawFail, sawCtx := false, false
+	for _, line := range strings.Split(excerpt, "\n") {
+		switch l := strings.TrimSpace(line); {
+		case strings.HasPrefix(l, "--- FAIL: "):
+			sawFail = true
+		case l == "context canceled" || l == "context deadline exceeded":
+			sawCtx = true
+		case l == "" || l == "FAIL":
+		default:
+			return false
+		}
+	}
+	return sawFail && sawCtx
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "exit status 0"
+	}
+	return s
+}

@@ -329,18 +329,7 @@ func runTarget(mod module, c config, t target, b *binaries, budget time.Duration
 	x.CPUSeconds, x.WallSeconds = res.CPU.Seconds(), res.Wall.Seconds()
 	x.Execs, x.Baseline, x.NewInteresting = res.Execs, res.Baseline, res.NewInteresting
 	x.Reproducer, x.Rerun, x.FailureExcerpt = res.Reproducer, res.Rerun, res.FailureExcerpt
-	switch {
-	case res.Reproducer != "":
-		x.Status = "failed"
-		x.Error = res.ExitErr
-	case res.Interrupted && res.ExitErr == "":
-		x.Status = "interrupted"
-	case res.ExitErr != "" || !res.StoppedByBudget:
-		x.Status = "error"
-		x.Error = fmt.Sprintf("the fuzzer exited (%s) before its budget was spent, without a failing input; see %s", orNone(res.ExitErr), logPath)
-	default:
-		x.Status = "ok"
-	}
+	x.Status, x.Error, x.Note = classify(res, logPath)
 	after, _, err := countFiles(cacheDir)
 	if err != nil {
 		return nil, err
@@ -356,13 +345,6 @@ func runTarget(mod module, c config, t target, b *binaries, budget time.Duration
 	}
 	x.Coverage = cov
 	return x, nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "exit status 0"
-	}
-	return s
 }
 
 // corpusCoverage replays t's whole corpus, seeds, testdata and cache,
@@ -408,6 +390,9 @@ func printRun(w io.Writer, t target, x *run, budget time.Duration) {
 	}
 	if x.Error != "" && x.Status != "failed" {
 		fmt.Fprintf(w, "   ERROR: %s\n", x.Error)
+	}
+	if x.Note != "" {
+		fmt.Fprintf(w, "   note: %s\n", x.Note)
 	}
 	fmt.Fprintf(w, "   log: %s\n", x.Log)
 }

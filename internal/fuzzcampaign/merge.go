@@ -52,12 +52,7 @@ func mergeTarget(mod module, c config, t target, b *binaries) error {
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	type cand struct {
-		name string
-		size int64
-		hits map[string]bool
-	}
-	var cands []cand
+	var cands []candidate
 	for _, e := range entries {
 		if !e.Type().IsRegular() || committed[e.Name()] {
 			continue
@@ -77,36 +72,13 @@ func mergeTarget(mod module, c config, t target, b *binaries) error {
 			fmt.Printf("%s: cache entry %s fails, left out:\n%v\n", t.ID(), e.Name(), err)
 			continue
 		}
-		cands = append(cands, cand{e.Name(), info.Size(), p.hits()})
+		cands = append(cands, candidate{e.Name(), info.Size(), p.hits()})
 	}
-	sort.Slice(cands, func(i, j int) bool { return cands[i].name < cands[j].name })
-	gain := func(h map[string]bool) (n int) {
-		for k := range h {
-			if !covered[k] {
-				n += base[k].stmts
-			}
-		}
-		return n
-	}
-	var added []cand
-	var addedBytes int64
 	startStmts := stmts(base, covered)
-	for {
-		best, bestGain := -1, 0
-		for i, cd := range cands {
-			if g := gain(cd.hits); g > bestGain || g == bestGain && g > 0 && cd.size < cands[best].size {
-				best, bestGain = i, g
-			}
-		}
-		if best < 0 {
-			break
-		}
-		for k := range cands[best].hits {
-			covered[k] = true
-		}
-		added = append(added, cands[best])
-		addedBytes += cands[best].size
-		cands = append(cands[:best], cands[best+1:]...)
+	added := greedy(base, covered, cands)
+	var addedBytes int64
+	for _, a := range added {
+		addedBytes += a.size
 	}
 	if len(added) > 0 {
 		if err := os.MkdirAll(t.testdata(), 0o755); err != nil {
@@ -133,4 +105,45 @@ func stmts(p profile, hit map[string]bool) (n int) {
 		n += p[k].stmts
 	}
 	return n
+}
+
+// A candidate is a corpus entry and the blocks it reaches.
+type candidate struct {
+	name string
+	size int64
+	hits map[string]bool
+}
+
+// greedy picks from cands, one at a time, the entry that reaches the
+// most statements of p not yet in covered (the smaller, then the first
+// by name, on a tie), adding what it reaches to covered, until no entry
+// reaches more. It returns the entries in the order picked.
+func greedy(p profile, covered map[string]bool, cands []candidate) []candidate {
+	cands = append([]candidate(nil), cands...)
+	sort.Slice(cands, func(i, j int) bool { return cands[i].name < cands[j].name })
+	gain := func(h map[string]bool) (n int) {
+		for k := range h {
+			if !covered[k] {
+				n += p[k].stmts
+			}
+		}
+		return n
+	}
+	var picked []candidate
+	for {
+		best, bestGain := -1, 0
+		for i, cd := range cands {
+			if g := gain(cd.hits); g > bestGain || g == bestGain && g > 0 && cd.size < cands[best].size {
+				best, bestGain = i, g
+			}
+		}
+		if best < 0 {
+			return picked
+		}
+		for k := range cands[best].hits {
+			covered[k] = true
+		}
+		picked = append(picked, cands[best])
+		cands = append(cands[:best], cands[best+1:]...)
+	}
 }

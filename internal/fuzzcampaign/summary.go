@@ -54,6 +54,7 @@ type run struct {
 	Coverage       []pkgCoverage `json:"coverage"`
 	CoverageError  string        `json:"coverage_error,omitempty"`
 	Error          string        `json:"error,omitempty"`
+	Note           string        `json:"note,omitempty"`
 	Reproducer     string        `json:"reproducer,omitempty"`
 	Rerun          string        `json:"rerun,omitempty"`
 	FailureExcerpt string        `json:"failure_excerpt,omitempty"`

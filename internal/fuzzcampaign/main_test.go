@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the processes the runner watches: with
+// FUZZCAMPAIGN_HELPER set it acts as a CPU burner (proctree_test.go) or
+// as a fake fuzz binary (fuzzrun_test.go) instead of running tests.
+func TestMain(m *testing.M) {
+	switch mode := os.Getenv("FUZZCAMPAIGN_HELPER"); mode {
+	case "":
+		os.Exit(m.Run())
+	case "burn-leader":
+		burnLeader()
+	case "burn":
+		burnCPU(200 * time.Millisecond)
+	default:
+		os.Exit(fakeFuzzer(mode))
+	}
+}
+
+// burn spins for d of wall time.
+func burn(d time.Duration) {
+	x := 0
+	for start := time.Now(); time.Since(start) < d; {
+		for i := range 1000 {
+			x += i
+		}
+	}
+	if x == 42 {
+		fmt.Println()
+	}
+}
+
+// burnCPU spins until the process has used d of CPU time.
+func burnCPU(d time.Duration) {
+	for {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			panic(err)
+		}
+		if time.Duration(ru.Utime.Nano()+ru.Stime.Nano()) >= d {
+			return
+		}
+		burn(time.Millisecond)
+	}
+}
+
+// burnLeader starts a burning child, burns, waits for the child (so
+// its time moves to this process's cutime), prints "ready" and waits
+// for its standard input to close.
+func burnLeader() {
+	child := exec.Command(os.Args[0])
+	child.Env = append(os.Environ(), "FUZZCAMPAIGN_HELPER=burn")
+	if err := child.Start(); err != nil {
+		panic(err)
+	}
+	burnCPU(100 * time.Millisecond)
+	if err := child.Wait(); err != nil {
+		panic(err)
+	}
+	fmt.Println("ready")
+	bufio.NewReader(os.Stdin).ReadString('\n')
+}
+
+// fakeFuzzer prints what go test -fuzz prints and burns CPU until
+// SIGINT; mode chooses how it ends:
+//
+//	ok     exits 0 on SIGINT after a last status line
+//	race   on SIGINT fails with only "context canceled" (golang/go#75804)
+//	crash  fails at once with a failing input, as a finding
+//	exit   exits 1 at once without a failing input
+//	deaf   ignores SIGINT (the runner must kill it)
+func fakeFuzzer(mode string) int {
+	fmt.Println("fuzz: elapsed: 0s, gathering baseline coverage: 0/7 completed")
+	fmt.Println("fuzz: elapsed: 0s, gathering baseline coverage: 7/7 completed, now fuzzing with 2 workers")
+	switch mode {
+	case "crash":
+		fmt.Println("--- FAIL: FuzzX (0.12s)\n    --- FAIL: FuzzX (0.00s)\n        testing.go:1: planted")
+		fmt.Println("    Failing input written to testdata/fuzz/FuzzX/0123456789abcdef")
+		fmt.Println("    To re-run:\n    go test -run=FuzzX/0123456789abcdef\nFAIL")
+		return 1
+	case "exit":
+		fmt.Println("panic: the coordinator fell over")
+		return 2
+	}
+	sig := make(chan os.Signal, 1)
+	if mode == "deaf" {
+		signal.Ignore(os.Interrupt)
+	} else {
+		signal.Notify(sig, os.Interrupt)
+	}
+	execs := 0
+	for {
+		select {
+		case <-sig:
+			fmt.Printf("fuzz: elapsed: 1s, execs: %d (0/sec), new interesting: 3 (total: 10)\n", execs)
+			if mode == "race" {
+				fmt.Println("--- FAIL: FuzzX (1.02s)\n    context canceled\nFAIL")
+				return 1
+			}
+			fmt.Println("PASS")
+			return 0
+		default:
+		}
+		burn(50 * time.Millisecond)
+		execs += 1000
+		fmt.Printf("fuzz: elapsed: 1s, execs: %d (%d/sec), new interesting: 3 (total: 10)\n", execs, execs)
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	// A command name with spaces and a ')' of its own; fields after it
+	// as proc(5) numbers them from 3.
+	line := "4242 (a) b) (c) S 1 4240 4240 0 -1 4194560 100 0 0 0 17 5 23 11 20 0 1 0 9 100 10 18446744073709551615\n"
+	st, err := parseStat(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (procStat{pgrp: 4240, utime: 17, stime: 5, cutime: 23, cstime: 11}); st != want {
+		t.Errorf("parseStat = %+v, want %+v", st, want)
+	}
+	for _, bad := range []string{"", "1 (x S 1 2", "1 (x) S 1 2 3", "1 (x) S 1 z 4240 0 -1 0 0 0 0 0 17 5 23 11"} {
+		if _, err := parseStat(bad); err == nil {
+			t.Errorf("parseStat(%q) accepted", bad)
+		}
+	}
+}
+
+// TestGroupCPU runs a process group whose leader burns 100ms of CPU time
+// and reaps a child that burns 200ms: groupCPU must count both, agreeing
+// with the leader's rusage from wait4 (which includes the reaped child),
+// within the 10ms ticks of /proc.
+func TestGroupCPU(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "FUZZCAMPAIGN_HELPER=burn-leader")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("leader printed %q, %v", line, err)
+	}
+	got, err := groupCPU(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := parseStat(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	want := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	t.Logf("groupCPU %v, leader's rusage (with its reaped child) %v, child's ticks in cutime+cstime %d", got, want, st.cutime+st.cstime)
+	if st.cutime+st.cstime == 0 {
+		t.Error("the reaped child's CPU time is not in the leader's cutime")
+	}
+	if d := got - want; got < 250*time.Millisecond || d < -40*time.Millisecond || d > 40*time.Millisecond {
+		t.Errorf("groupCPU = %v, rusage = %v, want about 300ms", got, want)
+	}
+	if _, err := groupCPU(cmd.Process.Pid); err == nil {
+		t.Error("groupCPU of an exited group succeeded")
+	}
+}
