@@ -12,6 +12,14 @@ import (
 	"github.com/pqkex/pqkex/internal/kat"
 )
 
+// TestMethods runs the shared suite (testMethod) on each of the four
+// methods: the table in table_test.go.
+func TestMethods(t *testing.T) {
+	for _, m := range methods {
+		t.Run(m.Name, func(t *testing.T) { testMethod(t, m.Name) })
+	}
+}
+
 // testMethod runs the shared suite on the method named name: its constants; on
 // its public API and on its engine with each KEM implementation the
 // properties (round trips, Init's copy, Finish once only, the randomness
@@ -180,7 +188,7 @@ func (m *Method) randomness(t *testing.T, ex Exchange, o *ours) {
 // ErrorHasNoSecrets checks that err starts with prefix + ": ", names who
 // ("client's C_INIT", "server's P-256", ...) and contains no 8-byte run of
 // any of the given values, raw or in hex.
-func ErrorHasNoSecrets(t testing.TB, err error, prefix, who string, values ...[]byte) {
+func ErrorHasNoSecrets(t TB, err error, prefix, who string, values ...[]byte) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error (want one about the %s value)", who)

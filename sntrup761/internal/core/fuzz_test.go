@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/fuzzcorpus"
 	"github.com/pqkex/pqkex/sntrup761/internal/ref"
 )
 
@@ -15,8 +16,8 @@ func FuzzDecapsulateVsReference(f *testing.F) {
 	var ct [CiphertextSize]byte
 	var k [SharedKeySize]byte
 	sk.PublicKey().Encapsulate(bytes.NewReader(bytes.Repeat([]byte{9, 8, 7, 6}, randomBytes/4)), &ct, &k)
-	f.Add(sk.Bytes()[:], ct[:])
-	f.Add(bytes.Repeat([]byte{0xff}, PrivateKeySize), bytes.Repeat([]byte{0xff}, CiphertextSize))
+	fuzzcorpus.Add(f, sk.Bytes()[:], ct[:])
+	fuzzcorpus.Add(f, bytes.Repeat([]byte{0xff}, PrivateKeySize), bytes.Repeat([]byte{0xff}, CiphertextSize))
 	f.Fuzz(func(t *testing.T, skb, ctb []byte) {
 		if len(skb) < PrivateKeySize || len(ctb) < CiphertextSize {
 			return
@@ -33,7 +34,7 @@ func FuzzDecapsulateVsReference(f *testing.F) {
 // FuzzEncapsulateVsReference encapsulates to arbitrary public keys with
 // arbitrary randomness in both implementations.
 func FuzzEncapsulateVsReference(f *testing.F) {
-	f.Add(bytes.Repeat([]byte{1, 2, 3}, PublicKeySize/3), bytes.Repeat([]byte{0xfe}, randomBytes))
+	fuzzcorpus.Add(f, bytes.Repeat([]byte{1, 2, 3}, PublicKeySize/3), bytes.Repeat([]byte{0xfe}, randomBytes))
 	f.Fuzz(func(t *testing.T, pkb, rnd []byte) {
 		if len(pkb) < PublicKeySize || len(rnd) < randomBytes {
 			return
