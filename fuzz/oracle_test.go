@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/pqkex/pqkex/internal/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/kat"
@@ -278,7 +279,7 @@ func lengths(msg []byte, kemSize, compressed int) map[string][]byte {
 // the oracles (checkRespond, with our fixed server secrets).
 func fuzzRespond(f seeder, name string) func(t TB, in []byte) {
 	m := lookup(name)
-	o, seeds := m.seeds(f)
+	o, seeds := m.fuzzSetup(f)
 	for _, in := range seeds[0] {
 		fuzzcorpus.Add(f, in)
 	}
@@ -294,7 +295,7 @@ func fuzzRespond(f seeder, name string) func(t TB, in []byte) {
 // input's time).
 func fuzzFinish(f seeder, name string) func(t TB, in []byte) {
 	m := lookup(name)
-	o, seeds := m.seeds(f)
+	o, seeds := m.fuzzSetup(f)
 	for _, in := range seeds[1] {
 		fuzzcorpus.Add(f, in)
 	}
@@ -307,6 +308,35 @@ func fuzzFinish(f seeder, name string) func(t TB, in []byte) {
 			m.checkFinishOn(t, c, o, in)
 		})
 	}
+}
+
+// fuzzSetups holds each method's fixed secrets and seeds (m.seeds) once
+// made: a libFuzzer binary built by go-118-fuzz-build runs the whole
+// target, setup included, for every input, and the setup costs key
+// generations and reading the vector files (about 200 ms, against a few
+// ms for the check of an input).
+var fuzzSetups struct {
+	sync.Mutex
+	m map[string]fuzzSetup
+}
+
+type fuzzSetup struct {
+	o     *ours
+	seeds [2][][]byte
+}
+
+func (m *Method) fuzzSetup(t TB) (*ours, [2][][]byte) {
+	fuzzSetups.Lock()
+	defer fuzzSetups.Unlock()
+	s, ok := fuzzSetups.m[m.Name]
+	if !ok {
+		s.o, s.seeds = m.seeds(t)
+		if fuzzSetups.m == nil {
+			fuzzSetups.m = map[string]fuzzSetup{}
+		}
+		fuzzSetups.m[m.Name] = s
+	}
+	return s.o, s.seeds
 }
 
 // TB is what the fuzz targets' shared code uses of a *testing.T or a

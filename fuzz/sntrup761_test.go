@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"sync"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/fuzzcorpus"
@@ -16,19 +17,28 @@ import (
 
 // kats returns the first n counts of the bundled NIST KAT as seeds.
 func kats(f TB, n int) []kat.KEMKAT {
-	file, err := vectors.Bundled().Open("sntrup761_nist_kat.rsp")
-	if err != nil {
-		f.Fatal(err)
-		return nil
-	}
-	defer file.Close()
-	rsp, err := kat.ParseRSP(file)
-	if err != nil || len(rsp.KATs) < n {
+	all, err := nistKATs()
+	if err != nil || len(all) < n {
 		f.Fatalf("the NIST KAT: %v", err)
 		return nil
 	}
-	return rsp.KATs[:n]
+	return all[:n]
 }
+
+// nistKATs reads the bundled NIST KAT once per process: a libFuzzer
+// binary runs a target's setup for every input (see fuzzSetups).
+var nistKATs = sync.OnceValues(func() ([]kat.KEMKAT, error) {
+	file, err := vectors.Bundled().Open("sntrup761_nist_kat.rsp")
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	rsp, err := kat.ParseRSP(file)
+	if err != nil {
+		return nil, err
+	}
+	return rsp.KATs, nil
+})
 
 // parseOwn parses a copy of b: it must fail exactly when b is not size
 // bytes long, and Bytes must return b itself, not a re-encoding of the

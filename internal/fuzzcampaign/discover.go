@@ -22,6 +22,7 @@ type target struct {
 	Dir  string // the package's directory
 	Rel  string // Dir relative to the module root, slash-separated
 	Name string
+	File string // the test file that defines it, in Dir
 }
 
 // ID names the target in the summary and on the command line:
@@ -40,7 +41,8 @@ func (t target) testdata() string { return filepath.Join(t.Dir, "testdata", "fuz
 // A pkg is a package with fuzz targets.
 type pkg struct {
 	Path, Dir, Rel string
-	fuzzFuncs      []string // from its test files; the binary's -test.list is authoritative
+	fuzzFuncs      []string          // from its test files; the binary's -test.list is authoritative
+	files          map[string]string // the file of each
 }
 
 // module describes the main module: its path and root directory.
@@ -76,7 +78,7 @@ func fuzzPackages(mod module, patterns []string) ([]pkg, error) {
 		if len(f) != 3 {
 			return nil, fmt.Errorf("go list printed %q", sc.Text())
 		}
-		p := pkg{Path: f[0], Dir: f[1]}
+		p := pkg{Path: f[0], Dir: f[1], files: map[string]string{}}
 		rel, err := filepath.Rel(mod.Dir, p.Dir)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			return nil, fmt.Errorf("package %s is outside the module at %s", p.Path, mod.Dir)
@@ -88,6 +90,9 @@ func fuzzPackages(mod module, patterns []string) ([]pkg, error) {
 				return nil, err
 			}
 			p.fuzzFuncs = append(p.fuzzFuncs, names...)
+			for _, n := range names {
+				p.files[n] = file
+			}
 		}
 		if len(p.fuzzFuncs) > 0 {
 			sort.Strings(p.fuzzFuncs)
@@ -155,9 +160,13 @@ func listTargets(p pkg, binary string) ([]target, error) {
 	}
 	var ts []target
 	for _, n := range names {
-		ts = append(ts, target{Pkg: p.Path, Dir: p.Dir, Rel: p.Rel, Name: n})
+		ts = append(ts, p.target(n))
 	}
 	return ts, nil
+}
+
+func (p pkg) target(name string) target {
+	return target{Pkg: p.Path, Dir: p.Dir, Rel: p.Rel, Name: name, File: p.files[name]}
 }
 
 // goCmd runs the go command and returns its standard output; on failure

@@ -51,6 +51,7 @@ func main() {
 	var c config
 	var exclude string
 	var list, report, merge bool
+	var export string
 	flag.StringVar(&c.pkgs, "pkgs", "./...", "packages to look for fuzz targets in (go list patterns, space-separated)")
 	flag.DurationVar(&c.budget, "budget", 35*time.Minute, "CPU time per target: the fuzz process tree's user+system time, summed over the target's runs in the summary")
 	flag.IntVar(&c.parallel, "parallel", 2, "fuzz workers per target (go test -parallel)")
@@ -61,9 +62,10 @@ func main() {
 	flag.DurationVar(&c.grace, "grace", 2*time.Minute, "wall time a fuzzer may take to stop after its budget is spent before it is killed")
 	flag.DurationVar(&c.progress, "progress", 5*time.Minute, "wall time between progress lines")
 	flag.StringVar(&exclude, "exclude", defaultExclude, "regular expression of import paths whose coverage is not reported")
-	flag.BoolVar(&list, "list", false, "list the targets and the packages whose coverage is reported, then exit")
+	flag.BoolVar(&list, "list", false, "print one line per target, tab-separated: its ID, import path, directory, file, and the packages whose coverage is reported; then exit")
 	flag.BoolVar(&report, "report", false, "print the markdown table of -out's summary and exit")
 	flag.BoolVar(&merge, "merge", false, "instead of fuzzing, copy the cache entries that add statement coverage into the targets' testdata/fuzz")
+	flag.StringVar(&export, "libfuzzer-corpus", "", "instead of fuzzing, write each target's committed corpus to `dir`/<target name>/ as inputs of its libFuzzer binary")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: fuzzcampaign [flags] [target ...]\n")
 		flag.PrintDefaults()
@@ -107,14 +109,18 @@ func main() {
 			fatal(err)
 		}
 	}
-	ts, bins, err := prepare(mod, c, list)
+	ts, bins, err := prepare(mod, c, list || export != "")
 	if err != nil {
 		fatal(err)
 	}
 	switch {
 	case list:
 		for _, t := range ts {
-			fmt.Printf("%s\tcoverage of: %s\n", t.ID(), strings.Join(bins[t.Pkg].coverPkgs, " "))
+			fmt.Printf("%s\t%s\t%s\t%s\t%s\n", t.ID(), t.Pkg, t.Dir, t.File, strings.Join(bins[t.Pkg].coverPkgs, " "))
+		}
+	case export != "":
+		if err := exportLibFuzzer(ts, export); err != nil {
+			fatal(err)
 		}
 	case merge:
 		if err := mergeAll(mod, c, ts, bins); err != nil {
@@ -141,8 +147,9 @@ type binaries struct {
 }
 
 // prepare finds the targets named in c (all without names) and builds
-// the binaries of their packages (only the coverage list with list).
-func prepare(mod module, c config, list bool) ([]target, map[string]*binaries, error) {
+// the binaries of their packages; with noBuild it only finds the targets
+// (from their test files) and the packages of their coverage.
+func prepare(mod module, c config, noBuild bool) ([]target, map[string]*binaries, error) {
 	pkgs, err := fuzzPackages(mod, strings.Fields(c.pkgs))
 	if err != nil {
 		return nil, nil, err
@@ -171,9 +178,9 @@ func prepare(mod module, c config, list bool) ([]target, map[string]*binaries, e
 		if b.coverPkgs, err = coverPackages(mod, p, c.exclude); err != nil {
 			return nil, nil, err
 		}
-		if list {
+		if noBuild {
 			for _, n := range names {
-				ts = append(ts, target{Pkg: p.Path, Dir: p.Dir, Rel: p.Rel, Name: n})
+				ts = append(ts, p.target(n))
 			}
 			continue
 		}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"sync"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/fuzzcorpus"
@@ -12,11 +13,8 @@ import (
 // secret keys and ciphertexts with the fast core and the reference: the
 // decoders are total, so both must always agree.
 func FuzzDecapsulateVsReference(f *testing.F) {
-	sk, _ := GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x5a, 0xa5, 0x37, 0x11}, (2*randomBytes+smallBytes)/4+1)))
-	var ct [CiphertextSize]byte
-	var k [SharedKeySize]byte
-	sk.PublicKey().Encapsulate(bytes.NewReader(bytes.Repeat([]byte{9, 8, 7, 6}, randomBytes/4)), &ct, &k)
-	fuzzcorpus.Add(f, sk.Bytes()[:], ct[:])
+	sk, ct := decapsulateSeed()
+	fuzzcorpus.Add(f, sk, ct)
 	fuzzcorpus.Add(f, bytes.Repeat([]byte{0xff}, PrivateKeySize), bytes.Repeat([]byte{0xff}, CiphertextSize))
 	f.Fuzz(func(t *testing.T, skb, ctb []byte) {
 		if len(skb) < PrivateKeySize || len(ctb) < CiphertextSize {
@@ -30,6 +28,17 @@ func FuzzDecapsulateVsReference(f *testing.F) {
 		}
 	})
 }
+
+// decapsulateSeed is a valid key and ciphertext, made once per process:
+// a libFuzzer binary (see .clusterfuzzlite/build.sh) runs a target's
+// setup for every input, and a key generation costs milliseconds.
+var decapsulateSeed = sync.OnceValues(func() (sk, ct []byte) {
+	key, _ := GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x5a, 0xa5, 0x37, 0x11}, (2*randomBytes+smallBytes)/4+1)))
+	var c [CiphertextSize]byte
+	var k [SharedKeySize]byte
+	key.PublicKey().Encapsulate(bytes.NewReader(bytes.Repeat([]byte{9, 8, 7, 6}, randomBytes/4)), &c, &k)
+	return key.Bytes()[:], c[:]
+})
 
 // FuzzEncapsulateVsReference encapsulates to arbitrary public keys with
 // arbitrary randomness in both implementations.
