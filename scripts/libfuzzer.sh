@@ -105,7 +105,7 @@ for bin in $(find "$OUT" -maxdepth 1 -type f -perm -u+x | sort); do
 	printf '%-32s %8s %8s %12s %8s %s\n' "$name" "${seedcov:-?}" "${emptycov:-?}" "${execs:-?}" "$(cov "$run/fuzz.log")" "$result"
 	if [ "$result" != ok ]; then
 		fail=1
-		tail -40 "$run/fuzz.log" "$run/seeds.log" | sed "s/^/  $name| /"
+		tail -n 40 "$run/fuzz.log" | sed "s/^/  $name| /"
 		ls "$run" | grep -e '^crash-' -e '^leak-' -e '^timeout-' -e '^oom-' | sed "s#^#  $name| reproducer: $run/#" || true
 	fi
 done

@@ -205,3 +205,62 @@ func countFiles(dir string) (n int, size int64, err error) {
 	}
 	return n, size, nil
 }
+
+// byteArgs returns how many arguments t's fuzz function takes after its
+// *testing.T, from t's file: the f.Fuzz call's function literal, whose
+// arguments must all be []byte (what fuzzcorpus converts).
+func byteArgs(t target) (int, error) {
+	path := filepath.Join(t.Dir, t.File)
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return 0, err
+	}
+	n := -1
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != t.Name || fn.Body == nil {
+			continue
+		}
+		ast.Inspect(fn.Body, func(node ast.Node) bool {
+			call, ok := node.(*ast.CallExpr)
+			if !ok || len(call.Args) != 1 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			lit, ok2 := call.Args[0].(*ast.FuncLit)
+			if !ok || !ok2 || sel.Sel.Name != "Fuzz" {
+				return true
+			}
+			n = 0
+			for i, field := range lit.Type.Params.List {
+				k := max(len(field.Names), 1)
+				if i == 0 {
+					k-- // t *testing.T
+				}
+				if k > 0 && !isBytes(field.Type) {
+					n = -2
+					return false
+				}
+				n += k
+			}
+			return false
+		})
+	}
+	switch n {
+	case -1:
+		return 0, fmt.Errorf("%s: no f.Fuzz(func(...)) call in %s", t.ID(), path)
+	case -2:
+		return 0, fmt.Errorf("%s: its fuzz function takes arguments other than []byte", t.ID())
+	}
+	return n, nil
+}
+
+// isBytes reports whether e is the type []byte (or []uint8).
+func isBytes(e ast.Expr) bool {
+	arr, ok := e.(*ast.ArrayType)
+	if !ok || arr.Len != nil {
+		return false
+	}
+	id, ok := arr.Elt.(*ast.Ident)
+	return ok && (id.Name == "byte" || id.Name == "uint8")
+}

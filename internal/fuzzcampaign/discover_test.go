@@ -43,3 +43,28 @@ type S struct{}
 		t.Errorf("fuzzFuncs = %v, want %v", got, want)
 	}
 }
+
+func TestByteArgs(t *testing.T) {
+	dir := t.TempDir()
+	src := `package x
+
+import "testing"
+
+func FuzzOne(f *testing.F) { f.Fuzz(func(t *testing.T, in []byte) {}) }
+func FuzzTwo(f *testing.F) {
+	check := func() {}
+	f.Fuzz(func(t *testing.T, a, b []uint8) { check() })
+}
+func FuzzStr(f *testing.F)  { f.Fuzz(func(t *testing.T, s string) {}) }
+func FuzzNone(f *testing.F) {}
+`
+	if err := os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int{"FuzzOne": 1, "FuzzTwo": 2, "FuzzStr": -1, "FuzzNone": -1} {
+		n, err := byteArgs(target{Dir: dir, File: "x_test.go", Name: name})
+		if want < 0 && err == nil || want >= 0 && (err != nil || n != want) {
+			t.Errorf("byteArgs(%s) = %d, %v; want %d", name, n, err, want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,5 +60,36 @@ func exportLibFuzzer(ts []target, dir string) error {
 		}
 		fmt.Printf("%s: %d committed corpus entries written to %s\n", t.ID(), n, filepath.Join(dir, t.Name))
 	}
+	return nil
+}
+
+// importLibFuzzer writes the libFuzzer input in file, decoded as t's
+// libFuzzer binary decodes it (fuzzcorpus.FromLibFuzzer), to t's
+// testdata/fuzz as a go test corpus file named as go test names them,
+// and prints how to run it.
+func importLibFuzzer(t target, file string) error {
+	n, err := byteArgs(t)
+	if err != nil {
+		return err
+	}
+	in, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	values, ok := fuzzcorpus.FromLibFuzzer(in, n)
+	if !ok {
+		return fmt.Errorf("%s: the libFuzzer binary does not call %s with these %d bytes", file, t.ID(), len(in))
+	}
+	data := fuzzcorpus.FormatFile(values...)
+	sum := sha256.Sum256(data)
+	name := hex.EncodeToString(sum[:8])
+	if err := os.MkdirAll(t.testdata(), 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(t.testdata(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("%s\nto run it: (cd %s && go test -run '^%s$/^%s$' .)\n", path, t.Dir, t.Name, name)
 	return nil
 }

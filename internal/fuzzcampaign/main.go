@@ -51,7 +51,7 @@ func main() {
 	var c config
 	var exclude string
 	var list, report, merge bool
-	var export string
+	var export, fromLibFuzzer string
 	flag.StringVar(&c.pkgs, "pkgs", "./...", "packages to look for fuzz targets in (go list patterns, space-separated)")
 	flag.DurationVar(&c.budget, "budget", 35*time.Minute, "CPU time per target: the fuzz process tree's user+system time, summed over the target's runs in the summary")
 	flag.IntVar(&c.parallel, "parallel", 2, "fuzz workers per target (go test -parallel)")
@@ -65,6 +65,7 @@ func main() {
 	flag.BoolVar(&list, "list", false, "print one line per target, tab-separated: its ID, import path, directory, file, and the packages whose coverage is reported; then exit")
 	flag.BoolVar(&report, "report", false, "print the markdown table of -out's summary and exit")
 	flag.BoolVar(&merge, "merge", false, "instead of fuzzing, copy the cache entries that add statement coverage into the targets' testdata/fuzz")
+	flag.StringVar(&fromLibFuzzer, "from-libfuzzer", "", "instead of fuzzing, write the libFuzzer input in `file` (a crash OSS-Fuzz or ClusterFuzzLite reported) to the one target named as a go test corpus file in its testdata/fuzz")
 	flag.StringVar(&export, "libfuzzer-corpus", "", "instead of fuzzing, write each target's committed corpus to `dir`/<target name>/ as inputs of its libFuzzer binary")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: fuzzcampaign [flags] [target ...]\n")
@@ -109,7 +110,7 @@ func main() {
 			fatal(err)
 		}
 	}
-	ts, bins, err := prepare(mod, c, list || export != "")
+	ts, bins, err := prepare(mod, c, list || export != "" || fromLibFuzzer != "")
 	if err != nil {
 		fatal(err)
 	}
@@ -120,6 +121,13 @@ func main() {
 		}
 	case export != "":
 		if err := exportLibFuzzer(ts, export); err != nil {
+			fatal(err)
+		}
+	case fromLibFuzzer != "":
+		if len(c.names) != 1 || len(ts) != 1 {
+			fatal(fmt.Errorf("-from-libfuzzer takes one target"))
+		}
+		if err := importLibFuzzer(ts[0], fromLibFuzzer); err != nil {
 			fatal(err)
 		}
 	case merge:
