@@ -114,8 +114,10 @@ func TestCorpusView(t *testing.T) {
 	if _, err := os.Stat(root); !os.IsNotExist(err) {
 		t.Errorf("Close left %s: %v", root, err)
 	}
-	if _, err := os.Stat(filepath.Join(mod, "vectors/testdata/v.json")); err != nil {
-		t.Errorf("Close removed the module's files: %v", err)
+	for _, f := range []string{"vectors/testdata/v.json", "a/b/testdata/fuzz/FuzzX/x1", "a/b/testdata/fuzz/FuzzY/y1", "cache/FuzzX/x2"} {
+		if _, err := os.Stat(filepath.Join(mod, f)); err != nil {
+			t.Errorf("Close removed the module's files: %v", err)
+		}
 	}
 }
 

@@ -233,3 +233,61 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// Go's fuzz coordinator reports "fuzzing process hung or terminated
+// unexpectedly" for a worker that died without reporting a failure, and
+// a worker ends itself when one call of the fuzz function runs for
+// hangLimit of wall time (internal/fuzz's RunFuzzWorker): at nice 19 on a
+// busy machine a starved worker can reach it with an input that takes
+// milliseconds.
+const (
+	hangText  = "fuzzing process hung or terminated unexpectedly"
+	hangLimit = 10 * time.Second
+)
+
+// maxUnconfirmed is how many unconfirmed hangs in a row end a target's
+// runs as a failure.
+const maxUnconfirmed = 3
+
+// keepReproducer copies the failing input of run x to the output
+// directory, so that the evidence survives whatever happens to the tree,
+// and confirms a hang (confirmHang).
+func keepReproducer(c config, t target, b *binaries, x *run) error {
+	dir := filepath.Join(c.out, "reproducers", strings.ReplaceAll(t.ID(), "/", "_"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	x.Kept = filepath.Join(dir, filepath.Base(x.Reproducer))
+	if err := copyNew(x.Reproducer, x.Kept); err != nil {
+		return fmt.Errorf("keeping the reproducer: %v", err)
+	}
+	if strings.Contains(x.FailureExcerpt, hangText) {
+		return confirmHang(c, t, b, x)
+	}
+	return nil
+}
+
+// confirmHang replays the input of a reported hang with the fuzz binary,
+// as go test -run does. If it passes within hangLimit, the run was not a
+// finding: its status becomes "unconfirmed" and the input leaves
+// testdata (where every later run would replay it), its copy staying in
+// the output directory. Otherwise it stays a failure.
+func confirmHang(c config, t target, b *binaries, x *run) error {
+	cmd := exec.Command("nice", "-n", strconv.Itoa(c.nice), b.fuzz, "-test.run", "^"+t.Name+"$/^"+regexp.QuoteMeta(filepath.Base(x.Reproducer))+"$")
+	cmd.Dir = t.Dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	d := time.Since(start)
+	x.ReplaySeconds = d.Seconds()
+	if err != nil || d >= hangLimit {
+		x.Note = fmt.Sprintf("the replay of the input failed too (%v, %s): a finding\n%s", err, d.Round(time.Millisecond), out)
+		return nil
+	}
+	if err := os.Remove(x.Reproducer); err != nil {
+		return err
+	}
+	x.Status = "unconfirmed"
+	x.Note = fmt.Sprintf("the fuzzer reported a hung worker (a call of the fuzz function reaching %s of wall time ends a worker, as starvation at nice %d can on a busy machine); the input, replayed, passed in %s: not a finding. It left testdata; a copy is %s",
+		hangLimit, c.nice, d.Round(time.Millisecond), x.Kept)
+	return nil
+}

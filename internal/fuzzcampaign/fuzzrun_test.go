@@ -103,3 +103,41 @@ func TestIsStopRace(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepReproducer: a failing input is copied out of the tree; a
+// reported hang whose input passes when replayed is not a finding and
+// leaves testdata; one whose replay fails stays a failure.
+func TestKeepReproducer(t *testing.T) {
+	hang := "--- FAIL: FuzzX (1981.23s)\n    fuzzing process hung or terminated unexpectedly: exit status 2\n    Failing input written to testdata/fuzz/FuzzX/0123456789abcdef"
+	panicked := "--- FAIL: FuzzX (3.1s)\n    --- FAIL: FuzzX (0.00s)\n        panic: index out of range"
+	for _, tc := range []struct {
+		replay, excerpt, status string
+		stays                   bool
+	}{
+		{"replay-pass", hang, "unconfirmed", false},
+		{"replay-fail", hang, "failed", true},
+		{"replay-pass", panicked, "failed", true}, // not a hang: no replay decides it
+	} {
+		t.Setenv("FUZZCAMPAIGN_HELPER", tc.replay)
+		dir := t.TempDir()
+		tg := target{Pkg: "example.com/m/p", Dir: dir, Rel: "p", Name: "FuzzX"}
+		repro := filepath.Join(tg.testdata(), "0123456789abcdef")
+		os.MkdirAll(tg.testdata(), 0o755)
+		os.WriteFile(repro, []byte("go test fuzz v1\n[]byte(\"x\")\n"), 0o644)
+		x := &run{Status: "failed", Reproducer: repro, FailureExcerpt: tc.excerpt}
+		c := config{out: t.TempDir()}
+		if err := keepReproducer(c, tg, &binaries{fuzz: os.Args[0]}, x); err != nil {
+			t.Fatal(err)
+		}
+		_, err := os.Stat(repro)
+		if x.Status != tc.status || (err == nil) != tc.stays {
+			t.Errorf("%s, %q: status %s, reproducer in testdata: %v; note %q", tc.replay, tc.excerpt, x.Status, err == nil, x.Note)
+		}
+		if data, err := os.ReadFile(x.Kept); err != nil || !strings.Contains(string(data), "go test fuzz v1") {
+			t.Errorf("the copy %s: %q, %v", x.Kept, data, err)
+		}
+		if (x.ReplaySeconds > 0) != (tc.excerpt == hang) {
+			t.Errorf("replayed %v s", x.ReplaySeconds)
+		}
+	}
+}

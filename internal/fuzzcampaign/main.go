@@ -279,37 +279,48 @@ func campaign(mod module, c config, ts []target, bins map[string]*binaries) erro
 			rec = &record{Target: t.ID(), Package: t.Pkg}
 			s.Targets[t.ID()] = rec
 		}
-		if f := rec.failed(); f != nil {
-			fmt.Printf("== %s: failed in an earlier run (commit %s): %s\n", t.ID(), f.Commit, f.Reproducer)
-			bad = append(bad, t.ID())
-			continue
-		}
-		left := c.budget - rec.cpu()
-		if left <= 0 {
-			fmt.Printf("== %s: done, %s of CPU time in %d run(s)\n", t.ID(), rec.cpu().Round(time.Second), len(rec.Runs))
-			continue
-		}
-		if stopped() {
-			return fmt.Errorf("interrupted before %s", t.ID())
-		}
-		fmt.Printf("== %s: fuzzing for %s of CPU time with %d workers (%s)\n", t.ID(), left.Round(time.Second), c.parallel, time.Now().Format(time.DateTime))
-		x, err := runTarget(mod, c, t, bins[t.Pkg], left, commit, stop)
-		if err != nil {
-			return err
-		}
-		rec.Runs = append(rec.Runs, x)
-		if err := s.save(sumFile); err != nil {
-			return err
-		}
-		if err := writeMarkdown(s, filepath.Join(c.out, "summary.md")); err != nil {
-			return err
-		}
-		printRun(os.Stdout, t, x, c.budget)
-		if x.Status != "ok" && x.Status != "interrupted" {
-			bad = append(bad, t.ID())
-		}
-		if stopped() {
-			return fmt.Errorf("interrupted during %s (its run is recorded; run again to resume)", t.ID())
+		// Runs until the budget is spent: a run can end early without a
+		// finding (an unconfirmed hang, see confirmHang), up to
+		// maxUnconfirmed times in a row.
+		for unconfirmed := 0; ; {
+			if f := rec.failed(); f != nil {
+				fmt.Printf("== %s: failed in an earlier run (commit %s): %s\n", t.ID(), f.Commit, f.Reproducer)
+				bad = append(bad, t.ID())
+				break
+			}
+			left := c.budget - rec.cpu()
+			if left <= 0 {
+				fmt.Printf("== %s: done, %s of CPU time in %d run(s)\n", t.ID(), rec.cpu().Round(time.Second), len(rec.Runs))
+				break
+			}
+			if stopped() {
+				return fmt.Errorf("interrupted before %s", t.ID())
+			}
+			fmt.Printf("== %s: fuzzing for %s of CPU time with %d workers (%s)\n", t.ID(), left.Round(time.Second), c.parallel, time.Now().Format(time.DateTime))
+			x, err := runTarget(mod, c, t, bins[t.Pkg], left, commit, stop)
+			if err != nil {
+				return err
+			}
+			rec.Runs = append(rec.Runs, x)
+			if err := s.save(sumFile); err != nil {
+				return err
+			}
+			if err := writeMarkdown(s, filepath.Join(c.out, "summary.md")); err != nil {
+				return err
+			}
+			printRun(os.Stdout, t, x, c.budget)
+			if stopped() {
+				return fmt.Errorf("interrupted during %s (its run is recorded; run again to resume)", t.ID())
+			}
+			if x.Status == "unconfirmed" {
+				if unconfirmed++; unconfirmed < maxUnconfirmed {
+					continue
+				}
+			}
+			if x.Status != "ok" && x.Status != "interrupted" {
+				bad = append(bad, t.ID())
+			}
+			break
 		}
 	}
 	fmt.Printf("\nsummary: %s\ntable: %s\n", sumFile, filepath.Join(c.out, "summary.md"))
@@ -345,6 +356,11 @@ func runTarget(mod module, c config, t target, b *binaries, budget time.Duration
 	x.Execs, x.Baseline, x.NewInteresting = res.Execs, res.Baseline, res.NewInteresting
 	x.Reproducer, x.Rerun, x.FailureExcerpt = res.Reproducer, res.Rerun, res.FailureExcerpt
 	x.Status, x.Error, x.Note = classify(res, logPath)
+	if x.Status == "failed" {
+		if err := keepReproducer(c, t, b, x); err != nil {
+			return nil, err
+		}
+	}
 	after, _, err := countFiles(cacheDir)
 	if err != nil {
 		return nil, err

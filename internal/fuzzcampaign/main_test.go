@@ -80,7 +80,16 @@ func burnLeader() {
 //	crash  fails at once with a failing input, as a finding
 //	exit   exits 1 at once without a failing input
 //	deaf   ignores SIGINT (the runner must kill it)
+//
+// or, for replay-pass and replay-fail, how a replay of one input ends.
 func fakeFuzzer(mode string) int {
+	switch mode { // replaying one input (confirmHang)
+	case "replay-pass":
+		return 0
+	case "replay-fail":
+		fmt.Println("--- FAIL: FuzzX/0123456789abcdef\nFAIL")
+		return 1
+	}
 	fmt.Println("fuzz: elapsed: 0s, gathering baseline coverage: 0/7 completed")
 	fmt.Println("fuzz: elapsed: 0s, gathering baseline coverage: 7/7 completed, now fuzzing with 2 workers")
 	switch mode {

@@ -33,8 +33,10 @@ type run struct {
 	GoVersion string    `json:"go_version"`
 	Started   time.Time `json:"started"`
 	// Status is "ok" (the budget was spent without a failure), "failed"
-	// (the fuzzer found a failing input: Reproducer), "interrupted" (the
-	// runner was stopped first) or "error" (the fuzzer exited otherwise).
+	// (the fuzzer found a failing input: Reproducer), "unconfirmed" (it
+	// reported a hung worker whose input then passed: see confirmHang),
+	// "interrupted" (the runner was stopped first) or "error" (the fuzzer
+	// exited otherwise).
 	Status         string  `json:"status"`
 	BudgetSeconds  float64 `json:"budget_cpu_seconds"`
 	CPUSeconds     float64 `json:"cpu_seconds"`
@@ -56,6 +58,8 @@ type run struct {
 	Error          string        `json:"error,omitempty"`
 	Note           string        `json:"note,omitempty"`
 	Reproducer     string        `json:"reproducer,omitempty"`
+	Kept           string        `json:"reproducer_copy,omitempty"` // in the output directory
+	ReplaySeconds  float64       `json:"replay_seconds,omitempty"`  // of the reproducer, for a hang
 	Rerun          string        `json:"rerun,omitempty"`
 	FailureExcerpt string        `json:"failure_excerpt,omitempty"`
 	Log            string        `json:"log"`
@@ -160,7 +164,7 @@ func (s *summary) markdown(w io.Writer) {
 			cov = append(cov, "coverage run failed")
 		}
 		var res []string
-		for _, st := range []string{"ok", "failed", "interrupted", "error"} {
+		for _, st := range []string{"ok", "failed", "unconfirmed", "interrupted", "error"} {
 			if n := results[st]; n > 0 {
 				res = append(res, fmt.Sprintf("%d %s", n, st))
 			}
