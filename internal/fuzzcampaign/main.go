@@ -34,10 +34,11 @@ import (
 )
 
 // defaultExclude are the packages whose coverage is not reported: the
-// test machinery that the targets use as oracles (vector runners,
-// sntrup761's reference, the dudect harness, the *test packages of
-// deterministic randomness) and this command.
-const defaultExclude = `/internal/(kat|dudect|ref|fuzzcampaign)$|test$`
+// test machinery that the targets use as oracles or for seeds (vector
+// runners and files, sntrup761's reference, the dudect harness, the
+// *test packages of deterministic randomness, fuzzcorpus) and this
+// command.
+const defaultExclude = `/internal/(kat|dudect|ref|fuzzcampaign|fuzzcorpus)$|/vectors$|test$`
 
 type config struct {
 	pkgs, out, cache, minimize string
@@ -89,7 +90,7 @@ func main() {
 		if err != nil {
 			fatal(err)
 		}
-		s.markdown(os.Stdout)
+		s.markdown(os.Stdout, c.exclude)
 		return
 	}
 	if c.cache == "" {
@@ -305,7 +306,7 @@ func campaign(mod module, c config, ts []target, bins map[string]*binaries) erro
 			if err := s.save(sumFile); err != nil {
 				return err
 			}
-			if err := writeMarkdown(s, filepath.Join(c.out, "summary.md")); err != nil {
+			if err := writeMarkdown(s, filepath.Join(c.out, "summary.md"), c.exclude); err != nil {
 				return err
 			}
 			printRun(os.Stdout, t, x, c.budget)
@@ -432,12 +433,12 @@ func indent(s string) string {
 	return "   | " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n   | ")
 }
 
-func writeMarkdown(s *summary, file string) error {
+func writeMarkdown(s *summary, file string, exclude *regexp.Regexp) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err
 	}
-	s.markdown(f)
+	s.markdown(f, exclude)
 	return f.Close()
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -124,8 +125,9 @@ func (r *record) failed() *run {
 
 // markdown writes the table of the summary: per target the sums over
 // its runs (CPU, wall, executions, new entries), the corpus and coverage
-// after its last run, and its result.
-func (s *summary) markdown(w io.Writer) {
+// after its last run (of the packages it reaches but those matching
+// exclude), and its result.
+func (s *summary) markdown(w io.Writer, exclude *regexp.Regexp) {
 	ids := make([]string, 0, len(s.Targets))
 	for id := range s.Targets {
 		ids = append(ids, id)
@@ -156,7 +158,7 @@ func (s *summary) markdown(w io.Writer) {
 		last := r.Runs[len(r.Runs)-1]
 		var cov []string
 		for _, c := range last.Coverage {
-			if c.Reached {
+			if c.Reached && !exclude.MatchString(c.Package) {
 				cov = append(cov, fmt.Sprintf("%s %.1f%% (%d/%d)", strings.TrimPrefix(strings.TrimPrefix(c.Package, s.Module), "/"), c.Percent, c.Covered, c.Statements))
 			}
 		}
