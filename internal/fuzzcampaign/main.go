@@ -59,7 +59,10 @@ func main() {
 	flag.IntVar(&c.nice, "nice", 19, "nice increment of the fuzzing and coverage processes")
 	flag.StringVar(&c.out, "out", filepath.Join(os.TempDir(), "fuzzcampaign"), "output directory: summary.json, summary.md, logs/, bin/")
 	flag.StringVar(&c.cache, "cache", "", "fuzz cache root, entries in <cache>/<import path>/<target> (default $GOCACHE/fuzz, go test's)")
-	flag.StringVar(&c.minimize, "minimizetime", "", "go test -fuzzminimizetime for new inputs (default go test's, 60s)")
+	// go test's default is 60s: a target whose inputs must keep their
+	// size (a method's C_INIT or S_REPLY) spends it all on every new input
+	// without shrinking it, while no other input is tried by that worker.
+	flag.StringVar(&c.minimize, "minimizetime", "10s", "go test -fuzzminimizetime: how long the fuzzer minimizes each new input (a duration, or Nx runs)")
 	flag.DurationVar(&c.grace, "grace", 2*time.Minute, "wall time a fuzzer may take to stop after its budget is spent before it is killed")
 	flag.DurationVar(&c.progress, "progress", 5*time.Minute, "wall time between progress lines")
 	flag.StringVar(&exclude, "exclude", defaultExclude, "regular expression of import paths whose coverage is not reported")
