@@ -418,7 +418,10 @@ func printRun(w io.Writer, t target, x *run, budget time.Duration) {
 		}
 	}
 	if x.CoverageError != "" {
-		fmt.Fprintf(w, "   coverage: %s\n", x.CoverageError)
+		// The replay of a failing input fails too; its first lines
+		// say how (the summary has all).
+		lines := strings.SplitN(x.CoverageError, "\n", 9)
+		fmt.Fprintf(w, "   coverage: replaying the corpus failed:\n%s\n", indent(strings.Join(lines[:min(len(lines), 8)], "\n")))
 	}
 	if x.Status == "failed" {
 		fmt.Fprintf(w, "   FAILURE: reproducer %s\n   to re-run: (cd %s && go test -run='%s' .)\n%s\n", x.Reproducer, t.Dir, x.Rerun, indent(x.FailureExcerpt))
