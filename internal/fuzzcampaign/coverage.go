@@ -165,17 +165,19 @@ func (v *corpusView) replay(binary, run string, nice int) (profile, error) {
 }
 
 // A profile maps each block of a coverage profile ("file:l.c,l.c") to its
-// number of statements and whether it ran.
+// number of statements and how many times it ran (0 or 1 in set mode).
 type profile map[string]block
 
 type block struct {
 	stmts int
-	hit   bool
+	count int64
 }
 
+func (b block) hit() bool { return b.count > 0 }
+
 // parseProfile reads a coverage profile (go tool cover's format: a mode
-// line, then "file:start,end statements count" per block). A block
-// listed more than once counts as hit if any line says so.
+// line, then "file:start,end statements count" per block). The counts of
+// a block listed more than once add up.
 func parseProfile(r io.Reader) (profile, error) {
 	p := profile{}
 	sc := bufio.NewScanner(r)
@@ -203,7 +205,7 @@ func parseProfile(r io.Reader) (profile, error) {
 		}
 		b := p[f[0]]
 		b.stmts = stmts
-		b.hit = b.hit || count > 0
+		b.count += count
 		p[f[0]] = b
 	}
 	if first {
@@ -237,9 +239,9 @@ func (p profile) byPackage(init profile) []pkgCoverage {
 			sums[ip] = s
 		}
 		s.Statements += b.stmts
-		if b.hit {
+		if b.hit() {
 			s.Covered += b.stmts
-			s.Reached = s.Reached || !init[key].hit
+			s.Reached = s.Reached || !init[key].hit()
 		}
 	}
 	var out []pkgCoverage
@@ -253,13 +255,27 @@ func (p profile) byPackage(init profile) []pkgCoverage {
 	return out
 }
 
-// hits returns the blocks p ran.
-func (p profile) hits() map[string]bool {
-	h := map[string]bool{}
+// features returns what a corpus entry is kept for (mergeTarget), with
+// its weight: each block the profile ran, weighted by its statements, and
+// the bucket of the number of times it ran (1, 2, 3, 4-7, 8-15, 16-31,
+// 32-127, 128 or more: how libFuzzer and Go's fuzzer bucket their edge
+// counters), weighted 1, so that an input that runs a loop a different
+// number of times counts too. A count-mode profile is needed for the
+// buckets.
+func (p profile) features() map[string]int {
+	f := map[string]int{}
 	for key, b := range p {
-		if b.hit {
-			h[key] = true
+		if !b.hit() {
+			continue
 		}
+		f[key] = b.stmts
+		bucket := 0
+		for _, bound := range []int64{1, 2, 3, 7, 15, 31, 127} {
+			if b.count > bound {
+				bucket++
+			}
+		}
+		f[key+"#"+strconv.Itoa(bucket)] = 1
 	}
-	return h
+	return f
 }

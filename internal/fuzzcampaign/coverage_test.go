@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-const sampleProfile = `mode: set
+const sampleProfile = `mode: count
 example.com/m/a/a.go:3.10,5.2 2 1
 example.com/m/a/a.go:5.2,7.3 3 0
-example.com/m/a/b.go:1.1,2.2 5 1
-example.com/m/a/b.go:1.1,2.2 5 0
+example.com/m/a/b.go:1.1,2.2 5 6
+example.com/m/a/b.go:1.1,2.2 5 3
 example.com/m/c/c.go:1.1,9.9 4 0
 `
 
@@ -38,8 +38,12 @@ func TestProfile(t *testing.T) {
 	if onlyInit := init.byPackage(init); onlyInit[0].Reached {
 		t.Errorf("initialization alone counts as reached: %+v", onlyInit)
 	}
-	if h := p.hits(); len(h) != 2 || !h["example.com/m/a/b.go:1.1,2.2"] {
-		t.Errorf("hits = %v", h)
+	// a.go's first block ran once (bucket 0), b.go's block 6+3 = 9
+	// times (bucket 4: 8-15).
+	wantF := map[string]int{"example.com/m/a/a.go:3.10,5.2": 2, "example.com/m/a/a.go:3.10,5.2#0": 1,
+		"example.com/m/a/b.go:1.1,2.2": 5, "example.com/m/a/b.go:1.1,2.2#4": 1}
+	if f := p.features(); !reflect.DeepEqual(f, wantF) {
+		t.Errorf("features = %v, want %v", f, wantF)
 	}
 	for _, bad := range []string{"", "example.com/m/a/a.go:1.1,2.2 1 1\n", "mode: set\nx 1\n", "mode: set\nx y 1\n"} {
 		if _, err := parseProfile(strings.NewReader(bad)); err == nil {
@@ -122,7 +126,6 @@ func TestCorpusView(t *testing.T) {
 }
 
 func TestGreedy(t *testing.T) {
-	p := profile{"a": {stmts: 5}, "b": {stmts: 3}, "c": {stmts: 3}, "d": {stmts: 1}, "e": {stmts: 2}}
 	set := func(keys ...string) map[string]bool {
 		m := map[string]bool{}
 		for _, k := range keys {
@@ -130,24 +133,26 @@ func TestGreedy(t *testing.T) {
 		}
 		return m
 	}
+	// Blocks a (5 statements), b and c (3), d (1), e (2), with buckets.
 	cands := []candidate{
-		{"small-b", 10, set("b")},
-		{"big-bc", 100, set("b", "c")},    // 6 new statements: first
-		{"dup-b", 5, set("b")},            // nothing new after big-bc
-		{"d-large", 50, set("d")},         // ties with d-small on 1 statement
-		{"d-small", 20, set("d")},         // ...and is smaller: taken
-		{"base-only", 1, set("a")},        // a is covered already
-		{"e-and-base", 30, set("a", "e")}, // 2 new
+		{"small-b", 10, map[string]int{"b": 3, "b#0": 1}},
+		{"big-bc", 100, map[string]int{"b": 3, "b#0": 1, "c": 3, "c#0": 1}},    // 8: first
+		{"dup-b", 5, map[string]int{"b": 3, "b#0": 1}},                         // nothing new after big-bc
+		{"d-large", 50, map[string]int{"d": 1, "d#0": 1}},                      // ties with d-small
+		{"d-small", 20, map[string]int{"d": 1, "d#0": 1}},                      // ...and is smaller: taken
+		{"base-only", 1, map[string]int{"a": 5, "a#0": 1}},                     // a is had already
+		{"a-loops", 30, map[string]int{"a": 5, "a#3": 1}},                      // a run more often: 1 new
+		{"e-and-base", 30, map[string]int{"a": 5, "a#0": 1, "e": 2, "e#0": 1}}, // 3 new
 	}
-	covered := set("a")
+	covered := set("a", "a#0")
 	var names []string
-	for _, c := range greedy(p, covered, cands) {
+	for _, c := range greedy(covered, cands) {
 		names = append(names, c.name)
 	}
-	if got := strings.Join(names, " "); got != "big-bc e-and-base d-small" {
+	if got := strings.Join(names, " "); got != "big-bc e-and-base d-small a-loops" {
 		t.Errorf("greedy picked %s", got)
 	}
-	if len(covered) != 5 {
+	if len(covered) != 11 {
 		t.Errorf("covered %v", covered)
 	}
 }

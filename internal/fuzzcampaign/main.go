@@ -202,7 +202,9 @@ func prepare(mod module, c config, noBuild bool) ([]target, map[string]*binaries
 		if err := build(c, p, "-fuzz", "^Fuzz", "-o", b.fuzz); err != nil {
 			return nil, nil, err
 		}
-		coverArgs := []string{"-cover", "-covermode", "set", "-o", b.cover}
+		// count mode: statement coverage from counts > 0, and the
+		// counts' buckets for -merge (profile.features).
+		coverArgs := []string{"-cover", "-covermode", "count", "-o", b.cover}
 		if len(b.coverPkgs) > 0 {
 			coverArgs = append(coverArgs, "-coverpkg", strings.Join(b.coverPkgs, ","))
 		}

@@ -20,12 +20,13 @@ func mergeAll(mod module, c config, ts []target, bins map[string]*binaries) erro
 }
 
 // mergeTarget minimizes t's fuzz cache into its testdata/fuzz directory:
-// starting from the coverage of the seeds and the files already there
-// (which all stay), it adds cache entries greedily, each time the one
-// reaching the most statements not yet reached (the smaller on a tie),
-// until none reaches more. The fuzzer minimized each entry when it found
-// it. An entry that fails is reported and left out: a failing input is
-// committed with its fix, by hand.
+// starting from the features (profile.features: the statements run and
+// the buckets of how often each block ran) of the seeds and the files
+// already there (which all stay), it adds cache entries greedily, each
+// time the one adding the most weight of features not yet had (the
+// smaller on a tie), until none adds any. The fuzzer minimized each entry
+// when it found it. An entry that fails is reported and left out: a
+// failing input is committed with its fix, by hand.
 func mergeTarget(mod module, c config, t target, b *binaries) error {
 	v, err := newCorpusView(mod.Dir, t)
 	if err != nil {
@@ -39,7 +40,10 @@ func mergeTarget(mod module, c config, t target, b *binaries) error {
 	if err != nil {
 		return err
 	}
-	covered := base.hits()
+	covered := map[string]bool{}
+	for k := range base.features() {
+		covered[k] = true
+	}
 	have, err := os.ReadDir(t.testdata())
 	if err != nil && !os.IsNotExist(err) {
 		return err
@@ -72,10 +76,10 @@ func mergeTarget(mod module, c config, t target, b *binaries) error {
 			fmt.Printf("%s: cache entry %s fails, left out:\n%v\n", t.ID(), e.Name(), err)
 			continue
 		}
-		cands = append(cands, candidate{e.Name(), info.Size(), p.hits()})
+		cands = append(cands, candidate{e.Name(), info.Size(), p.features()})
 	}
-	startStmts := stmts(base, covered)
-	added := greedy(base, covered, cands)
+	startStmts, startFeatures := stmts(base, covered), len(covered)
+	added := greedy(covered, cands)
 	var addedBytes int64
 	for _, a := range added {
 		addedBytes += a.size
@@ -94,37 +98,38 @@ func mergeTarget(mod module, c config, t target, b *binaries) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: %d cache entries replayed; seeds and %d committed files reach %d statements; added %d files (%d bytes) reaching %d more; testdata now %d files, %d bytes\n",
-		t.ID(), len(entries), len(committed), startStmts, len(added), addedBytes, stmts(base, covered)-startStmts, n, size)
+	fmt.Printf("%s: %d cache entries replayed; seeds and %d committed files reach %d statements (%d features); added %d files (%d bytes) reaching %d more statements (%d more features); testdata now %d files, %d bytes\n",
+		t.ID(), len(entries), len(committed), startStmts, startFeatures, len(added), addedBytes, stmts(base, covered)-startStmts, len(covered)-startFeatures, n, size)
 	return nil
 }
 
-// stmts counts the statements of the blocks in hit.
-func stmts(p profile, hit map[string]bool) (n int) {
-	for k := range hit {
+// stmts counts the statements of the blocks among the features had
+// (the keys that are blocks, not buckets).
+func stmts(p profile, had map[string]bool) (n int) {
+	for k := range had {
 		n += p[k].stmts
 	}
 	return n
 }
 
-// A candidate is a corpus entry and the blocks it reaches.
+// A candidate is a corpus entry and its features with their weights.
 type candidate struct {
-	name string
-	size int64
-	hits map[string]bool
+	name  string
+	size  int64
+	feats map[string]int
 }
 
-// greedy picks from cands, one at a time, the entry that reaches the
-// most statements of p not yet in covered (the smaller, then the first
-// by name, on a tie), adding what it reaches to covered, until no entry
-// reaches more. It returns the entries in the order picked.
-func greedy(p profile, covered map[string]bool, cands []candidate) []candidate {
+// greedy picks from cands, one at a time, the entry whose features not
+// yet in covered weigh the most (the smaller, then the first by name, on
+// a tie), adding its features to covered, until no entry adds any. It
+// returns the entries in the order picked.
+func greedy(covered map[string]bool, cands []candidate) []candidate {
 	cands = append([]candidate(nil), cands...)
 	sort.Slice(cands, func(i, j int) bool { return cands[i].name < cands[j].name })
-	gain := func(h map[string]bool) (n int) {
-		for k := range h {
+	gain := func(f map[string]int) (n int) {
+		for k, w := range f {
 			if !covered[k] {
-				n += p[k].stmts
+				n += w
 			}
 		}
 		return n
@@ -133,14 +138,14 @@ func greedy(p profile, covered map[string]bool, cands []candidate) []candidate {
 	for {
 		best, bestGain := -1, 0
 		for i, cd := range cands {
-			if g := gain(cd.hits); g > bestGain || g == bestGain && g > 0 && cd.size < cands[best].size {
+			if g := gain(cd.feats); g > bestGain || g == bestGain && g > 0 && cd.size < cands[best].size {
 				best, bestGain = i, g
 			}
 		}
 		if best < 0 {
 			return picked
 		}
-		for k := range cands[best].hits {
+		for k := range cands[best].feats {
 			covered[k] = true
 		}
 		picked = append(picked, cands[best])
