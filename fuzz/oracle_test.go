@@ -278,11 +278,7 @@ func lengths(msg []byte, kemSize, compressed int) map[string][]byte {
 // method's SSH vector files) and returns the check of one C_INIT against
 // the oracles (checkRespond, with our fixed server secrets).
 func fuzzRespond(f seeder, name string) func(t TB, in []byte) {
-	m := lookup(name)
-	o, seeds := m.fuzzSetup(f)
-	for _, in := range seeds[0] {
-		fuzzcorpus.Add(f, in)
-	}
+	m, o := fuzzSeeds(f, name, 0)
 	return func(t TB, in []byte) {
 		knownAnswers(t, func() { m.checkRespond(t, m.Public, o, in) })
 	}
@@ -294,11 +290,7 @@ func fuzzRespond(f seeder, name string) func(t TB, in []byte) {
 // constructor spares each input a key generation (most of an sntrup761
 // input's time).
 func fuzzFinish(f seeder, name string) func(t TB, in []byte) {
-	m := lookup(name)
-	o, seeds := m.fuzzSetup(f)
-	for _, in := range seeds[1] {
-		fuzzcorpus.Add(f, in)
-	}
+	m, o := fuzzSeeds(f, name, 1)
 	return func(t TB, in []byte) {
 		knownAnswers(t, func() {
 			c, err := m.Public.NewClientWithKeys(o.kemKey, o.priv)
@@ -308,6 +300,17 @@ func fuzzFinish(f seeder, name string) func(t TB, in []byte) {
 			m.checkFinishOn(t, c, o, in)
 		})
 	}
+}
+
+// fuzzSeeds adds the seeds of one side of the method named name (0:
+// C_INIT, 1: S_REPLY) to f, and returns the method and our fixed secrets.
+func fuzzSeeds(f seeder, name string, side int) (*Method, *ours) {
+	m := lookup(name)
+	o, seeds := m.fuzzSetup(f)
+	for _, in := range seeds[side] {
+		fuzzcorpus.Add(f, in)
+	}
+	return m, o
 }
 
 // fuzzSetups holds each method's fixed secrets and seeds (m.seeds) once

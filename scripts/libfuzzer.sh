@@ -90,9 +90,10 @@ for bin in $(find "$OUT" -maxdepth 1 -type f -perm -u+x | sort); do
 	mkdir -p "$run/corpus" "$run/empty"
 	[ -f "$OUT/${name}_seed_corpus.zip" ] && unzip -q "$OUT/${name}_seed_corpus.zip" -d "$run/corpus"
 	result=ok
-	# The seeds alone, then an empty corpus, each run once.
-	"$bin" -runs=0 "$run/corpus" >"$run/seeds.log" 2>&1 || result="seed run failed"
-	"$bin" -runs=0 "$run/empty" >"$run/empty.log" 2>&1 || result="empty run failed"
+	# The seeds alone, then an empty corpus, each run once. Every run is
+	# in $run, where libFuzzer writes its artifacts (crash-*, slow-unit-*).
+	(cd "$run" && "$bin" -runs=0 corpus) >"$run/seeds.log" 2>&1 || result="seed run failed"
+	(cd "$run" && "$bin" -runs=0 empty) >"$run/empty.log" 2>&1 || result="empty run failed"
 	seedcov=$(cov "$run/seeds.log") emptycov=$(cov "$run/empty.log")
 	if [ "$result" = ok ] && [ "${seedcov:-0}" -le "${emptycov:-0}" ]; then
 		result="the seeds reach no more coverage than an empty input"
