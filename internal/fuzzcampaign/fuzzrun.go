@@ -162,7 +162,7 @@ loop:
 				lastProgress = now
 				p.mu.Lock()
 				fmt.Fprintf(o.progress, "  %s: CPU %s of %s, wall %s, execs %d, new interesting %d\n", t.ID(),
-					res.CPU.Round(time.Second), o.budget, now.Sub(start).Round(time.Second), res.Execs, res.NewInteresting)
+					res.CPU.Round(time.Second), o.budget.Round(time.Second), now.Sub(start).Round(time.Second), res.Execs, res.NewInteresting)
 				p.mu.Unlock()
 			}
 		}
