@@ -23,7 +23,7 @@ type runOpts struct {
 	cacheRoot   string // like $GOCACHE/fuzz: entries in cacheRoot/<import path>/<target>
 	minimize    string // -test.fuzzminimizetime, "" for go test's default
 	grace       time.Duration
-	progress    io.Writer // a progress line every progressEvery
+	progress    io.Writer // gets a progress line every progressDur
 	progressDur time.Duration
 }
 
@@ -54,7 +54,7 @@ var (
 	rerunLine    = regexp.MustCompile(`go test -run=(\S+)`)
 )
 
-// parser follows the fuzzer's output line by line.
+// outputParser follows the fuzzer's output line by line.
 type outputParser struct {
 	mu  sync.Mutex
 	res *runResult
@@ -98,7 +98,11 @@ func fuzz(t target, binary string, o runOpts, log io.Writer, stop <-chan struct{
 	}
 	cmd := exec.Command("nice", args...) // nice execs the binary: the same process
 	cmd.Dir = t.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, whose CPU time groupCPU sums; and if the
+	// runner dies (SIGKILL), the coordinator gets SIGINT and stops its
+	// workers as at the end of a budget (without it, it would die of
+	// SIGPIPE at its next status line).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
