@@ -16,6 +16,11 @@ shim=$(go -C fuzz/ossfuzz list -m -f '{{.Version}}' github.com/AdamKorcz/go-118-
 go get "github.com/AdamKorcz/go-118-fuzz-build/testing@$shim"
 
 targets=$(go run ./internal/fuzzcampaign -list)
+# PQKEX_LIBFUZZER_ONLY (scripts/libfuzzer.sh -o) keeps the targets whose
+# ID (fuzz.FuzzKexInit) it matches, an extended regular expression.
+if [ -n "${PQKEX_LIBFUZZER_ONLY:-}" ]; then
+	targets=$(grep -E "^[^[:space:]]*(${PQKEX_LIBFUZZER_ONLY})" <<<"$targets" || true)
+fi
 [ -n "$targets" ] || { echo "build.sh: no fuzz targets found" >&2; exit 1; }
 
 # Seeds: a libFuzzer binary ignores f.Add, so the targets' seeds are

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libfuzzer.sh [-t SECONDS] [-k] — the OSS-Fuzz / ClusterFuzzLite build
+# libfuzzer.sh [-t SECONDS] [-o REGEXP] [-k] — the OSS-Fuzz / ClusterFuzzLite build
 # of every fuzz target, checked here without Docker: it runs
 # .clusterfuzzlite/build.sh as the base-builder-go image would (clang,
 # the address-sanitizer flags, $SRC, $OUT, $WORK) in a copy of the tree,
@@ -11,17 +11,19 @@
 # after checking that the seeds reach more coverage than an empty input
 # (so the seed encoding is the one the binary reads). It fails if any
 # build fails, if a binary crashes or finds a failing input, or if it
-# runs nothing. -k keeps the work directory. Needs root for apt-get when
-# clang is missing (Debian 12: clang 14).
+# runs nothing. -o builds only the targets whose ID (fuzz.FuzzKexInit)
+# the extended regular expression matches; -k keeps the work directory.
+# Needs root for apt-get when clang is missing (Debian 12: clang 14).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=60
 keep=0
-while getopts t:k opt; do
+while getopts t:o:k opt; do
 	case $opt in
 	t) seconds=$OPTARG ;;
+	o) export PQKEX_LIBFUZZER_ONLY=$OPTARG ;;
 	k) keep=1 ;;
-	*) echo "usage: $0 [-t SECONDS] [-k]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-t SECONDS] [-o REGEXP] [-k]" >&2; exit 2 ;;
 	esac
 done
 
