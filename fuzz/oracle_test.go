@@ -285,10 +285,10 @@ func fuzzRespond(f seeder, name string) func(t TB, in []byte) {
 }
 
 // fuzzFinish is fuzzRespond for Finish: S_REPLY values, each given to a
-// client with our fixed secrets (checkFinishOn). seeds checked once that
-// NewClient reading our secrets makes this client; the explicit-key
-// constructor spares each input a key generation (most of an sntrup761
-// input's time).
+// client with our fixed secrets (checkFinishOn). m.seeds has checked
+// once that NewClient reading our secrets makes the same client as the
+// explicit-key constructor, which spares each input a key generation
+// (most of an sntrup761 input's time).
 func fuzzFinish(f seeder, name string) func(t TB, in []byte) {
 	m, o := fuzzSeeds(f, name, 1)
 	return func(t TB, in []byte) {
