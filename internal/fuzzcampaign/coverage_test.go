@@ -156,3 +156,12 @@ func TestGreedy(t *testing.T) {
 		t.Errorf("covered %v", covered)
 	}
 }
+
+func TestInputs(t *testing.T) {
+	t.Setenv("FUZZCAMPAIGN_HELPER", "list-inputs")
+	v := &corpusView{pkgDir: t.TempDir()}
+	names, err := v.inputs(os.Args[0], target{Name: "FuzzX"}, 0)
+	if err != nil || strings.Join(names, " ") != "seed#0 seed#1 0123456789abcdef" {
+		t.Errorf("inputs = %q, %v", names, err)
+	}
+}

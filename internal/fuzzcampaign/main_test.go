@@ -80,10 +80,14 @@ func burnLeader() {
 //	exit   exits 1 at once without a failing input
 //	deaf   ignores SIGINT (the runner must kill it)
 //
-// or, for replay-pass and replay-fail, how a replay of one input ends.
+// or, for replay-pass and replay-fail, how a replay of one input ends,
+// and for list-inputs what go test -v prints of a replay.
 func fakeFuzzer(mode string) int {
-	switch mode { // replaying one input (confirmHang)
+	switch mode { // replaying one input (confirmHang), listing the inputs (corpusView.inputs)
 	case "replay-pass":
+		return 0
+	case "list-inputs":
+		fmt.Println("=== RUN   FuzzX\n=== RUN   FuzzX/seed#0\n=== RUN   FuzzX/seed#1\n=== RUN   FuzzX/0123456789abcdef\n--- PASS: FuzzX (0.01s)\n=== RUN   FuzzXY/seed#0\nPASS")
 		return 0
 	case "replay-fail":
 		fmt.Println("--- FAIL: FuzzX/0123456789abcdef\nFAIL")

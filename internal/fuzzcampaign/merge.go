@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // mergeAll adds to each target's committed corpus the cache entries that
@@ -22,9 +25,9 @@ func mergeAll(mod module, c config, ts []target, bins map[string]*binaries) erro
 // mergeTarget minimizes t's fuzz cache into its testdata/fuzz directory:
 // starting from the features (profile.features: the statements run and
 // the buckets of how often each block ran) of the seeds and the files
-// already there (which all stay), it adds cache entries greedily, each
-// time the one adding the most weight of features not yet had (the
-// smaller on a tie), until none adds any. The fuzzer minimized each entry
+// already there (which all stay), each input replayed alone, it adds
+// cache entries greedily, each time the one adding the most weight of
+// features not yet had (the smaller on a tie), until none adds any. The fuzzer minimized each entry
 // when it found it. An entry that fails is reported and left out: a
 // failing input is committed with its fix, by hand.
 func mergeTarget(mod module, c config, t target, b *binaries) error {
@@ -36,13 +39,26 @@ func mergeTarget(mod module, c config, t target, b *binaries) error {
 	if err := v.add(t.testdata()); err != nil {
 		return err
 	}
-	base, err := v.replay(b.cover, "^"+t.Name+"$", c.nice)
+	// What the seeds and committed files have, each replayed alone: a
+	// replay of several inputs adds up their counts.
+	names, err := v.inputs(b.cover, t, c.nice)
 	if err != nil {
 		return err
 	}
+	var base profile
 	covered := map[string]bool{}
-	for k := range base.features() {
-		covered[k] = true
+	for _, name := range names {
+		p, err := v.replay(b.cover, "^"+t.Name+"$/^"+regexp.QuoteMeta(name)+"$", c.nice)
+		if err != nil {
+			return err
+		}
+		base = p
+		for k := range p.features() {
+			covered[k] = true
+		}
+	}
+	if base == nil {
+		return fmt.Errorf("%s has no seeds or committed files", t.ID())
 	}
 	have, err := os.ReadDir(t.testdata())
 	if err != nil && !os.IsNotExist(err) {
@@ -151,4 +167,23 @@ func greedy(covered map[string]bool, cands []candidate) []candidate {
 		picked = append(picked, cands[best])
 		cands = append(cands[:best], cands[best+1:]...)
 	}
+}
+
+// inputs lists what the view's replay of t runs, as go test -v names the
+// subtests: its seeds ("seed#0", ...) and its corpus files.
+func (v *corpusView) inputs(binary string, t target, nice int) ([]string, error) {
+	cmd := exec.Command("nice", "-n", strconv.Itoa(nice), binary, "-test.run", "^"+t.Name+"$", "-test.v")
+	cmd.Dir = v.pkgDir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%s -test.run ^%s$: %v\n%s", filepath.Base(binary), t.Name, err, out)
+	}
+	var names []string
+	prefix := "=== RUN   " + t.Name + "/"
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, ok := strings.CutPrefix(line, prefix); ok {
+			names = append(names, name)
+		}
+	}
+	return names, nil
 }
