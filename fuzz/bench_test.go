@@ -16,6 +16,15 @@ import (
 //lint:ignore U1000 storing results keeps the benchmarked calls from being optimized away
 var sink []byte
 
+// BenchmarkMethods runs each method's steps (benchMethod): for example
+//
+//	go test ./fuzz -run '^$' -bench 'Methods/mlkem768nistp256' -count 6
+func BenchmarkMethods(b *testing.B) {
+	for _, m := range methods {
+		b.Run(m.Name, func(b *testing.B) { benchMethod(b, m.Name) })
+	}
+}
+
 // benchMethod runs the steps of the method named name as sub-benchmarks named
 // impl=<label> (the public API, the engine on each KEM implementation, the
 // baseline where there is one): ClientInit (NewClient and Init), Respond,

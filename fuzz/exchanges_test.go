@@ -13,9 +13,6 @@ type (
 	Exchange = kat.Exchange
 )
 
-// Dir is where the vector files are (see its README.md).
-const Dir = "../vectors/testdata/"
-
 // exchangeAcrossBackends runs one whole exchange of the method m with the
 // client on each backend and the server on the other (circl client with a
 // crypto/mlkem server, and back): both sides must derive the same K.

@@ -200,7 +200,7 @@ func CheckDirectFIPS(t *testing.T, m *Method) {
 // Go's own scope for such tests. Every other test, and every exchange
 // through NewClient and Respond outside f, runs enforced; CheckFIPSPath
 // shows that the enforcement refuses the derandomized path.
-func knownAnswers(t testing.TB, f func()) {
+func knownAnswers(t TB, f func()) {
 	t.Helper()
 	if fips140.Enforced() {
 		t.Log("known answers: derandomized services run without fips140=only enforcement")

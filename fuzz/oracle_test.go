@@ -10,14 +10,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
-	"testing"
+	"sync"
 
+	"github.com/pqkex/pqkex/internal/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
+	"github.com/pqkex/pqkex/vectors"
 )
 
 // The oracles recompute each verdict and K independently of the engine,
@@ -121,7 +122,7 @@ func (m *Method) ours() *ours {
 // input or our secrets. Respond must agree with RespondWithKeys and, where
 // it reads its reader (not in FIPS 140-3 mode), read exactly our secrets.
 // It returns Respond's error.
-func (m *Method) checkRespond(t testing.TB, ex Exchange, o *ours, in []byte) error {
+func (m *Method) checkRespond(t TB, ex Exchange, o *ours, in []byte) error {
 	t.Helper()
 	mr, priv, r := o.server[:m.Encaps], o.server[m.Encaps:], bytes.NewReader(o.server)
 	reply, k, err := ex.Respond(r, in)
@@ -159,7 +160,7 @@ func (m *Method) checkRespond(t testing.TB, ex Exchange, o *ours, in []byte) err
 // newClient makes a client with our secrets: NewClient reading them, or
 // where it ignores its reader the explicit-key constructor. Both must give
 // the oracles' C_INIT, and NewClient must read exactly our secrets.
-func (m *Method) newClient(t testing.TB, ex Exchange, o *ours) Client {
+func (m *Method) newClient(t TB, ex Exchange, o *ours) Client {
 	t.Helper()
 	r := bytes.NewReader(append(bytes.Clone(o.keyGen), o.priv...))
 	c, err := ex.NewClient(r)
@@ -179,9 +180,14 @@ func (m *Method) newClient(t testing.TB, ex Exchange, o *ours) Client {
 // checkFinish runs Finish of a client with our secrets on in and checks it
 // as checkRespond does Respond. Init must return a copy, unchanged after
 // Finish, and a second Finish must fail. It returns K.
-func (m *Method) checkFinish(t testing.TB, ex Exchange, o *ours, in []byte) []byte {
+func (m *Method) checkFinish(t TB, ex Exchange, o *ours, in []byte) []byte {
 	t.Helper()
-	c := m.newClient(t, ex, o)
+	return m.checkFinishOn(t, m.newClient(t, ex, o), o, in)
+}
+
+// checkFinishOn is checkFinish with the client c, which has our secrets.
+func (m *Method) checkFinishOn(t TB, c Client, o *ours, in []byte) []byte {
+	t.Helper()
 	init := c.Init()
 	if init[0] ^= 1; bytes.Equal(c.Init(), init) {
 		t.Fatal("Init returns the Client's own buffer")
@@ -267,32 +273,95 @@ func lengths(msg []byte, kemSize, compressed int) map[string][]byte {
 	return out
 }
 
-// fuzzRespond is the body of the method's Respond fuzz target: arbitrary
-// C_INIT values against the oracles (checkRespond), seeded with a valid
-// one, inits and every Q_C of the method's SSH vector files.
-func fuzzRespond(f *testing.F, name string) { fuzz(f, name, 0) }
-
-// fuzzFinish is fuzzRespond for Finish: S_REPLY values (checkFinish).
-func fuzzFinish(f *testing.F, name string) { fuzz(f, name, 1) }
-
-func fuzz(f *testing.F, name string, side int) {
-	m := lookup(name)
-	o, seeds := m.seeds(f)
-	for _, in := range seeds[side] {
-		f.Add(in)
+// fuzzRespond is the shared part of a method's Respond fuzz target: it
+// adds the seeds to f (a valid C_INIT, inits and every Q_C of the
+// method's SSH vector files) and returns the check of one C_INIT against
+// the oracles (checkRespond, with our fixed server secrets).
+func fuzzRespond(f seeder, name string) func(t TB, in []byte) {
+	m, o := fuzzSeeds(f, name, 0)
+	return func(t TB, in []byte) {
+		knownAnswers(t, func() { m.checkRespond(t, m.Public, o, in) })
 	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		knownAnswers(t, func() {
-			if side == 0 {
-				m.checkRespond(t, m.Public, o, in)
-			} else {
-				m.checkFinish(t, m.Public, o, in)
-			}
-		})
-	})
 }
 
-func (m *Method) seeds(t testing.TB) (*ours, [2][][]byte) {
+// fuzzFinish is fuzzRespond for Finish: S_REPLY values, each given to a
+// client with our fixed secrets (checkFinishOn). m.seeds has checked
+// once that NewClient reading our secrets makes the same client as the
+// explicit-key constructor, which spares each input a key generation
+// (most of an sntrup761 input's time).
+func fuzzFinish(f seeder, name string) func(t TB, in []byte) {
+	m, o := fuzzSeeds(f, name, 1)
+	return func(t TB, in []byte) {
+		knownAnswers(t, func() {
+			c, err := m.Public.NewClientWithKeys(o.kemKey, o.priv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.checkFinishOn(t, c, o, in)
+		})
+	}
+}
+
+// fuzzSeeds adds the seeds of one side of the method named name (0:
+// C_INIT, 1: S_REPLY) to f, and returns the method and our fixed secrets.
+func fuzzSeeds(f seeder, name string, side int) (*Method, *ours) {
+	m := lookup(name)
+	o, seeds := m.fuzzSetup(f)
+	for _, in := range seeds[side] {
+		fuzzcorpus.Add(f, in)
+	}
+	return m, o
+}
+
+// fuzzSetups holds each method's fixed secrets and seeds (m.seeds) once
+// made: a libFuzzer binary built by go-118-fuzz-build runs the whole
+// target, setup included, for every input, and the setup costs key
+// generations and reading the vector files (about 200 ms, against a few
+// ms for the check of an input).
+var fuzzSetups struct {
+	sync.Mutex
+	m map[string]fuzzSetup
+}
+
+type fuzzSetup struct {
+	o     *ours
+	seeds [2][][]byte
+}
+
+func (m *Method) fuzzSetup(t TB) (*ours, [2][][]byte) {
+	fuzzSetups.Lock()
+	defer fuzzSetups.Unlock()
+	s, ok := fuzzSetups.m[m.Name]
+	if !ok {
+		s.o, s.seeds = m.seeds(t)
+		if fuzzSetups.m == nil {
+			fuzzSetups.m = map[string]fuzzSetup{}
+		}
+		fuzzSetups.m[m.Name] = s
+	}
+	return s.o, s.seeds
+}
+
+// TB is what the fuzz targets' shared code uses of a *testing.T or a
+// *testing.F. The T and F of go-118-fuzz-build's testing shim have it
+// too: in a libFuzzer build of a target (.clusterfuzzlite/build.sh) the
+// shim takes package testing's place in the target's own file, so a
+// target passes its t and f to shared code only as a TB (or a seeder).
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Log(args ...any)
+}
+
+// seeder is a TB that takes seeds: a *testing.F, or the shim's F.
+type seeder interface {
+	TB
+	fuzzcorpus.F
+}
+
+func (m *Method) seeds(t TB) (*ours, [2][][]byte) {
 	o := m.ours()
 	init := m.newClient(t, m.Public, o).Init()
 	reply, _, err := m.Public.Respond(nil, init)
@@ -306,13 +375,13 @@ func (m *Method) seeds(t testing.TB) (*ours, [2][][]byte) {
 	for _, in := range m.replies(reply) {
 		replies = append(replies, in)
 	}
-	files, _ := filepath.Glob(Dir + m.Name + "_*.json")
+	files, _ := fs.Glob(vectors.Bundled(), m.Name+"_*.json")
 	for _, path := range files {
 		var f struct {
 			Tests []map[string]json.RawMessage `json:"tests"`
 			Edge  []map[string]json.RawMessage `json:"invalid_and_edge_tests"`
 		}
-		data, err := os.ReadFile(path)
+		data, err := fs.ReadFile(vectors.Bundled(), path)
 		if err == nil {
 			err = json.Unmarshal(data, &f)
 		}

@@ -12,6 +12,14 @@ import (
 	"github.com/pqkex/pqkex/internal/kat"
 )
 
+// TestMethods runs the shared suite (testMethod) on each of the four
+// methods: the table in table_test.go.
+func TestMethods(t *testing.T) {
+	for _, m := range methods {
+		t.Run(m.Name, func(t *testing.T) { testMethod(t, m.Name) })
+	}
+}
+
 // testMethod runs the shared suite on the method named name: its constants; on
 // its public API and on its engine with each KEM implementation the
 // properties (round trips, Init's copy, Finish once only, the randomness
@@ -181,9 +189,13 @@ func (m *Method) randomness(t *testing.T, ex Exchange, o *ours) {
 }
 
 // ErrorHasNoSecrets checks that err starts with prefix + ": ", names who
-// ("client's C_INIT", "server's P-256", ...) and contains no 8-byte run of
-// any of the given values, raw or in hex.
-func ErrorHasNoSecrets(t testing.TB, err error, prefix, who string, values ...[]byte) {
+// ("client's C_INIT", "server's P-256", ...) and, beyond those two, which
+// the error must hold, contains no 8-byte run of any of the given
+// values, raw or in hex. (A peer's bytes may spell out the prefix or
+// who's text: a fuzzer learns them from the comparisons here, and libFuzzer
+// sent an S_REPLY of "lkem1024nistp384-sha384_putty.jso". Such bytes are
+// not echoed from the input.)
+func ErrorHasNoSecrets(t TB, err error, prefix, who string, values ...[]byte) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error (want one about the %s value)", who)
@@ -192,9 +204,10 @@ func ErrorHasNoSecrets(t testing.TB, err error, prefix, who string, values ...[]
 	if !strings.HasPrefix(msg, prefix+": ") || !strings.Contains(msg, who) {
 		t.Errorf("error %q is not %q's about the %s value", msg, prefix, who)
 	}
+	rest := strings.Replace(strings.TrimPrefix(msg, prefix+": "), who, "", 1)
 	for _, v := range values {
 		for i := 0; i+8 <= len(v); i += 8 {
-			if strings.Contains(msg, hex.EncodeToString(v[i:i+8])) || strings.Contains(msg, string(v[i:i+8])) {
+			if strings.Contains(rest, hex.EncodeToString(v[i:i+8])) || strings.Contains(rest, string(v[i:i+8])) {
 				t.Errorf("error %q contains input bytes", msg)
 				return
 			}

@@ -2,8 +2,10 @@ package core
 
 import (
 	"bytes"
+	"sync"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/fuzzcorpus"
 	"github.com/pqkex/pqkex/sntrup761/internal/ref"
 )
 
@@ -11,12 +13,9 @@ import (
 // secret keys and ciphertexts with the fast core and the reference: the
 // decoders are total, so both must always agree.
 func FuzzDecapsulateVsReference(f *testing.F) {
-	sk, _ := GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x5a, 0xa5, 0x37, 0x11}, (2*randomBytes+smallBytes)/4+1)))
-	var ct [CiphertextSize]byte
-	var k [SharedKeySize]byte
-	sk.PublicKey().Encapsulate(bytes.NewReader(bytes.Repeat([]byte{9, 8, 7, 6}, randomBytes/4)), &ct, &k)
-	f.Add(sk.Bytes()[:], ct[:])
-	f.Add(bytes.Repeat([]byte{0xff}, PrivateKeySize), bytes.Repeat([]byte{0xff}, CiphertextSize))
+	sk, ct := decapsulateSeed()
+	fuzzcorpus.Add(f, sk, ct)
+	fuzzcorpus.Add(f, bytes.Repeat([]byte{0xff}, PrivateKeySize), bytes.Repeat([]byte{0xff}, CiphertextSize))
 	f.Fuzz(func(t *testing.T, skb, ctb []byte) {
 		if len(skb) < PrivateKeySize || len(ctb) < CiphertextSize {
 			return
@@ -30,10 +29,21 @@ func FuzzDecapsulateVsReference(f *testing.F) {
 	})
 }
 
+// decapsulateSeed is a valid key and ciphertext, made once per process:
+// a libFuzzer binary (see .clusterfuzzlite/build.sh) runs a target's
+// setup for every input, and a key generation costs milliseconds.
+var decapsulateSeed = sync.OnceValues(func() (sk, ct []byte) {
+	key, _ := GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x5a, 0xa5, 0x37, 0x11}, (2*randomBytes+smallBytes)/4+1)))
+	var c [CiphertextSize]byte
+	var k [SharedKeySize]byte
+	key.PublicKey().Encapsulate(bytes.NewReader(bytes.Repeat([]byte{9, 8, 7, 6}, randomBytes/4)), &c, &k)
+	return key.Bytes()[:], c[:]
+})
+
 // FuzzEncapsulateVsReference encapsulates to arbitrary public keys with
 // arbitrary randomness in both implementations.
 func FuzzEncapsulateVsReference(f *testing.F) {
-	f.Add(bytes.Repeat([]byte{1, 2, 3}, PublicKeySize/3), bytes.Repeat([]byte{0xfe}, randomBytes))
+	fuzzcorpus.Add(f, bytes.Repeat([]byte{1, 2, 3}, PublicKeySize/3), bytes.Repeat([]byte{0xfe}, randomBytes))
 	f.Fuzz(func(t *testing.T, pkb, rnd []byte) {
 		if len(pkb) < PublicKeySize || len(rnd) < randomBytes {
 			return

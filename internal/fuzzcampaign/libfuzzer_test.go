@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pqkex/pqkex/internal/fuzzcorpus"
+)
+
+// TestLibFuzzerCorpus converts a committed corpus to libFuzzer inputs and
+// one of them back: the file that comes back is the one that went out.
+func TestLibFuzzerCorpus(t *testing.T) {
+	dir := t.TempDir()
+	src := "package x\n\nimport \"testing\"\n\nfunc FuzzX(f *testing.F) { f.Fuzz(func(t *testing.T, a, b []byte) {}) }\n"
+	if err := os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg := target{Pkg: "example.com/x", Dir: dir, Rel: "x", Name: "FuzzX", File: "x_test.go"}
+	if err := os.MkdirAll(tg.testdata(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := fuzzcorpus.FormatFile([]byte("key"), []byte("ciphertext\x00\xff"))
+	unusable := fuzzcorpus.FormatFile([]byte("key"), nil)
+	for name, data := range map[string][]byte{"e1": entry, "e2": unusable} {
+		if err := os.WriteFile(filepath.Join(tg.testdata(), name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	if err := exportLibFuzzer([]target{tg}, out); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "FuzzX", "*"))
+	if len(files) != 1 || filepath.Base(files[0]) != "testdata-e1" {
+		t.Fatalf("exported %v, want testdata-e1 only (e2's empty last value cannot be given)", files)
+	}
+	if err := os.RemoveAll(tg.testdata()); err != nil {
+		t.Fatal(err)
+	}
+	if err := importLibFuzzer(tg, files[0]); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := filepath.Glob(filepath.Join(tg.testdata(), "*"))
+	if len(back) != 1 {
+		t.Fatalf("imported %v", back)
+	}
+	if data, _ := os.ReadFile(back[0]); string(data) != string(entry) {
+		t.Errorf("imported %q, want %q", data, entry)
+	}
+	if err := exportLibFuzzer([]target{tg, tg}, out); err == nil {
+		t.Error("two targets of one name exported")
+	}
+	short := filepath.Join(out, "short")
+	os.WriteFile(short, []byte{0, 0, 0, 1}, 0o644)
+	if err := importLibFuzzer(tg, short); err == nil {
+		t.Error("an input the binary would not run was imported")
+	}
+}
