@@ -5,26 +5,17 @@ import "testing"
 // The readers of pqkex check: what a server under test sends (one case of
 // one method on each connection, which selects them) and what a client
 // under test sends to check -listen. Neither may panic or hang, every
-// case gets a verdict, and no peer byte reaches a detail unescaped. The
-// shared bodies are in fuzzhelpers_test.go.
+// case gets a verdict, and no peer byte reaches a detail unescaped. This
+// file holds only fuzz targets, each passing its f and t to shared code
+// (fuzzhelpers_test.go) only as an interface, so that go-118-fuzz-build
+// can build each as a libFuzzer binary (see .clusterfuzzlite/build.sh).
 
 func FuzzCheckServerStream(f *testing.F) {
-	for i, m := range methods {
-		for j := range serverCases(m) {
-			if j == 0 || j == len(serverCases(m))-1 {
-				f.Add([]byte{byte(i), byte(j)}, serverStream(m))
-			}
-		}
-	}
-	f.Add([]byte{0, 0}, []byte("SSH-2.0-x\r\n\x00\x00\x00\x0c\x0a\x14"))
-	f.Fuzz(func(t *testing.T, which, stream []byte) { fuzzServerStream(t, which, stream) })
+	check := fuzzServerStreams(f)
+	f.Fuzz(func(t *testing.T, which, stream []byte) { check(t, which, stream) })
 }
 
 func FuzzCheckClientStream(f *testing.F) {
-	for i, m := range methods {
-		f.Add([]byte{byte(i), 0}, clientStream(m))
-		f.Add([]byte{byte(i), 5}, clientStream(m))
-	}
-	f.Add([]byte{0, 0}, []byte("SSH-2.0-x\r\n"))
-	f.Fuzz(func(t *testing.T, which, stream []byte) { fuzzClientStream(t, which, stream) })
+	check := fuzzClientStreams(f)
+	f.Fuzz(func(t *testing.T, which, stream []byte) { check(t, which, stream) })
 }

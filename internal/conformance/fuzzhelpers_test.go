@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pqkex/pqkex/internal/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"golang.org/x/crypto/ssh"
 )
@@ -61,6 +62,44 @@ func checkResult(t fatalfer, r Result) {
 			}
 		}
 	}
+}
+
+// Seeds: for each method, a server that follows the protocol up to its
+// KEX_ECDH_REPLY, for the first and the last case, and a client that
+// sends an honest KEX_ECDH_INIT, for the first and the sixth; made once
+// per process (a libFuzzer binary runs a target's setup for every input).
+var (
+	serverSeeds = sync.OnceValue(func() (seeds [][2][]byte) {
+		for i, m := range methods {
+			last := len(serverCases(m)) - 1
+			seeds = append(seeds, [2][]byte{{byte(i), 0}, serverStream(m)}, [2][]byte{{byte(i), byte(last)}, serverStream(m)})
+		}
+		return append(seeds, [2][]byte{{0, 0}, []byte("SSH-2.0-x\r\n\x00\x00\x00\x0c\x0a\x14")})
+	})
+	clientSeeds = sync.OnceValue(func() (seeds [][2][]byte) {
+		for i, m := range methods {
+			seeds = append(seeds, [2][]byte{{byte(i), 0}, clientStream(m)}, [2][]byte{{byte(i), 5}, clientStream(m)})
+		}
+		return append(seeds, [2][]byte{{0, 0}, []byte("SSH-2.0-x\r\n")})
+	})
+)
+
+func addSeeds(f fuzzcorpus.F, seeds [][2][]byte) {
+	for _, s := range seeds {
+		fuzzcorpus.Add(f, s[0], s[1])
+	}
+}
+
+// fuzzServerStreams adds the server-stream target's seeds and returns its body.
+func fuzzServerStreams(f fuzzcorpus.F) func(t fatalfer, which, stream []byte) {
+	addSeeds(f, serverSeeds())
+	return fuzzServerStream
+}
+
+// fuzzClientStreams adds the client-stream target's seeds and returns its body.
+func fuzzClientStreams(f fuzzcorpus.F) func(t fatalfer, which, stream []byte) {
+	addSeeds(f, clientSeeds())
+	return fuzzClientStream
 }
 
 // fuzzServerStream runs the case which selects against a server that

@@ -1,6 +1,7 @@
 package sshwire
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ func TestQuoteBudget(t *testing.T) {
 // budget bytes (40 at least), no byte or rune that could act on a
 // terminal or a log reader, and the literal unquotes to s or, followed
 // by its length note, to the longest prefix of s that fits.
-func checkEscaped(t *testing.T, s string, budget int, q string) {
+func checkEscaped(t fatalfer, s string, budget int, q string) {
 	t.Helper()
 	if budget > 0 && len(q) > max(budget, 40) {
 		t.Fatalf("Quote(%.20q..., %d) has %d bytes", s, budget, len(q))
@@ -88,12 +89,16 @@ func checkEscaped(t *testing.T, s string, budget int, q string) {
 			t.Fatalf("Quote(%.20q..., %d) = %.60q... holds %U", s, budget, q, r)
 		}
 	}
-	lit, note, cut := strings.Cut(q, `"... (`)
-	if cut {
-		lit += `"`
-		if note != strconv.Itoa(len(s))+" bytes)" {
-			t.Fatalf("Quote(%.20q..., %d): note %q", s, budget, note)
-		}
+	// The literal, then the note of a cut string. (Not strings.Cut on
+	// `"... (`: s may hold that text, escaped in the literal as \"... (.)
+	lit, err := strconv.QuotedPrefix(q)
+	if err != nil {
+		t.Fatalf("Quote(%.20q..., %d) = %.60q...: %v", s, budget, q, err)
+	}
+	note := q[len(lit):]
+	cut := note != ""
+	if cut && note != "... ("+strconv.Itoa(len(s))+" bytes)" {
+		t.Fatalf("Quote(%.20q..., %d): note %q", s, budget, note)
 	}
 	u, err := strconv.Unquote(lit)
 	switch {
@@ -130,16 +135,29 @@ func TestQuoteRandom(t *testing.T) {
 	}
 }
 
-func FuzzQuote(f *testing.F) {
-	f.Add("SSH-2.0-evil\x1b[2J\r\n", 64)
-	f.Add("\xff\u2028\U0001F600", 41)
-	f.Fuzz(func(t *testing.T, s string, budget int) {
-		budget %= 1 << 16
-		checkEscaped(t, s, budget, Quote(s, budget))
-		if p := Printable(s, budget); p != s {
-			checkEscaped(t, s, budget, p)
-		} else if strconv.Quote(s) != `"`+s+`"` {
-			t.Fatalf("Printable(%q, %d) returned it unquoted", s, budget)
-		}
-	})
+// fuzzQuote is the Quote target's body (escape_fuzz_test.go): in is a 2-byte
+// big-endian budget (less 20, so that budgets up to 0 are tried), then s.
+func fuzzQuote(t fatalfer, in []byte) {
+	if len(in) < 2 {
+		return
+	}
+	budget, s := int(binary.BigEndian.Uint16(in))-20, string(in[2:])
+	checkEscaped(t, s, budget, Quote(s, budget))
+	if p := Printable(s, budget); p != s {
+		checkEscaped(t, s, budget, p)
+	} else if strconv.Quote(s) != `"`+s+`"` {
+		t.Fatalf("Printable(%q, %d) returned it unquoted", s, budget)
+	}
+}
+
+// fatalfer is the part of a *testing.T that checkEscaped uses (a fuzz
+// target's T may be go-118-fuzz-build's).
+type fatalfer interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// quoteSeed is the Quote target's input for s and budget.
+func quoteSeed(s string, budget int) []byte {
+	return append(binary.BigEndian.AppendUint16(nil, uint16(budget+20)), s...)
 }
