@@ -1,17 +1,6 @@
 package fuzz
 
-import (
-	"crypto/mlkem"
-	"crypto/rand"
-	"crypto/sha256"
-	"errors"
-	"io"
-	"testing"
-
-	"golang.org/x/crypto/curve25519"
-
-	"github.com/pqkex/pqkex/internal/hybrid"
-)
+import "testing"
 
 //lint:ignore U1000 storing results keeps the benchmarked calls from being optimized away
 var sink []byte
@@ -73,71 +62,4 @@ func benchStep(b *testing.B, ex Exchange, step string) {
 		sink, err = c.Finish(reply)
 		check(err)
 	}
-}
-
-// xcrypto does what golang.org/x/crypto/ssh v0.59.0 does for
-// mlkem768x25519-sha256 (ssh/mlkem.go): crypto/mlkem and
-// x/crypto/curve25519.X25519, whose every call also recomputes the public
-// key of its scalar; the X25519 key first, then the ML-KEM seed.
-func xcrypto(*Method) Exchange {
-	const ek = mlkem.EncapsulationKeySize768
-	pair := func() (priv, pub []byte, err error) {
-		priv = make([]byte, 32)
-		rand.Read(priv)
-		pub, err = curve25519.X25519(priv, curve25519.Basepoint)
-		return priv, pub, err
-	}
-	ex := Exchange{Label: "xcrypto", Name: "mlkem768x25519-sha256", Method: &hybrid.MLKEM768X25519}
-	ex.NewClient = func(io.Reader) (Client, error) {
-		priv, pub, err := pair()
-		seed := make([]byte, mlkem.SeedSize)
-		rand.Read(seed)
-		dk, err2 := mlkem.NewDecapsulationKey768(seed)
-		if err = errors.Join(err, err2); err != nil {
-			return nil, err
-		}
-		return &xcClient{priv, dk, append(dk.EncapsulationKey().Bytes(), pub...)}, nil
-	}
-	ex.Respond = func(_ io.Reader, init []byte) ([]byte, []byte, error) {
-		if len(init) != ek+32 {
-			return nil, nil, errors.New("wrong length")
-		}
-		e, err := mlkem.NewEncapsulationKey768(init[:ek])
-		if err != nil {
-			return nil, nil, err
-		}
-		kPQ, ct := e.Encapsulate()
-		priv, pub, err := pair()
-		kCL, err2 := curve25519.X25519(priv, init[ek:])
-		if err = errors.Join(err, err2); err != nil {
-			return nil, nil, err
-		}
-		return append(ct, pub...), xcK(kPQ, kCL), nil
-	}
-	return ex
-}
-
-type xcClient struct {
-	priv []byte
-	dk   *mlkem.DecapsulationKey768
-	init []byte
-}
-
-func (c *xcClient) Init() []byte { return c.init }
-
-func (c *xcClient) Finish(reply []byte) ([]byte, error) {
-	if len(reply) != mlkem.CiphertextSize768+32 {
-		return nil, errors.New("wrong length")
-	}
-	kPQ, err := c.dk.Decapsulate(reply[:mlkem.CiphertextSize768])
-	kCL, err2 := curve25519.X25519(c.priv, reply[mlkem.CiphertextSize768:])
-	if err = errors.Join(err, err2); err != nil {
-		return nil, err
-	}
-	return xcK(kPQ, kCL), nil
-}
-
-func xcK(kPQ, kCL []byte) []byte {
-	h := sha256.Sum256(append(kPQ, kCL...))
-	return append([]byte{0, 0, 0, 32}, h[:]...)
 }

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"crypto"
 	"crypto/ecdh"
+	"crypto/elliptic"
 	"crypto/mlkem"
-	"encoding/hex"
 	"io"
 
+	"github.com/pqkex/pqkex/internal/badkeys"
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
@@ -73,12 +74,12 @@ var methods = []*Method{
 	{Name: "mlkem768nistp256-sha256", Prefix: "mlkem768nistp256", Hash: crypto.SHA256, KEM: "ML-KEM-768", Curve: "P-256", FIPS: true,
 		Sizes: [3]int{1249, 1153, 36}, Constants: [3]int{mlkem768nistp256.ClientInitSize, mlkem768nistp256.ServerReplySize, mlkem768nistp256.SharedSecretSize},
 		EKSize: mlkem.EncapsulationKeySize768, CTSize: mlkem.CiphertextSize768, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
-		Points: nistBad(p256G), Backends: kems(hybrid.MLKEM768), Baseline: nistBaseline, oracle: mlkem768Oracle, ecdh: ecdh.P256(),
+		Points: nistBad(elliptic.P256(), ecdh.P256()), Backends: kems(hybrid.MLKEM768), Baseline: nistBaseline, oracle: mlkem768Oracle, ecdh: ecdh.P256(),
 		Engine: &hybrid.MLKEM768NISTP256, api: api{kat.MustPublic(mlkem768nistp256.Name), func() Client { return new(mlkem768nistp256.Client) }}},
 	{Name: "mlkem1024nistp384-sha384", Prefix: "mlkem1024nistp384", Hash: crypto.SHA384, KEM: "ML-KEM-1024", Curve: "P-384", FIPS: true,
 		Sizes: [3]int{1665, 1665, 52}, Constants: [3]int{mlkem1024nistp384.ClientInitSize, mlkem1024nistp384.ServerReplySize, mlkem1024nistp384.SharedSecretSize},
 		EKSize: mlkem.EncapsulationKeySize1024, CTSize: mlkem.CiphertextSize1024, KeyGen: 64, Encaps: 32, KEMKey: seed, ChecksEK: true,
-		Points: nistBad(p384G), Backends: kems(hybrid.MLKEM1024), Baseline: nistBaseline, oracle: mlkem1024Oracle, ecdh: ecdh.P384(),
+		Points: nistBad(elliptic.P384(), ecdh.P384()), Backends: kems(hybrid.MLKEM1024), Baseline: nistBaseline, oracle: mlkem1024Oracle, ecdh: ecdh.P384(),
 		Engine: &hybrid.MLKEM1024NISTP384, api: api{kat.MustPublic(mlkem1024nistp384.Name), func() Client { return new(mlkem1024nistp384.Client) }}},
 }
 
@@ -105,6 +106,10 @@ func sntrupKey(r []byte) []byte {
 // what a straightforward Go implementation of a NIST-curve hybrid does.
 func nistBaseline(m *Method) Exchange { return kat.Baseline(m.Name) }
 
+// xcrypto is kat.XCrypto: what x/crypto/ssh itself does for
+// mlkem768x25519-sha256.
+func xcrypto(*Method) Exchange { return kat.XCrypto() }
+
 // kems are both ML-KEM implementations of p: circl, crypto/mlkem.
 func kems(p hybrid.Params) []hybrid.KEM { return []hybrid.KEM{hybrid.Circl(p), hybrid.Std(p)} }
 
@@ -113,53 +118,30 @@ func (m *Method) exchanges() []Exchange {
 	return append([]Exchange{m.Public}, kat.Backends(m.Name, *m.Engine)...)
 }
 
-// lowOrder are the X25519 public keys of small order (RFC 7748 section 7),
-// two of them also with bit 255 set.
-var lowOrder = points(map[string]string{
-	"0":           "0000000000000000000000000000000000000000000000000000000000000000",
-	"1":           "0100000000000000000000000000000000000000000000000000000000000000",
-	"order 8":     "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
-	"order 8 (2)": "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
-	"p-1":         "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-	"p":           "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-	"p+1":         "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-	"0, bit 255":  "0000000000000000000000000000000000000000000000000000000000000080",
-	"p, bit 255":  "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-})
-
-// The generators of P-256 and P-384 (SEC 2), uncompressed.
-const (
-	p256G = "046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"
-	p384G = "04aa87ca22be8b05378eb1c71ef320ad746e1d3b628ba79b9859f741e082542a385502f25dbf55296c3a545e3872760ab7" +
-		"3617de4a96262c6f5d9e98bf9292dc29f8f41dbd289a147ce9da3113b5f0b8c00a60b1ce1d7e819d7a431d7c90ea0e5f"
-)
-
-// nistBad returns points of a NIST curve made from its generator g: the
-// wrong forms (zero, compressed and zero-padded to the right length,
-// hybrid), infinity, off the curve, a coordinate not below p; and g.
-func nistBad(g string) map[string][]byte {
-	p := points(map[string]string{"generator": g})["generator"]
-	n := (len(p) - 1) / 2
-	x, y := p[1:1+n], p[1+n:]
-	return map[string][]byte{
-		"zero":         make([]byte, len(p)),
-		"infinity":     append([]byte{4}, make([]byte, 2*n)...),
-		"not on curve": append(bytes.Clone(p[:len(p)-1]), p[len(p)-1]^1),
-		"compressed":   append(append([]byte{2 + y[n-1]&1}, x...), make([]byte, n)...),
-		"hybrid":       append([]byte{6 + y[n-1]&1}, p[1:]...),
-		"x >= p":       append(append([]byte{4}, bytes.Repeat([]byte{0xff}, n)...), y...),
-		"generator":    p,
+// lowOrder are the X25519 public keys of small order, canonical and not,
+// each also with bit 255 set (badkeys.X25519LowOrder).
+var lowOrder = func() map[string][]byte {
+	out := map[string][]byte{}
+	for _, k := range badkeys.X25519LowOrder {
+		out[k.ID] = k.Value
 	}
-}
+	return out
+}()
 
-func points(hexes map[string]string) map[string][]byte {
-	out := make(map[string][]byte)
-	for name, h := range hexes {
-		b, err := hex.DecodeString(h)
-		if err != nil {
-			panic(err)
-		}
-		out[name] = b
+// nistBad returns the invalid encodings of badkeys.NIST made from the
+// curve's generator (the public key of the scalar 1), and the generator
+// itself.
+func nistBad(c elliptic.Curve, e ecdh.Curve) map[string][]byte {
+	one := make([]byte, (c.Params().BitSize+7)/8)
+	one[len(one)-1] = 1
+	k, err := e.NewPrivateKey(one)
+	if err != nil {
+		panic(err)
+	}
+	g := k.PublicKey().Bytes()
+	out := map[string][]byte{"generator": g}
+	for _, k := range badkeys.NIST(c, g) {
+		out[k.ID] = k.Value
 	}
 	return out
 }

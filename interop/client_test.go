@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,19 +91,36 @@ func dbclient(ctx context.Context, t *testing.T, bin string, port int, hostKey, 
 // plink has no command-line option for its kex list (its default offers
 // all five post-quantum names first): the Go server's single kex decides.
 func plink(ctx context.Context, t *testing.T, bin string, port int, hostKey, clientKey key, kex string) *exec.Cmd {
+	ppk := puttyKey(t, clientKey)
+	cmd := exec.CommandContext(ctx, bin, "-ssh", "-batch", "-v", "-P", strconv.Itoa(port), "-l", "root",
+		"-i", ppk, "-hostkey", ssh.FingerprintSHA256(hostKey.pub()), "127.0.0.1", "kex")
+	cmd.Env = append(os.Environ(), "PQKEX_FORKY_BIND="+filepath.Dir(ppk)+":"+os.Getenv("PQKEX_FORKY_BIND"))
+	return cmd
+}
+
+// puttyKeys are the client keys converted to .ppk so far, by fingerprint
+// (TestConformance runs plink once per case with one key).
+var puttyKeys sync.Map
+
+// puttyKey returns clientKey as a .ppk file, converted by puttygen once
+// per key, in a directory that lives as long as t.
+func puttyKey(t *testing.T, clientKey key) string {
+	fp := ssh.FingerprintSHA256(clientKey.pub())
+	if p, ok := puttyKeys.Load(fp); ok {
+		if _, err := os.Stat(p.(string)); err == nil {
+			return p.(string)
+		}
+	}
 	dir := t.TempDir()
-	env := append(os.Environ(), "PQKEX_FORKY_BIND="+dir+":"+os.Getenv("PQKEX_FORKY_BIND"))
 	id := writeFile(t, filepath.Join(dir, "id_ed25519"), clientKey.openSSH(t))
 	ppk := filepath.Join(dir, "id_ed25519.ppk")
 	gen := exec.Command(needPeer(t, "PQKEX_PUTTYGEN"), id, "-O", "private", "-o", ppk)
-	gen.Env = env
+	gen.Env = append(os.Environ(), "PQKEX_FORKY_BIND="+dir+":"+os.Getenv("PQKEX_FORKY_BIND"))
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("puttygen: %v\n%s", err, out)
 	}
-	cmd := exec.CommandContext(ctx, bin, "-ssh", "-batch", "-v", "-P", strconv.Itoa(port), "-l", "root",
-		"-i", ppk, "-hostkey", ssh.FingerprintSHA256(hostKey.pub()), "127.0.0.1", "kex")
-	cmd.Env = env
-	return cmd
+	puttyKeys.Store(fp, ppk)
+	return ppk
 }
 
 // plinkKex is how plink -v names each kex: "Doing DESC key exchange, using

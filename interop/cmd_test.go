@@ -1,7 +1,6 @@
 package interop
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/sshtest"
 )
 
 var (
@@ -105,35 +106,12 @@ func TestServeOpenSSHClient(t *testing.T) {
 	hostKey, clientKey := newKey(t), newKey(t)
 	hk := writeFile(t, filepath.Join(t.TempDir(), "hostkey"), hostKey.openSSH(t))
 
-	cmd := exec.Command(bin, "serve", "-listen", "127.0.0.1:0", "-hostkey", hk)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	var addr string
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-			addr, _, _ = strings.Cut(rest, ",")
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatal("pqkex serve printed no address")
-	}
 	logs := make(chan string, 100)
-	go func() {
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), ": client ") { // one line per connection
-				logs <- sc.Text()
-			}
+	addr := sshtest.StartServe(t, bin, func(line string) {
+		if strings.Contains(line, ": client ") { // one line per connection
+			logs <- line
 		}
-		close(logs)
-	}()
+	}, "-hostkey", hk)
 	_, portStr, _ := net.SplitHostPort(addr)
 	port, _ := strconv.Atoi(portStr)
 

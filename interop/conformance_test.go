@@ -23,8 +23,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/conformance"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/conformance"
+	"github.com/pqkex/pqkex/internal/sshtest"
 )
 
 // checkReport is the part of pqkex check -json the matrix needs.
@@ -268,59 +270,11 @@ var conformanceServers = []conformanceServer{
 func startXCryptoServer(t *testing.T) string {
 	cfg := &ssh.ServerConfig{NoClientAuth: true}
 	cfg.AddHostKey(newKey(t).signer)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			nc, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer nc.Close()
-				nc.SetDeadline(time.Now().Add(caseTimeout))
-				c, chans, reqs, err := ssh.NewServerConn(nc, cfg)
-				if err != nil {
-					return
-				}
-				go ssh.DiscardRequests(reqs)
-				go func() {
-					for ch := range chans {
-						ch.Reject(ssh.Prohibited, "")
-					}
-				}()
-				c.Wait()
-			}()
-		}
-	}()
-	return l.Addr().String()
+	return sshtest.XCryptoServer(t, cfg, caseTimeout)
 }
 
 // startPQKEXServe runs the pqkex serve command.
-func startPQKEXServe(t *testing.T) string {
-	cmd := exec.Command(pqkexCommand(t), "serve", "-listen", "127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-			addr, _, _ := strings.Cut(rest, ",")
-			go io.Copy(io.Discard, stdout)
-			return addr
-		}
-	}
-	t.Fatal("pqkex serve printed no address")
-	return ""
-}
+func startPQKEXServe(t *testing.T) string { return sshtest.StartServe(t, pqkexCommand(t), nil) }
 
 // ---------------------------------------------------------------- clients
 

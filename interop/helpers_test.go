@@ -3,7 +3,6 @@ package interop
 import (
 	"bytes"
 	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/binary"
 	"encoding/pem"
 	"errors"
@@ -19,9 +18,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/kexserver"
-	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/sshkex"
 )
 
 const (
@@ -118,14 +119,7 @@ type key struct {
 
 func newKey(t *testing.T) key {
 	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv, s := sshtest.Ed25519Key(t)
 	return key{priv: priv, signer: s}
 }
 

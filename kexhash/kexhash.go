@@ -8,8 +8,9 @@
 //   - key derivation (RFC 4253 section 7.2), extended to any output length.
 //
 // Everything works for any crypto.Hash; the methods in this module use
-// SHA-256 (mlkem768x25519-sha256) and SHA-512 (sntrup761x25519-sha512),
-// both of which this package links in.
+// SHA-256 (mlkem768x25519-sha256, mlkem768nistp256-sha256), SHA-384
+// (mlkem1024nistp384-sha384) and SHA-512 (sntrup761x25519-sha512), all of
+// which this package links in.
 //
 // # The shared secret K
 //
@@ -23,8 +24,8 @@ package kexhash
 
 import (
 	"crypto"
-	_ "crypto/sha256" // SHA-256 for mlkem768x25519-sha256 and curve25519-sha256
-	_ "crypto/sha512" // SHA-512 for sntrup761x25519-sha512 (and SHA-384)
+	_ "crypto/sha256" // SHA-256: mlkem768x25519-sha256, mlkem768nistp256-sha256, curve25519-sha256
+	_ "crypto/sha512" // SHA-512: sntrup761x25519-sha512; SHA-384: mlkem1024nistp384-sha384
 	"encoding/binary"
 	"hash"
 	"math"

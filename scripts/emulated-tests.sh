@@ -8,11 +8,12 @@
 #
 # Usage: scripts/emulated-tests.sh [arch...]   (GOARCH values; default: arm64 s390x)
 #
-# Each package's test binary is built with GOARCH and run by qemu in the
-# package's directory, as go test would. The packages are those whose
-# tests are known answers, fast-vs-reference properties or the exchange
-# hash; the adapter's and the command's tests (sshkex, cmd/pqkex), which
-# run x/crypto handshakes and re-execute their own binary, stay on amd64.
+# go test builds each package's test binary with GOARCH and runs it with
+# -exec qemu-ARCH, in the package's directory. The packages are those
+# whose tests are known answers, fast-vs-reference properties or the
+# exchange hash; the adapter's and the command's tests (sshkex,
+# cmd/pqkex), which run x/crypto handshakes and re-execute their own
+# binary, stay on amd64.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -20,24 +21,13 @@ pkgs="./sntrup761 ./sntrup761/internal/core ./sntrup761/internal/ref ./kexhash
 ./internal/hybrid ./internal/sshwire ./internal/kat
 ./mlkem768x25519 ./sntrup761x25519 ./mlkem768nistp256 ./mlkem1024nistp384 ./vectors ./fuzz"
 
-arches=${*:-arm64 s390x}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-for arch in $arches; do
+for arch in ${*:-arm64 s390x}; do
 	qemu=qemu-$(echo "$arch" | sed 's/^arm64$/aarch64/')
 	command -v "$qemu" >/dev/null || { echo "$qemu not found (apt-get install qemu-user)"; exit 1; }
-	for p in $pkgs; do
-		bin=$out/$arch-$(echo "$p" | tr / _).test
-		GOARCH=$arch go test -c -o "$bin" "$p"
-		[ -f "$bin" ] || { echo "-- $arch $p: no tests"; continue; }
-		echo "-- $arch $p"
-		# PQKEX_EMULATOR: tests that re-execute their own binary (the FIPS
-		# path checks) run the child through the emulator too.
-		if ! (cd "$p" && PQKEX_EMULATOR=$qemu "$qemu" "$bin" -test.count=1 -test.timeout=20m) >"$out/log" 2>&1; then
-			cat "$out/log"
-			echo "FAIL: $arch $p"
-			exit 1
-		fi
-		tail -n 1 "$out/log"
-	done
+	echo "-- $arch (go test -exec $qemu)"
+	# PQKEX_EMULATOR: tests that re-execute their own binary (the FIPS
+	# path checks) run the child through the emulator too. -p 1: one
+	# emulator at a time per architecture (.ci/run runs two side by side).
+	# shellcheck disable=SC2086
+	GOARCH=$arch PQKEX_EMULATOR=$qemu go test -p 1 -count=1 -timeout 20m -exec "$qemu" $pkgs
 done

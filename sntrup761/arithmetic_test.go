@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/sntrupbridge"
+	"github.com/pqkex/pqkex/internal/vecarith"
 )
 
 const (
@@ -20,16 +20,13 @@ const (
 	labelNoAVX2CPU = "scalar (GOEXPERIMENT=simd build, CPU without AVX2)"
 )
 
-// TestArithmetic checks what the bridge reports to pqkex bench against
+// TestArithmetic checks what vecarith reports to pqkex bench against
 // what it should be, derived apart from the code that reports it (the
 // build settings recorded in the binary and the CPU's own feature list),
 // and against the path that actually runs: batch key generation, which on
 // the vector path reads its randomness from core.generateKeysSIMD.
 func TestArithmetic(t *testing.T) {
-	if sntrupbridge.Arithmetic == nil {
-		t.Fatal("sntrupbridge.Arithmetic not set")
-	}
-	label := sntrupbridge.Arithmetic()
+	label := vecarith.Label()
 
 	want := labelScalar
 	if simd, settings := builtWithSIMD(t); simd {
@@ -41,16 +38,16 @@ func TestArithmetic(t *testing.T) {
 		t.Logf("build settings %s: no vector path", settings)
 	}
 	if label != want {
-		t.Errorf("Arithmetic() = %q, want %q", label, want)
+		t.Errorf("vecarith.Label() = %q, want %q", label, want)
 	}
 
 	vector, reads := batchReadsFromVectorPath(t)
 	if reads == 0 {
 		t.Fatal("GenerateKeys read nothing through readBatchKey: cannot tell which path ran")
 	}
-	t.Logf("Arithmetic() = %q; %d of GenerateKeys' %d reads came from the vector path", label, vector, reads)
+	t.Logf("vecarith.Label() = %q; %d of GenerateKeys' %d reads came from the vector path", label, vector, reads)
 	if vector != 0 && vector != reads || (vector == reads) != (label == labelAVX2) {
-		t.Errorf("Arithmetic() = %q, but %d of GenerateKeys' %d reads came from the vector path (core.generateKeysSIMD)", label, vector, reads)
+		t.Errorf("vecarith.Label() = %q, but %d of GenerateKeys' %d reads came from the vector path (core.generateKeysSIMD)", label, vector, reads)
 	}
 }
 
@@ -106,7 +103,7 @@ func batchReadsFromVectorPath(t *testing.T) (vector, reads int) {
 	seed := make([]byte, 8*(2*3044+191))
 	rand.Read(seed)
 	r := &stackReader{r: bytes.NewReader(seed)}
-	if _, err := sntrupbridge.GenerateKeys(r, 2); err != nil {
+	if _, err := generateKeys(r, 2); err != nil {
 		t.Fatal(err)
 	}
 	return r.vector, r.reads

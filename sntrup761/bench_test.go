@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
+
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/internal/ref"

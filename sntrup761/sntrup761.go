@@ -178,7 +178,7 @@ func (ek *EncapsulationKey) Encapsulate() (sharedKey, ciphertext []byte) {
 }
 
 // generateKey and encapsulate are the reader-driven forms behind GenerateKey
-// and Encapsulate, for pqkex's SSH method and KAT packages (see
+// and Encapsulate, for pqkex's SSH method and sntrup761test (see
 // internal/sntrupbridge); they are not part of the public API.
 func generateKey(rand io.Reader) (*DecapsulationKey, error) {
 	sk, err := core.GenerateKey(rand)
@@ -202,10 +202,19 @@ func init() {
 	sntrupbridge.Encapsulate = func(ek any, rand io.Reader) ([]byte, []byte, error) {
 		return encapsulate(ek.(*EncapsulationKey), rand)
 	}
-	sntrupbridge.GenerateKeys = func(rand io.Reader, n int) (any, error) { return generateKeys(rand, n) }
 	sntrupbridge.ClearKey = func(dk any) { clearKeys([]*DecapsulationKey{dk.(*DecapsulationKey)}) }
-	sntrupbridge.Arithmetic = core.SIMD
 }
 
-// Size constants of this package must agree with the implementation.
-var _ = [1]struct{}{}[EncapsulationKeySize-core.PublicKeySize+DecapsulationKeySize-core.PrivateKeySize+CiphertextSize-core.CiphertextSize+SharedKeySize-core.SharedKeySize]
+// Size constants of this package must agree with the implementation, each
+// on its own (a sum would let errors of opposite sign cancel): each line
+// fails to compile unless the difference is 0.
+var (
+	_ = [1]struct{}{}[EncapsulationKeySize-core.PublicKeySize]
+	_ = [1]struct{}{}[core.PublicKeySize-EncapsulationKeySize]
+	_ = [1]struct{}{}[DecapsulationKeySize-core.PrivateKeySize]
+	_ = [1]struct{}{}[core.PrivateKeySize-DecapsulationKeySize]
+	_ = [1]struct{}{}[CiphertextSize-core.CiphertextSize]
+	_ = [1]struct{}{}[core.CiphertextSize-CiphertextSize]
+	_ = [1]struct{}{}[SharedKeySize-core.SharedKeySize]
+	_ = [1]struct{}{}[core.SharedKeySize-SharedKeySize]
+)

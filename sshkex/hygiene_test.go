@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/badkeys"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/mlkem768x25519"
 	"github.com/pqkex/pqkex/sntrup761"
@@ -17,20 +18,12 @@ import (
 )
 
 // lowOrder are X25519 u-coordinates whose shared secret is all zero for
-// every scalar (RFC 7748 §7; 0, 1, the two order-8 points, p-1, p, p+1).
+// every scalar (RFC 7748 §7; 0, 1, the two order-8 points, p-1, p, p+1,
+// each also with bit 255 set): badkeys.X25519LowOrder.
 var lowOrder = func() [][]byte {
 	var out [][]byte
-	for _, h := range []string{
-		"0000000000000000000000000000000000000000000000000000000000000000",
-		"0100000000000000000000000000000000000000000000000000000000000000",
-		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
-		"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
-		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-	} {
-		b, _ := hex.DecodeString(h)
-		out = append(out, b)
+	for _, k := range badkeys.X25519LowOrder {
+		out = append(out, k.Value)
 	}
 	return out
 }()

@@ -33,8 +33,9 @@ func ExampleDetect() {
 	// ACVP vectors for ML-KEM-512, which pqkex does not implement
 }
 
-// Run every bundled file, as "pqkex kat" does. For a directory of files,
-// pass os.DirFS(dir) instead.
+// Run every bundled file, as "pqkex kat" does (this package's TestBundled
+// runs them, with each file's count). For a directory of files, pass
+// os.DirFS(dir) instead.
 func ExampleRunFS() {
 	var files, passed, failed int
 	for _, r := range vectors.RunFS(vectors.Bundled()) {
@@ -45,6 +46,5 @@ func ExampleRunFS() {
 		passed += r.Passed
 		failed += r.Failed
 	}
-	fmt.Println(files > 0, passed > 2000, failed)
-	// Output: true true 0
+	fmt.Printf("%d files: %d vectors passed, %d failed\n", files, passed, failed)
 }

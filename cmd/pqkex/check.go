@@ -61,15 +61,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	hostKey := fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	verbose := fs.Bool("v", false, "print each case on stderr as it finishes, and every case's detail")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintln(w, "usage: pqkex check [-kex LIST] [-timeout D] [-pause D] [-json] [-v] HOST[:PORT]")
-		fmt.Fprintln(w, "       pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-allow-remote] [-timeout D] [-idle D] [-json] [-v]")
-		fmt.Fprintln(w, "Checks another SSH implementation's hybrid post-quantum key exchange against the specifications:")
-		fmt.Fprintln(w, "a server (HOST[:PORT]), with one connection per case, or clients connecting to -listen ADDR, one connection per case.")
-		fs.PrintDefaults()
-	}
-	if code, done := parseFlags(fs, args, stdout); done {
+	if code, done := parseCommand(fs, args, stdout, -1, "usage: pqkex check [-kex LIST] [-timeout D] [-pause D] [-json] [-v] HOST[:PORT]",
+		"       pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-allow-remote] [-timeout D] [-idle D] [-json] [-v]",
+		"Checks another SSH implementation's hybrid post-quantum key exchange against the specifications:",
+		"a server (HOST[:PORT]), with one connection per case, or clients connecting to -listen ADDR, one connection per case."); done {
 		return code
 	}
 	var methods []string

@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/sshkex"
-	"golang.org/x/crypto/ssh"
 )
 
 // TestCheckServeConforms: pqkex serve's server conforms in every case,
@@ -54,44 +56,29 @@ func TestCheckServeConforms(t *testing.T) {
 // version and the payloads of kexinit, then answers every packet it reads
 // with reply (nil: none), until the connection ends.
 func fakeServer(t *testing.T, version string, kexinit []byte, reply func(p []byte) [][]byte) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
+	return sshtest.Serve(t, func(c net.Conn) {
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.Write([]byte(version + "\r\n"))
+		if kexinit == nil {
+			return
+		}
+		c.Write(sshwire.PlainPacket(kexinit))
+		br := bufio.NewReader(c)
+		if _, err := sshwire.ReadVersion(br); err != nil {
+			return
+		}
 		for {
-			c, err := l.Accept()
+			p, err := sshwire.ReadPlainPacket(br, 1<<16)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(5 * time.Second))
-				c.Write([]byte(version + "\r\n"))
-				if kexinit == nil {
-					return
+			if reply != nil {
+				for _, r := range reply(p) {
+					c.Write(sshwire.PlainPacket(r))
 				}
-				c.Write(sshwire.PlainPacket(kexinit))
-				br := bufio.NewReader(c)
-				if _, err := sshwire.ReadVersion(br); err != nil {
-					return
-				}
-				for {
-					p, err := sshwire.ReadPlainPacket(br, 1<<16)
-					if err != nil {
-						return
-					}
-					if reply != nil {
-						for _, r := range reply(p) {
-							c.Write(sshwire.PlainPacket(r))
-						}
-					}
-				}
-			}()
+			}
 		}
-	}()
-	return l.Addr().String()
+	})
 }
 
 func kexInitOffering(kex ...string) []byte {

@@ -14,11 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kexserver"
-	"github.com/pqkex/pqkex/internal/sntrupbridge"
+	"github.com/pqkex/pqkex/internal/vecarith"
 	"github.com/pqkex/pqkex/sshkex"
-	"golang.org/x/crypto/ssh"
 )
 
 func startTestServer(t *testing.T, kexs []string) (addr string, hostKey ssh.PublicKey) {
@@ -216,8 +217,8 @@ func TestBenchJSON(t *testing.T) {
 	if rep.Go == "" || rep.GOOS == "" || rep.GOARCH == "" || rep.CPU == "" {
 		t.Fatalf("missing environment fields: %+v", rep)
 	}
-	if rep.SNTRUP761 != sntrupbridge.Arithmetic() || rep.SNTRUP761 == "" {
-		t.Fatalf("sntrup761_arithmetic = %q, this binary runs %q", rep.SNTRUP761, sntrupbridge.Arithmetic())
+	if rep.SNTRUP761 != vecarith.Label() || rep.SNTRUP761 == "" {
+		t.Fatalf("sntrup761_arithmetic = %q, this binary runs %q", rep.SNTRUP761, vecarith.Label())
 	}
 	wantRows := []struct{ method, impl, variant string }{
 		{"mlkem768x25519-sha256", "pqkex", ""},

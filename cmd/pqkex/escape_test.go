@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/pqkex/pqkex/internal/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
 )
 
@@ -79,29 +80,14 @@ func noControl(t *testing.T, what, out string) {
 // empty, an SSH_MSG_DISCONNECT carrying msg.
 func hostileServer(t *testing.T, version, kex, msg string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				out := append([]byte(version+"\r\n"), kexinit(kex)...)
-				if msg != "" {
-					out = append(out, disconnect(msg)...)
-				}
-				c.Write(out)
-				io.Copy(io.Discard, c) // until the client is done
-			}()
+	return sshtest.Serve(t, func(c net.Conn) {
+		out := append([]byte(version+"\r\n"), kexinit(kex)...)
+		if msg != "" {
+			out = append(out, disconnect(msg)...)
 		}
-	}()
-	return l.Addr().String()
+		c.Write(out)
+		io.Copy(io.Discard, c) // until the client is done
+	})
 }
 
 // TestScanHostileServer: a server's version line, algorithm names and

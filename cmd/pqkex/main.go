@@ -50,6 +50,27 @@ func main() {
 // parseFlags parses args. done reports that the command must return code
 // now: 0 after -h (the usage goes to stdout: it was asked for), 2 after a
 // bad flag (flag has printed the error and the usage on stderr).
+// parseCommand sets flags' usage text (the lines, then the flags'
+// defaults) and parses args with parseFlags; with nargs >= 0 it also
+// requires exactly nargs arguments after the flags (usage and exit status
+// 2 otherwise).
+func parseCommand(flags *flag.FlagSet, args []string, stdout io.Writer, nargs int, usage ...string) (code int, done bool) {
+	flags.Usage = func() {
+		for _, l := range usage {
+			fmt.Fprintln(flags.Output(), l)
+		}
+		flags.PrintDefaults()
+	}
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code, true
+	}
+	if nargs >= 0 && flags.NArg() != nargs {
+		flags.Usage()
+		return 2, true
+	}
+	return 0, false
+}
+
 func parseFlags(flags *flag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
 	stderr := flags.Output()
 	flags.SetOutput(io.Discard) // print the error ourselves, then the usage where it belongs

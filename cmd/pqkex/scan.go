@@ -99,18 +99,9 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 	kex := fs.String("kex", "", "comma-separated client key exchange preference (default: pqkex's PQ-first list)")
 	timeout := fs.Duration("timeout", 10*time.Second, "timeout for each connection")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintln(w, "usage: pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]")
-		fmt.Fprintln(w, "Lists the server's key exchanges, completes one with pqkex's PQ-first client (never authenticating) and reports it.")
-		fs.PrintDefaults()
-	}
-	if code, done := parseFlags(fs, args, stdout); done {
+	if code, done := parseCommand(fs, args, stdout, 1, "usage: pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]",
+		"Lists the server's key exchanges, completes one with pqkex's PQ-first client (never authenticating) and reports it."); done {
 		return code
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
 	}
 	addr := fs.Arg(0)
 	if _, _, err := net.SplitHostPort(addr); err != nil {

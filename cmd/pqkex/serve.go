@@ -29,20 +29,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address")
 	var lim serveLimits
 	lim.flags(fs)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintln(w, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote] [limits]")
-		fmt.Fprintln(w, "Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.")
-		fmt.Fprintln(w, "A test server for SSH clients' key exchanges, not a login service. The limits keep it serving")
-		fmt.Fprintln(w, "other sources while one source floods it; they are named after their OpenSSH counterparts.")
-		fs.PrintDefaults()
-	}
-	if code, done := parseFlags(fs, args, stdout); done {
+	if code, done := parseCommand(fs, args, stdout, 0, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote] [limits]",
+		"Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.",
+		"A test server for SSH clients' key exchanges, not a login service. The limits keep it serving",
+		"other sources while one source floods it; they are named after their OpenSSH counterparts."); done {
 		return code
-	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return 2
 	}
 	if err := lim.check(fs); err != nil {
 		fmt.Fprintln(stderr, "pqkex serve:", err)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/sshtest"
 )
 
 // The attacks of issue 24, each against "pqkex serve" with its default
@@ -28,30 +30,12 @@ const (
 	honest   = "127.0.0.2"
 )
 
-// dialFrom opens a TCP connection to addr from the local address src.
-func dialFrom(src, addr string) (net.Conn, error) {
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
-	return d.Dial("tcp", addr)
-}
+// dialFrom is sshtest.DialFrom.
+var dialFrom = sshtest.DialFrom
 
 // sshFrom logs in to addr from src as user.
 func sshFrom(src, addr, user string) (*ssh.Client, error) {
-	return sshFromConfig(src, addr, &ssh.ClientConfig{User: user, HostKeyCallback: ssh.InsecureIgnoreHostKey()})
-}
-
-func sshFromConfig(src, addr string, cfg *ssh.ClientConfig) (*ssh.Client, error) {
-	nc, err := dialFrom(src, addr)
-	if err != nil {
-		return nil, err
-	}
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	c, chans, reqs, err := ssh.NewClientConn(nc, addr, cfg)
-	if err != nil {
-		nc.Close()
-		return nil, err
-	}
-	nc.SetDeadline(time.Time{})
-	return ssh.NewClient(c, chans, reqs), nil
+	return sshtest.LoginFrom(src, addr, &ssh.ClientConfig{User: user, HostKeyCallback: ssh.InsecureIgnoreHostKey()})
 }
 
 // honestKex logs in from src and runs a command; it returns the answer.
@@ -457,7 +441,7 @@ func TestServeLogInjection(t *testing.T) {
 		}
 	}
 	forged := &ssh.ClientConfig{User: "root\n" + fakeLine, ClientVersion: "SSH-2.0-evil\u2028" + fakeLine + "\x7f\u009b", HostKeyCallback: ssh.InsecureIgnoreHostKey()}
-	if c, err := sshFromConfig(honest, srv.addr, forged); err != nil {
+	if c, err := sshtest.LoginFrom(honest, srv.addr, forged); err != nil {
 		t.Fatal(err)
 	} else {
 		c.Close()

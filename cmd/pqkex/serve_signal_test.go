@@ -5,7 +5,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/sshtest"
 )
 
 // TestServeSignals builds the pqkex command and stops "pqkex serve" the
@@ -32,14 +33,7 @@ func TestServeSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(bin, "serve", "-listen", "127.0.0.1:0", "-kex", "mlkem768x25519-sha256")
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			stdout := sshtest.Start(t, cmd)
 			exited := make(chan error, 1)
 			lines := make(chan string, 1000)
 			go func() {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/sshtest"
 )
 
 // serveChildEnv makes the test binary run "pqkex serve" with the
@@ -58,14 +60,7 @@ func startServe(t *testing.T, fds int, args string) *serveChild {
 	if fds > 0 {
 		cmd.Env = append(cmd.Env, serveFDsEnv+"="+strconv.Itoa(fds))
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout := sshtest.Start(t, cmd)
 	c := &serveChild{t: t, cmd: cmd, lines: make(chan string, 100000), exited: make(chan error, 1)}
 	go func() {
 		sc := bufio.NewScanner(stdout)

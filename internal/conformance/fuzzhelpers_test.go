@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"crypto/elliptic"
 	"net"
 	"strconv"
 	"sync"
@@ -165,8 +164,10 @@ func serverStream(m *method) []byte {
 	case "X25519":
 		point = append([]byte{9}, make([]byte, 31)...)
 	default:
+		// The base point, uncompressed (SEC 1 §2.3.3): fixed and valid.
 		c := m.ellipticCurve().Params()
-		point = elliptic.Marshal(m.ellipticCurve(), c.Gx, c.Gy) //nolint:staticcheck // a fixed valid point, for seeds
+		n := (c.BitSize + 7) / 8
+		point = append(append([]byte{4}, c.Gx.FillBytes(make([]byte, n))...), c.Gy.FillBytes(make([]byte, n))...)
 	}
 	sig := ssh.Marshal(&ssh.Signature{Format: ssh.KeyAlgoED25519, Blob: make([]byte, 64)})
 	ki := newKexInit(append(Methods(), strictServer), []string{ssh.KeyAlgoED25519})

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"io/fs"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pqkex/pqkex/internal/sshtest"
 )
 
 // The checks must catch a broken pqkex: each mutant below is a copy of
@@ -260,24 +261,4 @@ func build(t *testing.T, dir, pkg string) string {
 }
 
 // startServe runs pqkex serve and returns its address.
-func startServe(t *testing.T, bin string) string {
-	cmd := exec.Command(bin, "serve", "-listen", "127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-			addr, _, _ := strings.Cut(rest, ",")
-			go io.Copy(io.Discard, stdout)
-			return addr
-		}
-	}
-	t.Fatal("pqkex serve printed no address")
-	return ""
-}
+func startServe(t *testing.T, bin string) string { return sshtest.StartServe(t, bin, nil) }

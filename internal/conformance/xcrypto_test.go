@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
@@ -13,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/sshkex"
-	"golang.org/x/crypto/ssh"
 )
 
 // pqkex's own server and client (x/crypto/ssh with sshkex) must conform
@@ -31,45 +32,12 @@ func TestMain(m *testing.M) {
 // xcryptoServer serves x/crypto/ssh with sshkex's methods on loopback
 // until the test ends; set, if not nil, changes its configuration.
 func xcryptoServer(t *testing.T, set func(*ssh.Config)) string {
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := &ssh.ServerConfig{NoClientAuth: true}
 	if set != nil {
 		set(&cfg.Config)
 	}
-	cfg.AddHostKey(signer)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer nc.Close()
-				nc.SetDeadline(time.Now().Add(10 * time.Second))
-				c, chans, reqs, err := ssh.NewServerConn(nc, cfg)
-				if err != nil {
-					return
-				}
-				go ssh.DiscardRequests(reqs)
-				go func() {
-					for ch := range chans {
-						ch.Reject(ssh.Prohibited, "")
-					}
-				}()
-				c.Wait()
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	cfg.AddHostKey(sshtest.HostKey(t))
+	return sshtest.XCryptoServer(t, cfg, 10*time.Second)
 }
 
 func requireConforming(t *testing.T, rs []Result, wantMethods int) {

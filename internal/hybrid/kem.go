@@ -2,6 +2,7 @@ package hybrid
 
 import (
 	"crypto/fips140"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -52,11 +53,14 @@ type KEM interface {
 // EncapsulationKey is a parsed, checked encapsulation key.
 type EncapsulationKey interface {
 	// Encapsulate writes the ciphertext to ct and the 32-byte shared key
-	// to k. m is the encapsulation randomness (RandomnessSize bytes: for
-	// ML-KEM the m of ML-KEM.Encaps_internal, FIPS 203 Algorithm 17); nil
-	// means the implementation draws it (with crypto/mlkem: ML-KEM.Encaps,
-	// drawn by the module itself). ct and k must have the exact sizes.
-	Encapsulate(ct, k, m []byte) error
+	// to k, reading the encapsulation randomness from r, as the curve
+	// half reads its key: RandomnessSize bytes, for ML-KEM the m of
+	// ML-KEM.Encaps_internal (FIPS 203 Algorithm 17) in one read, for
+	// sntrup761 Short_random's 3044 bytes. A nil r means the
+	// implementation draws it (with crypto/mlkem: ML-KEM.Encaps, drawn by
+	// the module itself). ct and k must have the exact sizes. It fails
+	// only if r does.
+	Encapsulate(ct, k []byte, r io.Reader) error
 }
 
 // DecapsulationKey is an ML-KEM decapsulation key. It is secret.
@@ -129,6 +133,16 @@ func seedKey(k KEM, r io.Reader) (DecapsulationKey, error) {
 		return nil, err
 	}
 	return k.NewDecapsulationKey(seed[:])
+}
+
+// readM reads ML-KEM's 32-byte encapsulation randomness m from r
+// (crypto/rand if nil) into m.
+func readM(m *[32]byte, r io.Reader) error {
+	if r == nil {
+		r = rand.Reader
+	}
+	_, err := io.ReadFull(r, m[:])
+	return err
 }
 
 // errSeedSize is NewDecapsulationKey's error for a seed of the wrong size.

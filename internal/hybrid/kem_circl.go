@@ -99,18 +99,15 @@ type circlEK struct {
 	pk kem.PublicKey
 }
 
-func (e circlEK) Encapsulate(ct, k, m []byte) error {
+func (e circlEK) Encapsulate(ct, k []byte, r io.Reader) error {
 	circlCalls.Add(1)
-	var s [32]byte
-	defer clear(s[:])
-	if m == nil {
-		if _, err := rand.Read(s[:]); err != nil {
-			return err
-		}
-		m = s[:]
+	var m [32]byte
+	defer clear(m[:])
+	if err := readM(&m, r); err != nil {
+		return err
 	}
 	defer ResetUpperState()
-	c, kk, err := e.s.EncapsulateDeterministically(e.pk, m)
+	c, kk, err := e.s.EncapsulateDeterministically(e.pk, m[:])
 	if err != nil {
 		return err
 	}

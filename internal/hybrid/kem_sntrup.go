@@ -1,7 +1,6 @@
 package hybrid
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 
@@ -68,14 +67,15 @@ func (sntrupKEM) ParseEncapsulationKey(ek []byte) (EncapsulationKey, error) {
 
 type sntrupEK struct{ ek *sntrup761.EncapsulationKey }
 
-// Encapsulate reads Short_random's 3044 bytes from m (crypto/rand if nil).
-func (e sntrupEK) Encapsulate(ct, k, m []byte) error {
+// Encapsulate reads Short_random's 3044 bytes from r, in one read
+// (crypto/rand if nil).
+func (e sntrupEK) Encapsulate(ct, k []byte, r io.Reader) error {
 	var kk, c []byte
-	if m == nil {
+	if r == nil {
 		kk, c = e.ek.Encapsulate()
 	} else {
 		var err error
-		if kk, c, err = sntrupbridge.Encapsulate(e.ek, bytes.NewReader(m)); err != nil {
+		if kk, c, err = sntrupbridge.Encapsulate(e.ek, r); err != nil {
 			return err
 		}
 	}

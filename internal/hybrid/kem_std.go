@@ -99,14 +99,19 @@ type stdEK struct {
 	ek  crypto.Encapsulator
 }
 
-func (e stdEK) Encapsulate(ct, k, m []byte) error {
+func (e stdEK) Encapsulate(ct, k []byte, r io.Reader) error {
 	var kk, c []byte
-	if m == nil {
+	if r == nil {
 		kk, c = e.ek.Encapsulate() // the module's ML-KEM.Encaps
 	} else {
+		var m [32]byte
+		defer clear(m[:])
+		if err := readM(&m, r); err != nil {
+			return err
+		}
 		derandomized.Add(1) // refused by Go under GODEBUG=fips140=only
 		var err error
-		if kk, c, err = e.kem.derandomized(e.ek, m); err != nil {
+		if kk, c, err = e.kem.derandomized(e.ek, m[:]); err != nil {
 			return err
 		}
 	}

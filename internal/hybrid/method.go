@@ -1,14 +1,7 @@
-// Package hybrid is what the three ML-KEM hybrid SSH methods of RFC
-// 10042 (draft-ietf-sshm-mlkem-hybrid-kex-10) share: the exchange itself
-// (section 2.1: C_INIT = ek || C_PK, S_REPLY = ct || S_PK, KEM first),
-// the checks on peer input, the reading of randomness and
-// K = string(HASH(K_PQ || K_CL)) (section 2.4), over interchangeable
-// ML-KEM implementations (circl, crypto/mlkem) and classical curves
-// (X25519, P-256, P-384). The packages mlkem768x25519, mlkem768nistp256
-// and mlkem1024nistp384 are thin, documented wrappers around a Method.
 package hybrid
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/fips140"
 	"fmt"
@@ -37,24 +30,18 @@ type Method struct {
 	// method draws every secret inside the ML-KEM and curve
 	// implementations (crypto/mlkem's GenerateKey and Encapsulate,
 	// crypto/ecdh's GenerateKey) and never reads the caller's reader.
+	// Outside it, every method reads its secrets from the reader and
+	// passes them in, the path the known answers check (letting the
+	// implementations draw them is no faster with crypto/rand's reader:
+	// BenchmarkDefaultReader in this package).
 	Approved bool
-	// SelfDrawn says that outside FIPS 140-3 mode the default randomness
-	// (IsDefault) is also drawn inside the implementations rather
-	// than read and passed in; chosen per method by measurement
-	// (BenchmarkDefaultReader in this package).
-	SelfDrawn bool
 }
 
-// SelfDraws reports whether NewClient and Respond with the reader r draw
-// their secrets inside the ML-KEM and curve implementations (nil seed and
-// m, Curve.Generate) instead of reading them from r (NewClientFrom,
-// RespondFrom).
-func (m *Method) SelfDraws(r io.Reader) bool {
-	if m.Approved && fips140.Enabled() {
-		return true
-	}
-	return m.SelfDrawn && IsDefault(r)
-}
+// SelfDraws reports whether NewClient and Respond draw their secrets
+// inside the ML-KEM and curve implementations (nil seed and m,
+// Curve.Generate) instead of reading them from the caller's reader
+// (NewClientFrom, RespondFrom): an approved method in FIPS 140-3 mode.
+func (m *Method) SelfDraws() bool { return m.Approved && fips140.Enabled() }
 
 // Backend is the KEM implementation the method runs on now: KEM if set,
 // else Default(Params) (crypto/mlkem in FIPS 140-3 mode).
@@ -86,13 +73,19 @@ type Client struct {
 	finished bool
 }
 
-// NewClient generates the client's keys. If m.SelfDraws(rand), the KEM
-// and the curve draw them (from the Go Cryptographic Module in FIPS 140-3
+// NewClient generates the client's keys. If m.SelfDraws(), the KEM and
+// the curve draw them (from the Go Cryptographic Module in FIPS 140-3
 // mode); otherwise it is NewClientFrom(c, rand).
 func (m *Method) NewClient(c *Client, rand io.Reader) error {
-	if !m.SelfDraws(rand) {
+	if !m.SelfDraws() {
 		return m.NewClientFrom(c, rand)
 	}
+	return m.newClientSelf(c)
+}
+
+// newClientSelf is NewClient with the KEM's and the curve's own key
+// generation.
+func (m *Method) newClientSelf(c *Client) error {
 	dk, err := m.Backend().NewDecapsulationKey(nil)
 	if err != nil {
 		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Backend().Name(), err)
@@ -227,14 +220,26 @@ func (c *Client) clear() {
 }
 
 // Respond is the server side: it checks C_INIT and returns S_REPLY and
-// K. If m.SelfDraws(rand), the KEM and the curve draw the encapsulation
+// K. If m.SelfDraws(), the KEM and the curve draw the encapsulation
 // randomness and the classical key (the module's randomized ML-KEM.Encaps
 // and GenerateKey in FIPS 140-3 mode); otherwise it is RespondFrom.
 func (m *Method) Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
-	if !m.SelfDraws(rand) {
+	if !m.SelfDraws() {
 		return m.RespondFrom(rand, clientInit)
 	}
+	return m.respondSelf(clientInit)
+}
+
+// respondSelf is Respond with the KEM's own encapsulation randomness and
+// the curve's own key generation.
+func (m *Method) respondSelf(clientInit []byte) (serverReply, k []byte, err error) {
 	ek, err := m.parseInit(clientInit)
+	if err != nil {
+		return nil, nil, err
+	}
+	var kPQ [kemSecretSize]byte
+	defer clear(kPQ[:])
+	serverReply, err = m.encapsulate(ek, &kPQ, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -242,28 +247,32 @@ func (m *Method) Respond(rand io.Reader, clientInit []byte) (serverReply, k []by
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Curve.Name(), err)
 	}
-	return m.respond(clientInit, ek, nil, ec)
+	return m.respond(clientInit, serverReply, &kPQ, ec)
 }
 
 // RespondFrom is Respond reading from rand (crypto/rand if nil) as the
-// known answers do: the 32-byte ML-KEM encapsulation randomness m, then
-// the classical private key. Not an approved service.
+// known answers do: the KEM's encapsulation randomness (RandomnessSize
+// bytes: ML-KEM's 32-byte m, read by the KEM), then the classical private
+// key. Not an approved service.
 func (m *Method) RespondFrom(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
 	ek, err := m.parseInit(clientInit)
 	if err != nil {
 		return nil, nil, err
 	}
 	r := NewRand(rand, m.Prefix)
-	mBuf := make([]byte, m.Backend().RandomnessSize())
-	defer clear(mBuf)
-	if err := r.Fill(mBuf); err != nil {
+	var kPQ [kemSecretSize]byte
+	defer clear(kPQ[:])
+	if serverReply, err = m.encapsulate(ek, &kPQ, r); err != nil {
+		if r.Failed() {
+			return nil, nil, r.Wrap(err)
+		}
 		return nil, nil, err
 	}
 	ec, err := m.Curve.GenerateKey(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	return m.respond(clientInit, ek, mBuf, ec)
+	return m.respond(clientInit, serverReply, &kPQ, ec)
 }
 
 // RespondWithKeys is Respond with explicit m and classical private key
@@ -281,7 +290,13 @@ func (m *Method) RespondWithKeys(clientInit, mRand, ecPrivate []byte) (serverRep
 		ec.Clear()
 		return nil, nil, err
 	}
-	return m.respond(clientInit, ek, mRand, ec)
+	var kPQ [kemSecretSize]byte
+	defer clear(kPQ[:])
+	if serverReply, err = m.encapsulate(ek, &kPQ, bytes.NewReader(mRand)); err != nil {
+		ec.Clear()
+		return nil, nil, err
+	}
+	return m.respond(clientInit, serverReply, &kPQ, ec)
 }
 
 // parseInit checks C_INIT's length and the encapsulation key (FIPS 203
@@ -299,23 +314,32 @@ func (m *Method) parseInit(clientInit []byte) (EncapsulationKey, error) {
 	return ek, nil
 }
 
-func (m *Method) respond(clientInit []byte, ek EncapsulationKey, mRand []byte, ec ClassicalKey) (serverReply, k []byte, err error) {
+// encapsulate encapsulates to ek with the randomness read from r (the
+// KEM's own if nil), returning a new S_REPLY with the ciphertext in place
+// and kPQ set.
+func (m *Method) encapsulate(ek EncapsulationKey, kPQ *[kemSecretSize]byte, r io.Reader) ([]byte, error) {
+	kem := m.Backend()
+	serverReply := make([]byte, m.ServerReplySize())
+	if err := ek.Encapsulate(serverReply[:kem.CiphertextSize()], kPQ[:], r); err != nil {
+		return nil, fmt.Errorf("%s: %s encapsulation: %w", m.Prefix, kem.Name(), err)
+	}
+	return serverReply, nil
+}
+
+// respond finishes the server's side once S_REPLY holds the ciphertext:
+// it checks the client's public key, computes K_CL with ec, appends our
+// public key and returns S_REPLY and K.
+func (m *Method) respond(clientInit, serverReply []byte, kPQ *[kemSecretSize]byte, ec ClassicalKey) ([]byte, []byte, error) {
 	defer ec.Clear()
 	kem := m.Backend()
 	ekSize, ctSize := kem.EncapsulationKeySize(), kem.CiphertextSize()
-	var kPQ [kemSecretSize]byte
 	var kCLBuf [48]byte
 	kCL := kCLBuf[:m.Curve.SecretSize()]
-	defer clear(kPQ[:])
 	defer clear(kCL)
 	// As in Finish: only public bytes decide the errors; the secret
 	// operations are constant time.
 	if err := ec.ECDH(kCL, clientInit[ekSize:]); err != nil {
 		return nil, nil, fmt.Errorf("%s: client's %s public key %v", m.Prefix, m.Curve.Name(), err)
-	}
-	serverReply = make([]byte, m.ServerReplySize())
-	if err := ek.Encapsulate(serverReply[:ctSize], kPQ[:], mRand); err != nil {
-		return nil, nil, fmt.Errorf("%s: %s encapsulation: %w", m.Prefix, kem.Name(), err)
 	}
 	ec.PublicKey(serverReply[ctSize:])
 	return serverReply, SharedSecret(m.Hash, kPQ[:], kCL), nil

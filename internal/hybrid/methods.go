@@ -14,9 +14,6 @@ var (
 		Params:   MLKEM768,
 		Curve:    X25519(),
 		Expanded: LoadExpanded768,
-		// SelfDrawn false: crypto/rand's bytes are read and passed in, the
-		// path the known answers check; letting circl draw them is no
-		// faster (BenchmarkDefaultReader).
 	}
 
 	SNTRUP761X25519 = Method{
@@ -34,19 +31,13 @@ var (
 		// Every algorithm is approved: in FIPS 140-3 mode only the module's
 		// services run, whatever reader the caller passes.
 		Approved: true,
-		// Outside FIPS mode, crypto/rand's bytes are read and passed in to
-		// circl, the path the known answers check: letting the
-		// implementations draw them is no faster, and crypto/mlkem's own
-		// randomized path is slower (BenchmarkDefaultReader).
-		SelfDrawn: false,
 	}
 
 	MLKEM1024NISTP384 = Method{
-		Prefix:    "mlkem1024nistp384",
-		Hash:      crypto.SHA384,
-		Params:    MLKEM1024,
-		Curve:     P384(),
-		Approved:  true, // as MLKEM768NISTP256
-		SelfDrawn: false,
+		Prefix:   "mlkem1024nistp384",
+		Hash:     crypto.SHA384,
+		Params:   MLKEM1024,
+		Curve:    P384(),
+		Approved: true, // as MLKEM768NISTP256
 	}
 )

@@ -160,7 +160,7 @@ func kemHalves(ex Exchange) (v kemValues, err error) {
 		return v, err
 	}
 	v.ct, v.kPQ = make([]byte, k.CiphertextSize()), make([]byte, 32)
-	return v, e.Encapsulate(v.ct, v.kPQ, v.m)
+	return v, e.Encapsulate(v.ct, v.kPQ, bytes.NewReader(v.m))
 }
 
 // spkiPoint returns the BIT STRING of a DER SubjectPublicKeyInfo: the
@@ -180,9 +180,9 @@ func spkiPoint(der []byte) ([]byte, bool) {
 	return spki.PublicKey.Bytes, true
 }
 
-// RunWycheproofDHFile runs a Wycheproof XDH or ECDH file through the
-// public API of every method on its curve.
-func RunWycheproofDHFile(data []byte) Result {
+// runWycheproofDH runs a Wycheproof XDH or ECDH file through the public
+// API of every method on its curve.
+func runWycheproofDH(_ string, data []byte) Result {
 	var v wycheproofFile
 	if err := json.Unmarshal(data, &v); err != nil || len(v.TestGroups) == 0 {
 		return Result{Err: fmt.Errorf("vectors: no test groups (%v)", err)}

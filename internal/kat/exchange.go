@@ -4,7 +4,6 @@ import (
 	"crypto/fips140"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
@@ -76,7 +75,7 @@ func FromMethod(label, name string, m *hybrid.Method) Exchange {
 		Respond:           m.Respond,
 		NewClientWithKeys: func(kemKey, private []byte) (Client, error) { return withKeys(m, kemKey, private) },
 		RespondWithKeys:   m.RespondWithKeys,
-		IgnoresReader:     m.SelfDraws(strings.NewReader("")),
+		IgnoresReader:     m.SelfDraws(),
 	}
 }
 

@@ -1,17 +1,16 @@
-// Package kat checks the known-answer vector formats that package vectors
-// runs (vectors/testdata, whose README.md records their provenance)
-// against pqkex: one runner per format, for every method it applies to
-// (ssh.go: the SSH exchanges of all four methods; mlkem.go: the ML-KEM
-// files on Targets; dh.go: Wycheproof XDH and ECDH; x25519.go: RFC 7748;
-// rsp.go: the sntrup761 NIST KAT). An Exchange (exchange.go) is one way
-// to run a method: its public API or its engine on one KEM backend. The
-// runners take a TB: vectors.Run passes a recorder (Record) that counts
-// vectors into a Result, this package's tests their *testing.T, with
-// file-specific expectations and independent implementations.
-//
-// To add a format: a runner, a Format constant and a case in
-// vectors.Detect and in vectors' run switch, and the file in
-// vectors/testdata with its provenance.
+// Package kat runs the known-answer vector formats of package vectors
+// (vectors/testdata, whose README.md records their provenance) against
+// pqkex: Detect and Run (formats.go: the table of formats), and one runner
+// per format, for every method it applies to (ssh.go and ssh_edge.go: the
+// SSH exchanges of all four methods; mlkem.go: the ML-KEM files on Targets,
+// targets.go; dh.go: Wycheproof XDH and ECDH; x25519.go: RFC 7748;
+// run_sntrup761.go: the sntrup761 NIST KAT). Baseline and XCrypto are
+// straightforward standard-library and x/crypto implementations to
+// measure against. An Exchange (exchange.go) is one way to run a
+// method: its public API or its engine on one KEM backend. The runners
+// take a TB (tb.go): Run passes a recorder that counts vectors into a
+// Result, this package's tests their *testing.T, with file-specific
+// expectations and independent implementations.
 package kat
 
 import (
@@ -19,13 +18,18 @@ import (
 	"fmt"
 )
 
-// Result counts the vectors of one file. Passed and Failed count
-// individual vectors; Failures has one line per failed vector (its
-// identifier and the first difference found), in file order, for the
-// first maxFailures of them. Err is set when the file cannot be run at
-// all, Skipped (with no vectors) when its vectors are for an algorithm or
-// parameter set pqkex does not implement.
+// Result is the outcome of running one vector file (package vectors
+// documents it as vectors.Result). File labels it; Format is the name of
+// the file's format (Detect), empty if none was recognised. Passed and
+// Failed count individual vectors; Failures has one line per failed
+// vector (its identifier and the first difference found), in file order,
+// for the first maxFailures of them. A file that was recognised but does
+// not parse or cannot be read has Err set and counts as one failed
+// vector; a file that is not run at all has Skipped set (the reason) and
+// no vectors.
 type Result struct {
+	File     string
+	Format   string
 	Passed   int
 	Failed   int
 	Failures []string
@@ -33,8 +37,8 @@ type Result struct {
 	Err      error
 }
 
-// AccumulatedTests is the number of accumulated ML-KEM tests vectors.Run
-// performs for an accumulated recipe file.
+// AccumulatedTests is the number of accumulated ML-KEM tests Run performs
+// for an accumulated recipe file.
 const AccumulatedTests = 10000
 
 // What one file can make the runners do and keep: a hostile file must

@@ -9,48 +9,11 @@ import (
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/sntrup761"
-	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 )
 
 // rspSHA256 is the SHA-256 of sntrup761_nist_kat.rsp as recorded in
 // testdata/README.md (and ../shared/vectors/README.md).
 const rspSHA256 = "147c26b63493ddaaeae1f59a5b42ffc233e24e1414198eacbcff7100f05077aa"
-
-func readRSP(t *testing.T) *RSP {
-	t.Helper()
-	f, err := os.Open("../../vectors/testdata/sntrup761_nist_kat.rsp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rsp, err := ParseRSP(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rsp.KATs) != 100 {
-		t.Fatalf("got %d counts, want 100", len(rsp.KATs))
-	}
-	return rsp
-}
-
-func TestSNTRUP761NISTKAT(t *testing.T) {
-	rsp := readRSP(t)
-	if n := report(t, RunSNTRUP761KAT(rsp)); n != 100 {
-		t.Errorf("%d counts passed, want 100", n)
-	}
-	// Batch key generation consumes the stream like single ones.
-	for _, want := range rsp.KATs {
-		var s [DRBGSeedSize]byte
-		copy(s[:], want.Seed)
-		batch, err := sntrup761test.GenerateKeys(NewDRBG(&s), 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(batch[0].Bytes(), want.SK) {
-			t.Errorf("count %d: batch key generation differs", want.Count)
-		}
-	}
-}
 
 // TestSNTRUP761NISTKATFile regenerates the whole .rsp text in memory, seeds
 // included, and compares its SHA-256 with the recorded value.

@@ -2,22 +2,15 @@ package kat
 
 import (
 	"bytes"
-	"crypto"
 	"crypto/ecdh"
 	"crypto/ed25519"
-	"crypto/mlkem"
-	"crypto/sha3"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/kexhash"
-	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 )
 
 // The SSH vector files (*_openssh.json, *_putty.json; see
@@ -64,6 +57,12 @@ type fields struct {
 }
 
 func (f fields) has(k string) bool { _, ok := f.m[k]; return ok }
+
+// fail reports a failure of the vector, prefixed with its identifier.
+func (f fields) fail(format string, args ...any) {
+	f.tb.Helper()
+	f.tb.Errorf(f.id+": "+format, args...)
+}
 
 func (f fields) str(k string) string {
 	f.tb.Helper()
@@ -179,75 +178,100 @@ func sshHostKey(tr map[string]string) (ed25519.PrivateKey, error) {
 
 func tcID(m map[string]json.RawMessage) string { return "tcId " + string(m["tcId"]) }
 
+// runPositive checks one exchange of an SSH vector file on ex: the
+// exchange from the recorded randomness (readerExchange, or
+// ignoredReaders), the file's own values against crypto/ecdh and the KEM
+// alone (fileValues), the explicit-key constructors (explicitKeys) and
+// the transcript (transcript).
 func runPositive(t TB, ex Exchange, host ed25519.PrivateKey, tr map[string]string, f fields) {
 	t.Helper()
 	f.id = ex.Label + " " + tcID(f.m)
-	fail := func(format string, args ...any) { t.Helper(); t.Errorf(f.id+": "+format, args...) }
-	m, kem, cu := ex.Method, ex.Method.Backend(), ex.Method.Curve
-	cf := curveField[cu.Name()]
+	m := ex.Method
+	cf := curveField[m.Curve.Name()]
 	cKEM, cCurve := f.calls("client_random_calls", cf)
 	sKEM, sCurve := f.calls("server_random_calls", cf)
 	qc, qs, kWant := f.hex("Q_C"), f.hex("Q_S"), f.hex("K_ssh_string")
 	if len(qc) != m.ClientInitSize() || len(qs) != m.ServerReplySize() || len(kWant) < 4 {
 		t.Fatalf("%s: Q_C, Q_S or K has the wrong length", f.id)
 	}
-
 	if ex.IgnoresReader {
 		ignoredReaders(t, ex, f.id, bytes.Join(append(cKEM, cCurve...), nil), bytes.Join(append(sKEM, sCurve...), nil))
 	} else {
 		readerExchange(t, ex, f.id, append(cKEM, cCurve...), append(sKEM, sCurve...), qc, qs, kWant)
 	}
+	cPriv, sPriv := f.hex("client_"+cf+"_private"), f.hex("server_"+cf+"_private")
+	fileValues(f, m, cKEM, sKEM, cPriv, sPriv, qc, qs, kWant,
+		bytes.Equal(cPriv, cCurve[len(cCurve)-1]) && bytes.Equal(sPriv, sCurve[len(sCurve)-1]))
+	explicitKeys(f, ex, cKEM, sKEM, cPriv, sPriv, qc, qs, kWant)
+	transcript(f, m, host, tr, qc, qs, kWant)
+}
+
+// fileValues checks a file's intermediate values: Q_C and Q_S are made of
+// the listed keys, the INIT payload carries Q_C, K is
+// string(HASH(K_PQ || K_CL)) of the listed secrets, the listed private
+// keys are the last recorded curve calls (privLast), and crypto/ecdh and
+// the KEM alone reproduce the secrets from the recorded keys.
+func fileValues(f fields, m *hybrid.Method, cKEM, sKEM [][]byte, cPriv, sPriv, qc, qs, kWant []byte, privLast bool) {
+	f.tb.Helper()
+	kem, cu := m.Backend(), m.Curve
+	cf := curveField[cu.Name()]
 	ekSize := kem.EncapsulationKeySize()
 	if !bytes.Equal(qc, cat(f.hex("client_kem_public_key"), f.hex("client_"+cf+"_public"))) ||
 		!bytes.Equal(qs, cat(f.hex("kem_ciphertext"), f.hex("server_"+cf+"_public"))) {
-		fail("file: Q_C is not ek || client point, or Q_S not ct || server point")
+		f.fail("file: Q_C is not ek || client point, or Q_S not ct || server point")
 	}
 	if !bytes.Equal(f.hex("kex_ecdh_init_payload"), sshString([]byte{30}, qc)) {
-		fail("INIT payload is not 30 || string(Q_C)")
+		f.fail("INIT payload is not 30 || string(Q_C)")
 	}
-
-	// K from the file's intermediate values, which crypto/ecdh and the KEM
-	// alone must reproduce.
 	kpq, kcl := f.hex("kem_shared_secret"), f.hex(cf+"_shared_secret")
 	if len(kcl) != cu.SecretSize() {
-		fail("K_CL has %d bytes", len(kcl))
+		f.fail("K_CL has %d bytes", len(kcl))
 	}
 	if !bytes.Equal(f.hex("shared_secret_hash_input"), cat(kpq, kcl)) ||
 		!bytes.Equal(kexK(m.Hash, kpq, kcl), kWant) || !bytes.Equal(kWant[4:], f.hex("shared_secret_hash")) {
-		fail("K is not string(HASH(K_PQ || K_CL)) of the listed values")
+		f.fail("K is not string(HASH(K_PQ || K_CL)) of the listed values")
 	}
-	cPriv, sPriv := f.hex("client_"+cf+"_private"), f.hex("server_"+cf+"_private")
-	if !bytes.Equal(cPriv, cCurve[len(cCurve)-1]) || !bytes.Equal(sPriv, sCurve[len(sCurve)-1]) {
-		fail("the private keys are not the last recorded curve calls")
+	if !privLast {
+		f.fail("the private keys are not the last recorded curve calls")
 	}
 	if err := oracleECDH(cu.Name(), cPriv, qs[len(qs)-cu.PublicKeySize():], kcl); err != nil {
-		fail("client %v", err)
+		f.fail("client %v", err)
 	}
 	if err := oracleECDH(cu.Name(), sPriv, qc[ekSize:], kcl); err != nil {
-		fail("server %v", err)
+		f.fail("server %v", err)
 	}
 	if err := kemAlone(kem, cKEM, bytes.Join(sKEM, nil), f.hex("client_kem_private_key"), qc[:ekSize], f.hex("kem_ciphertext"), kpq); err != nil {
-		fail("%s %s alone: %v", kem.Impl(), kem.Name(), err)
+		f.fail("%s %s alone: %v", kem.Impl(), kem.Name(), err)
 	}
+}
 
-	// The explicit-key constructors from the recorded secrets.
-	kemKey, err := explicitKEMKey(kem, &callReader{cKEM})
+// explicitKeys checks the explicit-key constructors on the recorded
+// secrets: the same C_INIT, S_REPLY and K.
+func explicitKeys(f fields, ex Exchange, cKEM, sKEM [][]byte, cPriv, sPriv, qc, qs, kWant []byte) {
+	f.tb.Helper()
+	kemKey, err := explicitKEMKey(ex.Method.Backend(), &callReader{cKEM})
 	if err != nil {
-		t.Fatalf("%s: KEM key from the recorded calls: %v", f.id, err)
+		f.tb.Fatalf("%s: KEM key from the recorded calls: %v", f.id, err)
 	}
 	if c2, err := ex.NewClientWithKeys(kemKey, cPriv); err != nil {
-		fail("NewClientWithKeys: %v", err)
+		f.fail("NewClientWithKeys: %v", err)
 	} else if !bytes.Equal(c2.Init(), qc) {
-		fail("NewClientWithKeys: C_INIT differs")
+		f.fail("NewClientWithKeys: C_INIT differs")
 	} else if k2, err := c2.Finish(qs); err != nil || !bytes.Equal(k2, kWant) {
-		fail("NewClientWithKeys: K differs (%v)", err)
+		f.fail("NewClientWithKeys: K differs (%v)", err)
 	}
 	if r2, k2, err := ex.RespondWithKeys(qc, bytes.Join(sKEM, nil), sPriv); err != nil ||
 		!bytes.Equal(r2, qs) || !bytes.Equal(k2, kWant) {
-		fail("RespondWithKeys differs (%v)", err)
+		f.fail("RespondWithKeys differs (%v)", err)
 	}
+}
 
-	// Transcript: H, keys, signature, reply payload.
+// transcript checks the exchange hash H over the file's transcript, the
+// six derived keys (and their prefixes), the Ed25519 signature and the
+// reply payload.
+func transcript(f fields, m *hybrid.Method, host ed25519.PrivateKey, tr map[string]string, qc, qs, kWant []byte) {
+	t := f.tb
+	t.Helper()
 	tx := func(k string) []byte {
 		b, err := hex.DecodeString(tr[k])
 		if err != nil {
@@ -258,7 +282,7 @@ func runPositive(t TB, ex Exchange, host ed25519.PrivateKey, tr map[string]strin
 	ks := tx("K_S")
 	H := kexhash.ExchangeHash(m.Hash, []byte(tr["V_C"]), []byte(tr["V_S"]), tx("I_C"), tx("I_S"), ks, qc, qs, kWant)
 	if !bytes.Equal(H, f.hex("exchange_hash_H")) {
-		fail("exchange hash differs")
+		f.fail("exchange hash differs")
 	}
 	var dk map[string]Hex
 	if err := json.Unmarshal(f.m["derived_keys_128_bytes"], &dk); err != nil || len(dk) != 6 {
@@ -267,17 +291,17 @@ func runPositive(t TB, ex Exchange, host ed25519.PrivateKey, tr map[string]strin
 	for _, l := range []byte("ABCDEF") {
 		for _, n := range []int{16, 32, 64, 100, 128} {
 			if len(dk[string(l)]) != 128 || !bytes.Equal(kexhash.DeriveKey(m.Hash, kWant, H, H, l, n), dk[string(l)][:n]) {
-				fail("derived key %c (%d bytes) differs", l, n)
+				f.fail("derived key %c (%d bytes) differs", l, n)
 			}
 		}
 	}
 	sig := ed25519.Sign(host, H) // deterministic: the file's must be this
 	blob := sshString(sshString(nil, []byte("ssh-ed25519")), sig)
 	if !bytes.Equal(blob, f.hex("host_key_signature_blob")) || !ed25519.Verify(host.Public().(ed25519.PublicKey), H, sig) {
-		fail("signature blob differs")
+		f.fail("signature blob differs")
 	}
 	if !bytes.Equal(sshString(sshString(sshString([]byte{31}, ks), qs), blob), f.hex("kex_ecdh_reply_payload")) {
-		fail("REPLY payload differs")
+		f.fail("REPLY payload differs")
 	}
 }
 
@@ -348,313 +372,3 @@ func ignoredReaders(t TB, ex Exchange, id string, cStream, sStream []byte) {
 		fail("client and server K differ (err %v)", err)
 	}
 }
-
-// oracleECDH checks with crypto/ecdh that priv's shared secret with peer
-// is want.
-func oracleECDH(curve string, priv, peer, want []byte) error {
-	if s, err := oracleShared(curve, priv, peer); err != nil || !bytes.Equal(s, want) {
-		return errors.New("crypto/ecdh shared secret differs")
-	}
-	return nil
-}
-
-// oracleShared is crypto/ecdh's shared secret of priv and peer.
-func oracleShared(curve string, priv, peer []byte) ([]byte, error) {
-	cu := oracleCurves[curve]
-	k, err := cu.NewPrivateKey(priv)
-	if err != nil {
-		return nil, err
-	}
-	p, err := cu.NewPublicKey(peer)
-	if err != nil {
-		return nil, err
-	}
-	return k.ECDH(p)
-}
-
-// kemAlone checks the KEM half of an exchange with the KEM alone: key
-// generation from the recorded calls gives ek, the file's private key
-// (expanded ML-KEM key where the implementation loads one; sntrup761's
-// encoding) has the same ek, encapsulation with the server's m gives ct
-// and the key, and decapsulation of ct gives the key. The file's values
-// are checked for length first: the KEM's Decapsulate and Encapsulate
-// take only the right sizes.
-func kemAlone(k hybrid.KEM, calls [][]byte, m, filePriv, wantEK, wantCT, wantK []byte) error {
-	switch {
-	case len(wantEK) != k.EncapsulationKeySize():
-		return fmt.Errorf("client_kem_public_key has %d bytes, want %d", len(wantEK), k.EncapsulationKeySize())
-	case len(wantCT) != k.CiphertextSize():
-		return fmt.Errorf("kem_ciphertext has %d bytes, want %d", len(wantCT), k.CiphertextSize())
-	case len(m) != k.RandomnessSize():
-		return fmt.Errorf("the server's KEM random calls hold %d bytes, want %d", len(m), k.RandomnessSize())
-	}
-	r := &callReader{calls}
-	dk, err := k.GenerateKey(r)
-	if err != nil || len(r.calls) != 0 {
-		return errors.New("key generation failed or left recorded calls unused")
-	}
-	keys := []hybrid.DecapsulationKey{dk}
-	if x, ok := k.(hybrid.ExpandedKEM); ok {
-		if !bytes.Equal(x.Expanded(dk), filePriv) {
-			return errors.New("expanded decapsulation key differs")
-		}
-	} else if k.Name() == "sntrup761" {
-		d2, err := k.NewDecapsulationKey(filePriv)
-		if err != nil {
-			return err
-		}
-		keys = append(keys, d2)
-	}
-	for _, d := range keys {
-		ek, got := make([]byte, len(wantEK)), make([]byte, 32)
-		d.EncapsulationKey(ek)
-		d.Decapsulate(got, wantCT)
-		if !bytes.Equal(ek, wantEK) || !bytes.Equal(got, wantK) {
-			return errors.New("encapsulation key or decapsulated key differs")
-		}
-	}
-	e, err := k.ParseEncapsulationKey(wantEK)
-	if err != nil {
-		return err
-	}
-	ct, key := make([]byte, len(wantCT)), make([]byte, 32)
-	if err := e.Encapsulate(ct, key, m); err != nil || !bytes.Equal(ct, wantCT) || !bytes.Equal(key, wantK) {
-		return errors.New("encapsulation differs")
-	}
-	return nil
-}
-
-// edgeKind classifies an SSH edge case by what is wrong with the peer's
-// input, from the input itself and crypto/mlkem (not pqkex's code):
-// "length", "ek" (an ML-KEM encapsulation key crypto/mlkem rejects) or
-// "point".
-func edgeKind(m *hybrid.Method, role string, qc, qs []byte) string {
-	switch {
-	case role == "server" && len(qc) != m.ClientInitSize(), role == "client" && len(qs) != m.ServerReplySize():
-		return "length"
-	case role == "server" && m.Backend().Name() == "ML-KEM-768":
-		if _, err := mlkem.NewEncapsulationKey768(qc[:mlkem.EncapsulationKeySize768]); err != nil {
-			return "ek"
-		}
-	case role == "server" && m.Backend().Name() == "ML-KEM-1024":
-		if _, err := mlkem.NewEncapsulationKey1024(qc[:mlkem.EncapsulationKeySize1024]); err != nil {
-			return "ek"
-		}
-	}
-	return "point"
-}
-
-// edgeError is what the error of a rejected edge case must say.
-func edgeError(m *hybrid.Method, kem hybrid.KEM, role, kind string) string {
-	peer := map[string]string{"server": "client's ", "client": "server's "}[role]
-	switch kind {
-	case "length":
-		return peer + map[string]string{"server": "C_INIT has ", "client": "S_REPLY has "}[role]
-	case "ek":
-		return peer + kem.Name() + " encapsulation key is invalid"
-	}
-	if m.Curve.Name() == "X25519" {
-		return peer + "X25519 public key is a low-order point"
-	}
-	return peer + m.Curve.Name() + " public key "
-}
-
-func runEdge(t TB, ex Exchange, f fields) {
-	t.Helper()
-	f.id = ex.Label + " " + tcID(f.m) + " (" + f.str("comment") + ")"
-	fail := func(format string, args ...any) { t.Helper(); t.Errorf(f.id+": "+format, args...) }
-	m, kem := ex.Method, ex.Method.Backend()
-	cf := curveField[m.Curve.Name()]
-	result, role := f.str("result"), f.str("role")
-	if result != "accept" && result != "reject" {
-		t.Fatalf("%s: result %q", f.id, result)
-	}
-	qc := f.hex("Q_C")
-	var qs []byte
-	if f.has("Q_S") {
-		qs = f.hex("Q_S")
-	}
-	var k, reply, kemKey []byte
-	var err error
-	switch role {
-	case "server":
-		reply, k, err = ex.Respond(shakeStream(f.str("server_stream")), qc)
-		s := Stream(f.str("server_stream"), kem.RandomnessSize()+m.Curve.PrivateKeySize())
-		if f.has("server_"+cf+"_private") && !bytes.Equal(s[kem.RandomnessSize():], f.hex("server_"+cf+"_private")) {
-			fail("the server stream does not give the recorded private key")
-		}
-		if ex.IgnoresReader {
-			// The verdict is the ignored-reader path's; S_REPLY and K come
-			// from the explicit-key constructor on the stream.
-			var err2 error
-			reply, k, err2 = ex.RespondWithKeys(qc, s[:kem.RandomnessSize()], s[kem.RandomnessSize():])
-			if (err == nil) != (err2 == nil) {
-				fail("Respond and RespondWithKeys disagree: %v, %v", err, err2)
-			}
-		}
-		if err == nil && qs != nil && !bytes.Equal(reply, qs) {
-			fail("S_REPLY differs")
-		}
-	case "client":
-		cPriv := f.hex("client_" + cf + "_private")
-		var err2 error
-		if kemKey, err2 = explicitKEMKey(kem, shakeStream(f.str("client_stream"))); err2 != nil {
-			t.Fatalf("%s: KEM key from the client stream: %v", f.id, err2)
-		}
-		c2, err2 := ex.NewClientWithKeys(kemKey, cPriv)
-		if err2 != nil {
-			t.Fatalf("%s: NewClientWithKeys: %v", f.id, err2)
-		}
-		c, err2 := ex.NewClient(shakeStream(f.str("client_stream")))
-		if err2 != nil {
-			t.Fatalf("%s: NewClient: %v", f.id, err2)
-		}
-		if !ex.IgnoresReader && !bytes.Equal(c.Init(), qc) || !bytes.Equal(c2.Init(), qc) {
-			fail("C_INIT from the client stream or the recorded keys differs from Q_C")
-		}
-		k, err = c2.Finish(qs)
-		if k2, err2 := c.Finish(qs); (err == nil) != (err2 == nil) || !ex.IgnoresReader && !bytes.Equal(k, k2) {
-			fail("the stream's client and the recorded keys' give different outcomes: %v, %v", err, err2)
-		}
-	default:
-		t.Fatalf("%s: role %q", f.id, role)
-	}
-
-	if result == "reject" {
-		if err == nil {
-			fail("accepted, want reject")
-			return
-		}
-		msg := err.Error()
-		if want := edgeError(m, kem, role, edgeKind(m, role, qc, qs)); !strings.Contains(msg, want) {
-			fail("rejected with %q, want it to say %q", msg, want)
-		}
-		for _, v := range [][]byte{qc, qs} {
-			for i := 0; i+8 <= len(v); i += 8 {
-				if strings.Contains(msg, hex.EncodeToString(v[i:i+8])) {
-					fail("error %q contains input bytes", msg)
-					return
-				}
-			}
-		}
-		return
-	}
-	if err != nil {
-		fail("rejected (%v), want accept", err)
-		return
-	}
-	kpq, want := f.hex("kem_shared_secret"), f.hex("K_ssh_string")
-	var kcl []byte
-	if f.has(cf + "_shared_secret") {
-		kcl = f.hex(cf + "_shared_secret")
-	} else if role == "client" {
-		// A modified ciphertext: the KEM alone decapsulates it (implicit
-		// rejection) to the listed key, crypto/ecdh gives K_CL.
-		dk, err := kem.NewDecapsulationKey(kemKey)
-		if err != nil || len(qs) != m.ServerReplySize() {
-			t.Fatalf("%s: KEM key (%v) or Q_S length", f.id, err)
-		}
-		got := make([]byte, 32)
-		dk.Decapsulate(got, qs[:kem.CiphertextSize()])
-		if !bytes.Equal(got, kpq) {
-			fail("the KEM alone does not decapsulate to kem_shared_secret")
-		}
-		if kcl, err = oracleShared(m.Curve.Name(), f.hex("client_"+cf+"_private"), qs[kem.CiphertextSize():]); err != nil {
-			fail("crypto/ecdh: %v", err)
-		}
-	}
-	if f.has("K_ssh_string_if_bit255_masked") {
-		// A peer X25519 key with bit 255 set: pqkex follows RFC 7748 (the
-		// bit is ignored, as crypto/ecdh does), OpenSSH does not.
-		kcl, want = f.hex("x25519_shared_secret_if_bit255_masked"), f.hex("K_ssh_string_if_bit255_masked")
-		peer, priv := qs[len(qs)-32:], f.hex("client_x25519_private")
-		if role == "server" {
-			peer, priv = qc[len(qc)-32:], Stream(f.str("server_stream"), kem.RandomnessSize()+32)[kem.RandomnessSize():]
-		}
-		if peer[31]&0x80 == 0 || bytes.Equal(want, f.hex("K_ssh_string")) {
-			fail("the vector does not show a bit-255 difference")
-		}
-		if err := oracleECDH("X25519", priv, peer, kcl); err != nil {
-			fail("%v", err)
-		}
-	}
-	if !bytes.Equal(k, want) || !bytes.Equal(kexK(m.Hash, kpq, kcl), k) {
-		fail("K differs, or is not string(HASH(K_PQ || K_CL)) of the listed values")
-	}
-	if role == "server" && f.has("client_kem_private_key") && !ex.IgnoresReader {
-		// The client whose share was altered, finishing with its honest
-		// key, agrees with our server.
-		if c, err := ex.NewClientWithKeys(f.hex("client_kem_private_key"), f.hex("client_"+cf+"_private")); err != nil {
-			fail("honest client: %v", err)
-		} else if kc, err := c.Finish(reply); err != nil || !bytes.Equal(kc, k) {
-			fail("honest client's K differs (%v)", err)
-		}
-	}
-}
-
-// explicitKEMKey reads a KEM key generation's randomness from r and
-// returns the key in the form the explicit-key constructors take: the
-// ML-KEM seed d || z itself, sntrup761's encoded key (its key generation
-// has no seed).
-func explicitKEMKey(k hybrid.KEM, r io.Reader) ([]byte, error) {
-	if k.Name() != "sntrup761" {
-		seed := make([]byte, 64)
-		_, err := io.ReadFull(r, seed)
-		return seed, err
-	}
-	dk, err := sntrup761test.GenerateKey(r)
-	if err != nil {
-		return nil, err
-	}
-	return dk.Bytes(), nil
-}
-
-// callReader returns each recorded random call's bytes from one Read, so
-// the reader reproduces the generator's call pattern.
-type callReader struct{ calls [][]byte }
-
-func (r *callReader) Read(p []byte) (int, error) {
-	if len(r.calls) == 0 {
-		return 0, errors.New("recorded random calls exhausted")
-	}
-	c := r.calls[0]
-	if len(p) != len(c) {
-		return 0, errors.New("read size differs from the recorded call")
-	}
-	r.calls = r.calls[1:]
-	return copy(p, c), nil
-}
-
-// shakeStream is the randomness of the SSH vector files' edge cases:
-// SHAKE256 of the stream label, read sequentially.
-func shakeStream(label string) io.Reader {
-	s := sha3.NewSHAKE256()
-	s.Write([]byte(label))
-	return s
-}
-
-// Stream returns the first n bytes of shakeStream(label).
-func Stream(label string, n int) []byte {
-	out := make([]byte, n)
-	shakeStream(label).Read(out)
-	return out
-}
-
-// sshString appends the SSH string encoding of b, written out here rather
-// than taken from kexhash.
-func sshString(dst, b []byte) []byte {
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(b)))
-	return append(dst, b...)
-}
-
-// kexK is the K of a hybrid method, string(HASH(K_PQ || K_CL)), computed
-// here rather than by the engine.
-func kexK(h crypto.Hash, kPQ, kCL []byte) []byte {
-	d := h.New()
-	d.Write(kPQ)
-	d.Write(kCL)
-	return sshString(nil, d.Sum(nil))
-}
-
-// cat returns a new slice holding a then b.
-func cat(a, b []byte) []byte { return append(bytes.Clone(a), b...) }

@@ -58,7 +58,7 @@ func TestSSHFiles(t *testing.T) {
 			if f.coverage == nil {
 				return
 			}
-			m := exs[0].Method
+			m := MustPublic(f.method).Method
 			counts := map[string]int{}
 			for _, tc := range v.EdgeTests {
 				switch {

@@ -5,11 +5,10 @@ import (
 	"fmt"
 )
 
-// TB is the part of testing.TB that the runners shared with the method
-// packages' tests use (the NIST-curve hybrids' files: hybrid_*.go). A
-// *testing.T satisfies it: the tests run the runners as they are; Run*
-// functions below run them with a recorder that turns every vector into
-// a count of the Result instead. Helper, Errorf and Fatalf keep their
+// TB is the part of testing.TB that the runners use. A *testing.T
+// satisfies it: the tests run the runners as they are; Record runs them
+// with a recorder that turns every vector into a count of the Result
+// instead. Helper, Errorf and Fatalf keep their
 // testing meanings: Errorf marks the current vector failed, Fatalf also
 // ends it.
 type TB interface {

@@ -5,20 +5,18 @@ import (
 	"crypto"
 	"crypto/aes"
 	"crypto/cipher"
-	"crypto/ed25519"
 	"crypto/hmac"
-	"crypto/mlkem"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
-	"github.com/pqkex/pqkex/internal/hybrid"
 	"net"
 	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/curve25519"
+	"github.com/pqkex/pqkex/internal/hybrid"
+	"github.com/pqkex/pqkex/internal/sshtest"
+
 	"golang.org/x/crypto/ssh"
 
 	"github.com/pqkex/pqkex/kexhash"
@@ -28,80 +26,30 @@ import (
 // Cross-checks against golang.org/x/crypto/ssh's built-in
 // mlkem768x25519-sha256 (v0.59.0, ssh/mlkem.go).
 
-// xcClientInit is what x/crypto's client does before sending its INIT:
-// X25519 private key first, then the ML-KEM seed (OpenSSH reads them in
-// the other order), the public key computed with curve25519.X25519.
-func xcClientInit(priv, seed []byte) ([]byte, error) {
-	pub, err := curve25519.X25519(priv, curve25519.Basepoint)
+// xcryptoClient is XCrypto's client from explicit secrets (the X25519 key
+// priv, the ML-KEM seed).
+func xcryptoClient(t *testing.T, priv, seed []byte) Client {
+	t.Helper()
+	c, err := XCrypto().NewClientWithKeys(seed, priv)
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
-	dk, err := mlkem.NewDecapsulationKey768(seed)
-	if err != nil {
-		return nil, err
-	}
-	return append(dk.EncapsulationKey().Bytes(), pub...), nil
+	return c
 }
 
-func xcSecret(kPQ, kCL []byte) []byte {
-	s := sha256.Sum256(append(bytes.Clone(kPQ), kCL...))
-	return sshString(nil, s[:])
-}
-
-// xcClientFinish is x/crypto's client after reading the REPLY, up to K.
-func xcClientFinish(priv, seed, reply []byte) ([]byte, error) {
-	if len(reply) != mlkem.CiphertextSize768+32 {
-		return nil, errors.New("ssh: peer's mlkem768x25519 public value has wrong length")
-	}
-	dk, err := mlkem.NewDecapsulationKey768(seed)
-	if err != nil {
-		return nil, err
-	}
-	kPQ, err := dk.Decapsulate(reply[:mlkem.CiphertextSize768])
-	if err != nil {
-		return nil, err
-	}
-	kCL, err := curve25519.X25519(priv, reply[mlkem.CiphertextSize768:])
-	if err != nil {
-		return nil, err
-	}
-	return xcSecret(kPQ, kCL), nil
-}
-
-// xcServer is x/crypto's server after reading the INIT, up to K; its
-// ML-KEM encapsulation draws from crypto/rand, as there.
-func xcServer(priv, init []byte) (reply, k []byte, err error) {
-	if len(init) != mlkem.EncapsulationKeySize768+32 {
-		return nil, nil, errors.New("ssh: peer's ML-KEM768/curve25519 public value has wrong length")
-	}
-	ek, err := mlkem.NewEncapsulationKey768(init[:mlkem.EncapsulationKeySize768])
-	if err != nil {
-		return nil, nil, err
-	}
-	kPQ, ct := ek.Encapsulate()
-	pub, err := curve25519.X25519(priv, curve25519.Basepoint)
-	if err != nil {
-		return nil, nil, err
-	}
-	kCL, err := curve25519.X25519(priv, init[mlkem.EncapsulationKeySize768:])
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(ct, pub...), xcSecret(kPQ, kCL), nil
-}
-
-// TestXCryptoStyleOpenSSHVectors checks the x/crypto code path (the
-// oracle of the tests below) against OpenSSH's exchanges.
+// TestXCryptoStyleOpenSSHVectors checks the x/crypto code path (XCrypto,
+// the oracle of the tests below) against OpenSSH's exchanges.
 func TestXCryptoStyleOpenSSHVectors(t *testing.T) {
+	needX25519Oracle(t)
 	v := readSSH(t, "mlkem768x25519-sha256_openssh.json")
 	for i := range v.Tests {
 		tc := &v.Tests[i]
 		seed := Calls(tc.ClientRandomCalls, "mlkem768_keygen_seed_d_then_z")[0]
-		init, err := xcClientInit(tc.ClientX25519Priv, seed)
-		if err != nil || !bytes.Equal(init, tc.QC) {
-			t.Errorf("%v: x/crypto-style C_INIT differs (%v)", tc, err)
+		c := xcryptoClient(t, tc.ClientX25519Priv, seed)
+		if !bytes.Equal(c.Init(), tc.QC) {
+			t.Errorf("%v: x/crypto-style C_INIT differs", tc)
 		}
-		k, err := xcClientFinish(tc.ClientX25519Priv, seed, tc.QS)
+		k, err := c.Finish(tc.QS)
 		if err != nil || !bytes.Equal(k, tc.K) {
 			t.Errorf("%v: x/crypto-style K differs (%v)", tc, err)
 		}
@@ -111,20 +59,19 @@ func TestXCryptoStyleOpenSSHVectors(t *testing.T) {
 // TestXCryptoStyleMessages exchanges messages between this package and the
 // x/crypto code path, in both directions, on random keys.
 func TestXCryptoStyleMessages(t *testing.T) {
+	needX25519Oracle(t)
 	for range 20 {
 		priv, seed := make([]byte, 32), make([]byte, 64)
 		rand.Read(priv)
 		rand.Read(seed)
 		// x/crypto client, our server.
-		init, err := xcClientInit(priv, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
+		xc := xcryptoClient(t, priv, seed)
+		init := xc.Init()
 		reply, kS, err := mlkem768x25519.Respond(nil, init)
 		if err != nil {
 			t.Fatal(err)
 		}
-		kC, err := xcClientFinish(priv, seed, reply)
+		kC, err := xc.Finish(reply)
 		if err != nil || !bytes.Equal(kC, kS) {
 			t.Fatalf("x/crypto client, our server: K differs (%v)", err)
 		}
@@ -136,9 +83,7 @@ func TestXCryptoStyleMessages(t *testing.T) {
 		if !bytes.Equal(c.Init(), init) {
 			t.Fatal("our C_INIT differs from x/crypto's for the same secrets")
 		}
-		srvPriv := make([]byte, 32)
-		rand.Read(srvPriv)
-		reply, kS, err = xcServer(srvPriv, c.Init())
+		reply, kS, err = XCrypto().Respond(nil, c.Init())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,20 +229,14 @@ func decryptFirst(t *testing.T, enc []byte, key, iv, macKey []byte, seq uint32) 
 //   - our server accepts the x/crypto client's real C_INIT, and the x/crypto
 //     client code path derives the same K from our S_REPLY.
 func TestXCryptoHandshake(t *testing.T) {
+	needX25519Oracle(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Skipf("no loopback TCP: %v", err)
 	}
 	defer ln.Close()
 
-	_, hostPriv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(hostPriv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := sshtest.HostKey(t)
 	algs := ssh.Config{
 		KeyExchanges: []string{mlkem768x25519.Name},
 		Ciphers:      []string{"aes128-ctr"},
@@ -317,18 +256,7 @@ func TestXCryptoHandshake(t *testing.T) {
 		}
 		defer conn.Close()
 		conn.SetDeadline(time.Now().Add(30 * time.Second))
-		sc, chans, reqs, err := ssh.NewServerConn(conn, serverCfg)
-		serverErr <- err
-		if err != nil {
-			return
-		}
-		go ssh.DiscardRequests(reqs)
-		go func() {
-			for ch := range chans {
-				ch.Reject(ssh.Prohibited, "")
-			}
-		}()
-		sc.Wait()
+		sshtest.ServeConn(conn, serverCfg, serverErr)
 	}()
 
 	conn, err := net.Dial("tcp", ln.Addr().String())
@@ -455,7 +383,7 @@ func TestXCryptoHandshake(t *testing.T) {
 	if err != nil || len(reply) != mlkem768x25519.ServerReplySize {
 		t.Fatalf("our server on x/crypto's C_INIT: %v", err)
 	}
-	kX, err := xcClientFinish(priv, seed, reply)
+	kX, err := xcryptoClient(t, priv, seed).Finish(reply)
 	if err != nil || !bytes.Equal(kX, kS) {
 		t.Fatalf("x/crypto client code path on our S_REPLY: K differs (%v)", err)
 	}

@@ -1,8 +1,6 @@
 package kexserver
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
@@ -14,24 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/sshkex"
 )
 
 var raceEnabled bool // set by race_test.go
 
-func hostKey(t testing.TB) ssh.Signer {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func hostKey(t testing.TB) ssh.Signer { return sshtest.HostKey(t) }
 
 // start runs a server with pqkex's key exchanges on loopback; configure
 // sets its limits before Serve.

@@ -3,7 +3,6 @@ package kexserver
 import (
 	"encoding/binary"
 	"io"
-	"net"
 	"os"
 	"runtime"
 	"slices"
@@ -13,8 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/sshkex"
 )
 
 // soakEnv sets the soak test's duration (a time.Duration, at most 5m);
@@ -87,20 +88,7 @@ func TestSoak(t *testing.T) {
 			case <-time.After(d):
 			}
 		}
-		login := func(src string, cfg *ssh.ClientConfig) (*ssh.Client, error) {
-			nc, err := dialSource(src, addr)
-			if err != nil {
-				return nil, err
-			}
-			nc.SetDeadline(time.Now().Add(10 * time.Second))
-			c, chans, reqs, err := ssh.NewClientConn(nc, addr, cfg)
-			if err != nil {
-				nc.Close()
-				return nil, err
-			}
-			nc.SetDeadline(time.Time{})
-			return ssh.NewClient(c, chans, reqs), nil
-		}
+		login := func(src string, cfg *ssh.ClientConfig) (*ssh.Client, error) { return sshtest.LoginFrom(src, addr, cfg) }
 
 		// Channel flooders.
 		loop(2, func() {
@@ -291,11 +279,8 @@ func TestSoak(t *testing.T) {
 	}
 }
 
-// dialSource opens a TCP connection to addr from the local address src.
-func dialSource(src, addr string) (net.Conn, error) {
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
-	return d.Dial("tcp", addr)
-}
+// dialSource is sshtest.DialFrom.
+var dialSource = sshtest.DialFrom
 
 // soakKexinit returns a cleartext SSH_MSG_KEXINIT (RFC 4253 sections 6
 // and 7.1) offering kex as its key exchange name-list.

@@ -1,8 +1,12 @@
 // Package sntrupbridge gives pqkex's own packages the forms of sntrup761
 // key generation and encapsulation that read randomness from a caller's
-// io.Reader. Package sntrup761's public API draws from crypto/rand only,
-// like crypto/mlkem; the SSH method honours x/crypto's Config.Rand and the
-// known-answer tests replay recorded randomness, so both need these.
+// io.Reader, and the clearing of a key it owns. Package sntrup761's public
+// API draws from crypto/rand only, like crypto/mlkem; the SSH method
+// honours x/crypto's Config.Rand (its KEM half reads from that reader
+// directly, as its curve half does) and the known-answer tests replay
+// recorded randomness (through sntrup761test), so both need these. The
+// hooks are what the SSH method's production path uses; nothing else is
+// passed this way.
 //
 // Package sntrup761 sets the functions in its init. The values are typed
 // any to avoid an import cycle: GenerateKey returns a
@@ -23,10 +27,4 @@ var (
 	// owns with zeros (its encoding, transforms and rho hash), once it will
 	// not be used again.
 	ClearKey func(dk any)
-	// GenerateKeys is the batch form of GenerateKey ([]*sntrup761.DecapsulationKey).
-	GenerateKeys func(rand io.Reader, n int) (any, error)
-	// Arithmetic names the arithmetic the sntrup761 code runs in this
-	// binary: "scalar", or "avx2 (GOEXPERIMENT=simd)" for the vector path
-	// (see sntrup761/internal/core/simd_amd64.go), for pqkex bench.
-	Arithmetic func() string
 )

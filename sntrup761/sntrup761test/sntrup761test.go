@@ -37,14 +37,3 @@ func Encapsulate(ek *sntrup761.EncapsulationKey, rand io.Reader) (sharedKey, cip
 	}
 	return sharedKey, ciphertext, nil
 }
-
-// GenerateKeys derives n decapsulation keys from rand with the batch key
-// generation of sntrup761.GenerateKeys. The keys equal those of n
-// successive GenerateKey calls on the same stream.
-func GenerateKeys(rand io.Reader, n int) ([]*sntrup761.DecapsulationKey, error) {
-	dks, err := sntrupbridge.GenerateKeys(rand, n)
-	if err != nil {
-		return nil, errors.New("sntrup761test: reading randomness: " + err.Error())
-	}
-	return dks.([]*sntrup761.DecapsulationKey), nil
-}

@@ -10,9 +10,6 @@ import "io"
 
 const simdEnabled = false
 
-// SIMD names the arithmetic this binary runs.
-func SIMD() string { return "scalar" }
-
 func recipRqSIMD(out *[P]int16, a *[P]int16, scale int16) int32 { panic("core: no SIMD path") }
 
 func r3RecipSIMD(out *[P]int8, a *[P]int8) int32 { panic("core: no SIMD path") }

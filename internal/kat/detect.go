@@ -1,4 +1,4 @@
-package vectors
+package kat
 
 import (
 	"bufio"
@@ -17,14 +17,14 @@ import (
 	"github.com/pqkex/pqkex/sntrup761x25519"
 )
 
-// errUnknown is Detect's answer for a file in none of the formats.
+// errUnknown is detect's answer for a file in none of the formats.
 var errUnknown = errors.New("not a known vector format")
 
-// sniffSize bounds how much of a file (after decompression) Detect looks
+// sniffSize bounds how much of a file (after decompression) detect looks
 // at for the line-based formats.
 const sniffSize = 64 << 10
 
-// Detect recognises the format of a vector file by its content, never by
+// detect recognises the format of a vector file by its content, never by
 // its name. It looks only at what identifies a format (a .rsp header and
 // its "count = " lines, the JSON files' top-level fields, the key names of
 // CCTV's "name = hex" files, the length of a hex line), so a recognised
@@ -32,11 +32,11 @@ const sniffSize = 64 << 10
 // is not run if it is in none of the formats, or in one of them but for an
 // algorithm or parameter set that pqkex does not implement (for example
 // ML-KEM-512, or Wycheproof ECDH on P-521).
-func Detect(data []byte) (Format, error) {
+func detect(data []byte) (*format, error) {
 	if isGzip(data) {
 		z, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
-			return "", errUnknown
+			return nil, errUnknown
 		}
 		text, _ := io.ReadAll(io.LimitReader(z, sniffSize)) // keep what decompresses
 		return detectHexLines(text)
@@ -75,16 +75,16 @@ func firstLines(text []byte, n int) []string {
 
 // detectRSP recognises a NIST PQCgenKAT_kem response file: a "# name"
 // header line followed by "count = " blocks.
-func detectRSP(text []byte) (Format, error) {
+func detectRSP(text []byte) (*format, error) {
 	lines := firstLines(text, 3)
 	if len(lines) < 3 || !strings.HasPrefix(lines[0], "#") ||
 		!strings.HasPrefix(lines[1], "count = ") || !strings.HasPrefix(lines[2], "seed = ") {
-		return "", errUnknown
+		return nil, errUnknown
 	}
 	if lines[0] != "# sntrup761" {
-		return "", fmt.Errorf("NIST KEM .rsp file for %q, which pqkex does not implement", strings.TrimSpace(lines[0][1:]))
+		return nil, fmt.Errorf("NIST KEM .rsp file for %q, which pqkex does not implement", strings.TrimSpace(lines[0][1:]))
 	}
-	return FormatSNTRUP761KAT, nil
+	return sntrup761KAT, nil
 }
 
 // cctvNames are the field names of CCTV's single ML-KEM test cases.
@@ -93,7 +93,7 @@ var cctvNames = map[string]bool{"d": true, "z": true, "ek": true, "dk": true, "m
 // detectKeyValues recognises CCTV's "name = hex" ML-KEM test cases by
 // their field names and values (at least 64 characters in all, the first
 // value starting with 16 hex digits).
-func detectKeyValues(text []byte) (Format, error) {
+func detectKeyValues(text []byte) (*format, error) {
 	lines := firstLines(text, 8)
 	var values []string
 	for _, l := range lines {
@@ -102,12 +102,12 @@ func detectKeyValues(text []byte) (Format, error) {
 		}
 		k, v, ok := strings.Cut(l, " = ")
 		if !ok || !cctvNames[k] {
-			return "", errUnknown
+			return nil, errUnknown
 		}
 		values = append(values, v)
 	}
 	if len(values) == 0 || len(values[0]) < 16 || !isHex(values[0][:16]) || len(strings.Join(values, "")) < 64 {
-		return "", errUnknown
+		return nil, errUnknown
 	}
 	// The parameter set by the length of a key or ciphertext (in hex):
 	// ek and c have 1184 / 1088 bytes for ML-KEM-768, 1568 / 1568 for
@@ -115,18 +115,18 @@ func detectKeyValues(text []byte) (Format, error) {
 	for i, v := range values {
 		switch len(v) / 2 {
 		case 1184, 1088, 2400:
-			return FormatCCTVMLKEMCase, nil
+			return cctvMLKEM768Case, nil
 		case 1568, 3168:
-			return FormatCCTVMLKEM1024Case, nil
+			return cctvMLKEM1024Case, nil
 		case 32:
 		default:
 			if i == len(values)-1 {
 				break // the last value may be cut short
 			}
-			return "", fmt.Errorf("CCTV ML-KEM case with a %d-byte value (ML-KEM-512?), which pqkex does not implement", len(v)/2)
+			return nil, fmt.Errorf("CCTV ML-KEM case with a %d-byte value (ML-KEM-512?), which pqkex does not implement", len(v)/2)
 		}
 	}
-	return FormatCCTVMLKEMCase, nil
+	return cctvMLKEM768Case, nil
 }
 
 func isHex(s string) bool {
@@ -135,20 +135,20 @@ func isHex(s string) bool {
 
 // detectHexLines recognises CCTV's modulus files by their first line, one
 // hex-encoded ML-KEM encapsulation key (by its length and first digits).
-func detectHexLines(text []byte) (Format, error) {
+func detectHexLines(text []byte) (*format, error) {
 	lines := firstLines(text, 1)
 	if len(lines) == 0 || len(lines[0]) < 16 || !isHex(lines[0][:16]) {
-		return "", errUnknown
+		return nil, errUnknown
 	}
 	switch len(lines[0]) {
 	case 2 * 1184:
-		return FormatCCTVMLKEMModulus, nil
+		return cctvMLKEM768Modulus, nil
 	case 2 * 1568:
-		return FormatCCTVMLKEM1024Modulus, nil
+		return cctvMLKEM1024Modulus, nil
 	case 2 * 800:
-		return "", fmt.Errorf("CCTV modulus keys of %d bytes (ML-KEM-512), which pqkex does not implement", len(lines[0])/2)
+		return nil, fmt.Errorf("CCTV modulus keys of %d bytes (ML-KEM-512), which pqkex does not implement", len(lines[0])/2)
 	}
-	return "", errUnknown
+	return nil, errUnknown
 }
 
 // jsonFields returns the names of the top-level fields of a JSON object
@@ -189,22 +189,22 @@ var wycheproofMLKEMSchemas = map[string]bool{
 	"mlkem_semi_expanded_decaps_test_schema.json": true,
 }
 
-func detectJSON(data []byte) (Format, error) {
+func detectJSON(data []byte) (*format, error) {
 	names, strs := jsonFields(data)
 	alg := strs["algorithm"]
 	switch {
 	case names["transcript"] && alg != "": // OpenSSH-generated SSH vectors
 		switch alg {
 		case mlkem768x25519.Name:
-			return FormatSSHMLKEM768X25519, nil
+			return sshMLKEM768X25519, nil
 		case sntrup761x25519.Name, sntrup761x25519.AliasName:
-			return FormatSSHSNTRUP761X25519, nil
+			return sshSNTRUP761X25519, nil
 		case mlkem768nistp256.Name:
-			return FormatSSHMLKEM768NISTP256, nil
+			return sshMLKEM768NISTP256, nil
 		case mlkem1024nistp384.Name:
-			return FormatSSHMLKEM1024NISTP384, nil
+			return sshMLKEM1024NISTP384, nil
 		}
-		return "", fmt.Errorf("SSH vectors for %s, which pqkex does not implement", alg)
+		return nil, fmt.Errorf("SSH vectors for %s, which pqkex does not implement", alg)
 	case names["schema"] && alg != "": // Wycheproof
 		schema := strs["schema"]
 		switch {
@@ -212,52 +212,52 @@ func detectJSON(data []byte) (Format, error) {
 			// The parameter set is a field of each test group.
 			switch ps := groupField(data, "parameterSet"); ps {
 			case "ML-KEM-768":
-				return FormatWycheproofMLKEM, nil
+				return wycheproofMLKEM768, nil
 			case "ML-KEM-1024":
-				return FormatWycheproofMLKEM1024, nil
+				return wycheproofMLKEM1024, nil
 			default:
-				return "", fmt.Errorf("a Wycheproof file of ML-KEM vectors for %q, which pqkex does not implement", ps)
+				return nil, fmt.Errorf("a Wycheproof file of ML-KEM vectors for %q, which pqkex does not implement", ps)
 			}
 		case alg == "XDH" && schema == "xdh_comp_schema_v1.json":
-			return FormatWycheproofXDH, nil
+			return wycheproofXDH, nil
 		case alg == "ECDH" && (schema == "ecdh_ecpoint_test_schema_v1.json" || schema == "ecdh_test_schema_v1.json"):
 			if c := groupField(data, "curve"); c != "secp256r1" && c != "secp384r1" {
-				return "", fmt.Errorf("a Wycheproof file of ECDH vectors for %q, a curve pqkex does not use", c)
+				return nil, fmt.Errorf("a Wycheproof file of ECDH vectors for %q, a curve pqkex does not use", c)
 			}
 			if schema == "ecdh_ecpoint_test_schema_v1.json" {
-				return FormatWycheproofECDHPoint, nil
+				return wycheproofECDHPoint, nil
 			}
-			return FormatWycheproofECDH, nil
+			return wycheproofECDH, nil
 		}
-		return "", fmt.Errorf("a Wycheproof file of %s vectors (%s), not a bundled format", alg, schema)
+		return nil, fmt.Errorf("a Wycheproof file of %s vectors (%s), not a bundled format", alg, schema)
 	case alg == "ML-KEM" && names["mode"]: // ACVP, prompt and results joined
 		ps := strs["parameterSet"]
 		if ps != "" && ps != "ML-KEM-768" && ps != "ML-KEM-1024" {
-			return "", fmt.Errorf("ACVP vectors for %s, which pqkex does not implement", ps)
+			return nil, fmt.Errorf("ACVP vectors for %s, which pqkex does not implement", ps)
 		}
 		switch strs["mode"] {
 		case "keyGen":
 			if ps == "ML-KEM-1024" {
-				return FormatACVPMLKEM1024KeyGen, nil
+				return acvpMLKEM1024KeyGen, nil
 			}
-			return FormatACVPMLKEMKeyGen, nil
+			return acvpMLKEM768KeyGen, nil
 		case "encapDecap":
 			if ps == "ML-KEM-1024" {
-				return FormatACVPMLKEM1024EncDec, nil
+				return acvpMLKEM1024EncDec, nil
 			}
-			return FormatACVPMLKEMEncDec, nil
+			return acvpMLKEM768EncDec, nil
 		}
-		return "", fmt.Errorf("ACVP ML-KEM mode %q, not a bundled format", strs["mode"])
+		return nil, fmt.Errorf("ACVP ML-KEM mode %q, not a bundled format", strs["mode"])
 	case names["per_test_draws"]:
 		// The recipes draw a random ciphertext of the parameter set's size.
 		if bytes.Contains(data, []byte(`"1568 bytes: random ciphertext`)) {
-			return FormatMLKEM1024Accumulated, nil
+			return mlkem1024Accumulated, nil
 		}
-		return FormatMLKEMAccumulated, nil
+		return mlkem768Accumulated, nil
 	case names["section_5_2"] || names["section_5_2_iterated"] || names["section_6_1"]:
-		return FormatRFC7748X25519, nil
+		return rfc7748X25519, nil
 	}
-	return "", errUnknown
+	return nil, errUnknown
 }
 
 // groupFieldRE matches a string field of a JSON object.

@@ -1,0 +1,236 @@
+// Package layering holds only a test: the module's layering, written down
+// in the style of Go's own go/build/deps_test.go, which package may import
+// which. Imports point one way: arithmetic and encodings, then the hybrid
+// engine and the SSH methods, then the adapters (x/crypto/ssh, the
+// known-answer runners, the test server and the conformance checker),
+// then the command.
+package layering
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// rules says, for each package of the module, which packages of the
+// module and of other modules it may import directly; every package may
+// import the standard library. "a, b < c, d;" means that c and d may
+// import a and b; NONE lists none. Names are paths inside the module; the
+// groups below stand for several. A package's tests (its _test.go files)
+// may import any package of the module and, of other modules, what its
+// rule allows and TEST.
+//
+// Never, whatever a new rule says: sntrup761 and its internals import
+// nothing of the SSH side; the method packages do not import each other
+// or sshkex; x/crypto/ssh appears only in sshkex, the test server, the
+// conformance checker and the command; the conformance checker, an
+// independent oracle, imports neither sshkex nor the hybrid engine.
+const rules = `
+	# Arithmetic and encodings: the standard library only.
+	NONE < kexhash, sntrup761/internal/ref, internal/sntrupbridge, internal/vecarith;
+	internal/vecarith < sntrup761/internal/core;
+
+	# The public keys a peer must refuse, as data.
+	NONE < internal/badkeys;
+
+	# The sntrup761 KEM and its derandomized form for known answers.
+	sntrup761/internal/core, internal/sntrupbridge < sntrup761;
+	sntrup761, internal/sntrupbridge < sntrup761/sntrup761test;
+	sntrup761 < sntrup761/internal/instrcount;
+
+	# The hybrid engine and the four SSH methods on it.
+	CIRCL, sntrup761, internal/sntrupbridge < internal/hybrid;
+	internal/hybrid < mlkem768x25519, mlkem768nistp256, mlkem1024nistp384;
+	internal/hybrid, sntrup761, CIRCL < sntrup761x25519;
+
+	# SSH framing and packets (for sshkex, scan, check and the server).
+	kexhash, XCRYPTO < internal/sshwire;
+
+	# The adapter to x/crypto/ssh: the methods' public APIs only.
+	METHODS, sntrup761, kexhash, internal/sshwire, XSSH < sshkex;
+
+	# The known-answer runners and the public package running them.
+	METHODS, internal/hybrid, sntrup761, sntrup761/sntrup761test, kexhash, CIRCL, XCRYPTO < internal/kat;
+	internal/kat < vectors;
+
+	# The test server behind "pqkex serve".
+	internal/sshwire, XSSH < internal/kexserver;
+
+	# The conformance checker behind "pqkex check": the methods for their
+	# names and constants, its own client and server halves.
+	METHODS, sntrup761, kexhash, internal/sshwire, internal/badkeys, XSSH < internal/conformance;
+
+	# The command.
+	METHODS, sntrup761, internal/hybrid, internal/kat, internal/vecarith, internal/sshwire,
+	internal/kexserver, internal/conformance, sshkex, vectors, CIRCL, XCRYPTO, XSSH < cmd/pqkex;
+
+	# Test machinery (importing package testing): a timing harness, and the
+	# loopback servers and keys several packages' tests share.
+	NONE < internal/dudect;
+	XSSH < internal/sshtest;
+
+	# Fuzzing tools: what the targets and the tools share about corpus
+	# entries, and the campaign runner built on it.
+	NONE < internal/fuzzcorpus;
+	internal/fuzzcorpus < internal/fuzzcampaign;
+
+	# Test-only packages.
+	NONE < fuzz, interop, internal/layering;
+`
+
+// The other modules' packages, by group.
+var groups = map[string][]string{
+	"CIRCL":   {"github.com/cloudflare/circl/..."},
+	"XCRYPTO": {"golang.org/x/crypto/chacha20", "golang.org/x/crypto/poly1305", "golang.org/x/crypto/curve25519"},
+	"XSSH":    {"golang.org/x/crypto/ssh"},
+	"METHODS": {"mlkem768x25519", "mlkem768nistp256", "mlkem1024nistp384", "sntrup761x25519"},
+	// Test files may import any package of the module and these.
+	"TEST": {"github.com/google/go-cmp/...", "golang.org/x/crypto/...", "github.com/cloudflare/circl/..."},
+}
+
+const module = "github.com/pqkex/pqkex"
+
+// parseRules returns, for each package named on the right of a rule, the
+// import patterns it may use.
+func parseRules(t *testing.T) map[string][]string {
+	allowed := map[string][]string{}
+	var lines []string
+	for _, l := range strings.Split(rules, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	for _, stmt := range strings.Split(strings.Join(lines, " "), ";") {
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		from, to, ok := strings.Cut(stmt, "<")
+		if !ok {
+			t.Fatalf("rule %q has no <", stmt)
+		}
+		var pats []string
+		for _, f := range strings.Split(from, ",") {
+			f = strings.TrimSpace(f)
+			switch {
+			case f == "NONE":
+			case groups[f] != nil:
+				pats = append(pats, groups[f]...)
+			default:
+				pats = append(pats, f)
+			}
+		}
+		for _, p := range strings.Split(to, ",") {
+			p = strings.TrimSpace(p)
+			if _, dup := allowed[p]; dup {
+				t.Fatalf("two rules for %s", p)
+			}
+			allowed[p] = pats
+		}
+	}
+	return allowed
+}
+
+// match reports whether the import path imp (a module path relative to
+// the module, or another module's) matches pattern (with /... for a
+// tree).
+func match(pattern, imp string) bool {
+	if tree, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return imp == tree || strings.HasPrefix(imp, tree+"/")
+	}
+	return imp == pattern
+}
+
+// isStd reports whether an import path is the standard library's (no dot
+// in its first element).
+func isStd(imp string) bool {
+	first, _, _ := strings.Cut(imp, "/")
+	return !strings.Contains(first, ".")
+}
+
+// modulePackages returns every directory of the module holding Go files
+// (the examples, a module of their own, and testdata left out), relative
+// to the module root.
+func modulePackages(t *testing.T, root string) []string {
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && p != root {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, ".go") {
+			rel, _ := filepath.Rel(root, filepath.Dir(p))
+			if rel = filepath.ToSlash(rel); !slices.Contains(dirs, rel) {
+				dirs = append(dirs, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+func TestLayering(t *testing.T) {
+	allowed := parseRules(t)
+	root := filepath.Join("..", "..")
+	pkgs := modulePackages(t, root)
+	if len(pkgs) < 20 {
+		t.Fatalf("found %d packages: is %s the module root?", len(pkgs), root)
+	}
+	// Every build's files: all tags, so that GOEXPERIMENT=simd, other
+	// architectures and both toolchains' files are checked too.
+	ctxt := build.Default
+	ctxt.UseAllFiles = true
+	for _, dir := range pkgs {
+		pats, ok := allowed[dir]
+		if !ok {
+			t.Errorf("package %s has no rule: add one to rules in internal/layering/layering_test.go, saying which packages it may import", dir)
+			continue
+		}
+		p, err := ctxt.ImportDir(filepath.Join(root, filepath.FromSlash(dir)), build.ImportComment)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); !ok {
+				t.Errorf("%s: %v", dir, err)
+				continue
+			}
+		}
+		check := func(kind string, imports []string, pats []string) {
+			for _, imp := range imports {
+				rel, inModule := strings.CutPrefix(imp, module+"/")
+				if isStd(imp) || kind != "" && inModule {
+					continue
+				}
+				if !inModule {
+					rel = imp
+				}
+				if !slices.ContainsFunc(pats, func(pat string) bool { return match(pat, rel) }) {
+					t.Errorf("%s%s imports %s, which its rule does not allow", dir, kind, rel)
+				}
+			}
+		}
+		check("", p.Imports, pats)
+		testPats := append(slices.Clone(pats), groups["TEST"]...)
+		check(" (tests)", append(slices.Clone(p.TestImports), p.XTestImports...), testPats)
+	}
+	for p := range allowed {
+		if !slices.Contains(pkgs, p) {
+			t.Errorf("rules name %s, which is not a package of the module", p)
+		}
+	}
+}

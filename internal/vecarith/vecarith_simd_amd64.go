@@ -1,0 +1,11 @@
+//go:build goexperiment.simd && amd64
+
+package vecarith
+
+import "simd/archsimd"
+
+// built: the vector path is compiled in.
+const built = true
+
+// AVX2 reports whether the CPU has AVX2, so that the vector path runs.
+var AVX2 = archsimd.X86.AVX2()
