@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"io"
 	"strings"
@@ -205,13 +204,8 @@ func ErrorHasNoSecrets(t TB, err error, prefix, who string, values ...[]byte) {
 		t.Errorf("error %q is not %q's about the %s value", msg, prefix, who)
 	}
 	rest := strings.Replace(strings.TrimPrefix(msg, prefix+": "), who, "", 1)
-	for _, v := range values {
-		for i := 0; i+8 <= len(v); i += 8 {
-			if strings.Contains(rest, hex.EncodeToString(v[i:i+8])) || strings.Contains(rest, string(v[i:i+8])) {
-				t.Errorf("error %q contains input bytes", msg)
-				return
-			}
-		}
+	if kat.HoldsInput(rest, values...) {
+		t.Errorf("error %q contains input bytes", msg)
 	}
 }
 
