@@ -69,14 +69,12 @@ func badInit(id, clause, what string, mutate func(clientInit []byte) []byte) ser
 			return
 		}
 		defer ss.c.nc.Close()
-		client, err := m.newClientHalf()
-		if err != nil {
-			r.Verdict, r.Detail = NotRun, err.Error()
+		client := newClient(m, r)
+		if client == nil {
 			return
 		}
 		bad := mutate(client.init())
-		if err := ss.c.write(sshwire.AppendKexECDHInit(nil, bad)); err != nil {
-			r.Verdict, r.Detail = NotRun, "sending SSH_MSG_KEX_ECDH_INIT: "+err.Error()
+		if !send(ss, r, sshwire.AppendKexECDHInit(nil, bad)) {
 			return
 		}
 		decide(r, ss.c.next(ss.algs.strict), sshwire.MsgKexECDHReply)
@@ -86,13 +84,27 @@ func badInit(id, clause, what string, mutate func(clientInit []byte) []byte) ser
 
 // sendHonestInit sends SSH_MSG_KEX_ECDH_INIT n times with one honest C_INIT.
 func sendHonestInit(ss *session, m *method, r *Result, n int, before ...[]byte) bool {
-	client, err := m.newClientHalf()
-	if err != nil {
-		r.Verdict, r.Detail = NotRun, err.Error()
+	client := newClient(m, r)
+	if client == nil {
 		return false
 	}
 	init := sshwire.AppendKexECDHInit(nil, client.init())
-	for _, p := range append(before, repeat(init, n)...) {
+	return send(ss, r, append(before, repeat(init, n)...)...)
+}
+
+// newClient is m's client half, or nil with r marked as not run.
+func newClient(m *method, r *Result) *clientHalf {
+	client, err := m.newClientHalf()
+	if err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return nil
+	}
+	return client
+}
+
+// send writes packets in order; on a failure it marks r as not run.
+func send(ss *session, r *Result, packets ...[]byte) bool {
+	for _, p := range packets {
 		if err := ss.c.write(p); err != nil {
 			r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
 			return false
@@ -117,15 +129,13 @@ func runTruncatedString(ctx context.Context, s *serverChecker, m *method, r *Res
 		return
 	}
 	defer ss.c.nc.Close()
-	client, err := m.newClientHalf()
-	if err != nil {
-		r.Verdict, r.Detail = NotRun, err.Error()
+	client := newClient(m, r)
+	if client == nil {
 		return
 	}
 	ci := client.init()
 	p := binary.BigEndian.AppendUint32([]byte{sshwire.MsgKexECDHInit}, uint32(len(ci)+1))
-	if err := ss.c.write(append(p, ci...)); err != nil {
-		r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+	if !send(ss, r, append(p, ci...)) {
 		return
 	}
 	decide(r, ss.c.next(ss.algs.strict), sshwire.MsgKexECDHReply)
@@ -141,18 +151,14 @@ func runSecondInit(ctx context.Context, s *serverChecker, m *method, r *Result) 
 		return
 	}
 	defer ss.c.nc.Close()
-	client, err := m.newClientHalf()
-	if err != nil {
-		r.Verdict, r.Detail = NotRun, err.Error()
+	client := newClient(m, r)
+	if client == nil {
 		return
 	}
 	qc := client.init()
 	init := sshwire.AppendKexECDHInit(nil, qc)
-	for range 2 {
-		if err := ss.c.write(init); err != nil {
-			r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
-			return
-		}
+	if !send(ss, r, init, init) {
+		return
 	}
 	var probe Result
 	k, H, ok := readReply(ss, m, client, qc, &probe)
@@ -210,8 +216,7 @@ func runNewKeysFirst(ctx context.Context, s *serverChecker, m *method, r *Result
 		return
 	}
 	defer ss.c.nc.Close()
-	if err := ss.c.write([]byte{msgNewKeys}); err != nil {
-		r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+	if !send(ss, r, []byte{msgNewKeys}) {
 		return
 	}
 	decide(r, ss.c.next(ss.algs.strict), msgNewKeys)
@@ -236,8 +241,7 @@ func runWrongGuess(ctx context.Context, s *serverChecker, m *method, r *Result) 
 	}
 	defer ss.c.nc.Close()
 	guess := sshwire.AppendKexECDHInit(nil, bytes.Repeat([]byte{0x5a}, 32))
-	if err := ss.c.write(guess); err != nil {
-		r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+	if !send(ss, r, guess) {
 		return
 	}
 	if _, err := honestExchange(ss, m, r); err == nil {
