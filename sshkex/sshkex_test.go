@@ -10,7 +10,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"fmt"
-	"github.com/pqkex/pqkex/internal/sshwire"
 	"io"
 	"net"
 	"os"
@@ -24,6 +23,8 @@ import (
 	"time"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/sntrup761"
 	"golang.org/x/crypto/ssh"
 )
@@ -567,14 +568,7 @@ func TestBuiltinMLKEMInterop(t *testing.T) {
 	// pqkex client -> x/crypto built-in server (another process)
 	t.Run("pqkex-client", func(t *testing.T) {
 		cmd := peerCommand(t, "builtin-server")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		stdout := sshtest.Start(t, cmd)
 		defer cmd.Process.Kill()
 		sc := bufio.NewScanner(stdout)
 		if !sc.Scan() {
