@@ -346,6 +346,7 @@ func checkClient(t *testing.T, c conformanceClient) *checkReport {
 	kex := strings.Join(c.kexs, ",")
 	xcfg := &ssh.ClientConfig{User: "root", HostKeyCallback: ssh.FixedHostKey(hostKey.pub()), Timeout: caseTimeout}
 	xcfg.KeyExchanges = c.kexs
+	var lastErr error // the x/crypto client's last failed handshake
 	for runs := 0; ; runs++ {
 		select {
 		case err := <-exited:
@@ -358,12 +359,16 @@ func checkClient(t *testing.T, c conformanceClient) *checkReport {
 		default:
 		}
 		if runs > 400 {
-			t.Fatalf("pqkex check -listen did not end after %d client runs\nstderr:\n%s", runs, logs.Bytes())
+			cmd.Process.Kill()
+			<-exited // logs is complete
+			t.Fatalf("pqkex check -listen did not end after %d client runs (the last x/crypto client error: %v)\nstderr:\n%s", runs, lastErr, logs.Bytes())
 		}
 		if c.peer == "" {
-			if conn, err := ssh.Dial("tcp", addr, xcfg); err == nil {
+			conn, err := ssh.Dial("tcp", addr, xcfg)
+			if err == nil {
 				conn.Close()
 			}
+			lastErr = err
 			continue
 		}
 		force := kex

@@ -85,7 +85,7 @@ var engineMutants = []engineMutant{
 	},
 	{
 		name: "the X25519 all-zero check removed",
-		file: "combiner.go", old: `return subtle\.ConstantTimeCompare\(out\[:\], zero\[:\]\) == 0`, new: "return subtle.ConstantTimeCompare(out[:], zero[:]) >= 0",
+		file: "curve.go", old: `return subtle\.ConstantTimeCompare\(out\[:\], zero\[:\]\) == 0`, new: "return subtle.ConstantTimeCompare(out[:], zero[:]) >= 0",
 		server: map[string][]string{"mlkem768x25519-sha256": {"x25519-0", "x25519-1", "x25519-order8a", "x25519-p", "x25519-0-bit255"}},
 		client: map[string][]string{"mlkem768x25519-sha256": {"x25519-0", "x25519-order8b", "x25519-p+1", "x25519-p-1-bit255"}},
 	},
