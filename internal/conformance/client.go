@@ -289,6 +289,9 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 			break
 		}
 	}
+	if idx < 0 { // negotiate picks only what we offered: a method with cases left
+		return noCase("negotiated %s, which has no case left", sshwire.Quote(algs.kex, 100))
+	}
 	p := queue[idx]
 	r = caseResult{Result: Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Attempts: 1}, peer: peer}
 	defer r.finish(start)

@@ -63,8 +63,21 @@ func firstCommon(what string, client, server []string) (string, error) {
 	return "", fmt.Errorf("no %s in common", what)
 }
 
+// pseudoKex reports whether name is a marker carried in the key exchange
+// list that names no key exchange method: strict key exchange's (OpenSSH's
+// PROTOCOL §1.10) and RFC 8308 §2.1's ext-info-c and ext-info-s. A
+// marker is never negotiated, even when both sides list it.
+func pseudoKex(name string) bool {
+	switch name {
+	case strictClient, strictServer, "ext-info-c", "ext-info-s":
+		return true
+	}
+	return false
+}
+
 // negotiate picks the algorithms of a connection from both KEXINITs: for
-// each list the first name of the client's that the server also has.
+// each list the first name of the client's that the server also has (for
+// the key exchange, the first that is not a marker).
 func negotiate(client, server *sshwire.KexInit) (algorithms, error) {
 	var a algorithms
 	var err error
@@ -73,7 +86,7 @@ func negotiate(client, server *sshwire.KexInit) (algorithms, error) {
 			*dst, err = firstCommon(what, c, s)
 		}
 	}
-	pick(&a.kex, "key exchange", client.KexAlgos, server.KexAlgos)
+	pick(&a.kex, "key exchange", client.KexAlgos, slices.DeleteFunc(slices.Clone(server.KexAlgos), pseudoKex))
 	pick(&a.hostKey, "host key algorithm", client.HostKeyAlgos, server.HostKeyAlgos)
 	pick(&a.cipherCS, "client-to-server cipher", client.CiphersC2S, server.CiphersC2S)
 	pick(&a.cipherSC, "server-to-client cipher", client.CiphersS2C, server.CiphersS2C)
