@@ -70,14 +70,23 @@ func TestConformance(t *testing.T) {
 	needRoot(t)
 	var mu sync.Mutex
 	var servers, clients []column
+	var missing []string // peers not installed (their subtests skipped)
 	add := func(list *[]column, c column) {
 		mu.Lock()
 		defer mu.Unlock()
 		*list = append(*list, c)
 	}
+	skipped := func(t *testing.T) {
+		if t.Skipped() {
+			mu.Lock()
+			defer mu.Unlock()
+			missing = append(missing, strings.TrimPrefix(t.Name(), "TestConformance/"))
+		}
+	}
 	t.Run("servers", func(t *testing.T) {
 		for _, p := range conformanceServers {
 			t.Run(p.name, func(t *testing.T) {
+				defer skipped(t)
 				addr := p.start(t)
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
@@ -92,6 +101,7 @@ func TestConformance(t *testing.T) {
 	t.Run("clients", func(t *testing.T) {
 		for _, p := range conformanceClients {
 			t.Run(p.name, func(t *testing.T) {
+				defer skipped(t)
 				rep := checkClient(t, p)
 				if len(rep.Versions) != 1 || !strings.HasPrefix(rep.Versions[0], p.version) {
 					t.Errorf("client versions %q, want one %s...", rep.Versions, p.version)
@@ -114,6 +124,11 @@ func TestConformance(t *testing.T) {
 				}
 			}
 		}
+	}
+	if len(missing) > 0 {
+		// Outside CI a peer that is not installed skips its column; the
+		// matrix can only be compared whole.
+		t.Skipf("pqkex's own server and client conform; the matrix is not compared, for want of %s", strings.Join(missing, ", "))
 	}
 	order := func(cols []column, names []string) []column {
 		slices.SortFunc(cols, func(a, b column) int { return slices.Index(names, a.name) - slices.Index(names, b.name) })
