@@ -78,9 +78,14 @@ compile_native_go_fuzzer() {
 }
 export -f compile_native_go_fuzzer
 
-bash "$SRC/pqkex/.clusterfuzzlite/build.sh"
+# As the image's compile step runs it: bash -eu, so that any failed build
+# ends it (a plain "bash build.sh" ignores the -eu of its first line).
+bash -eu "$SRC/pqkex/.clusterfuzzlite/build.sh"
 built=$(date +%s)
-echo "== built $(find "$OUT" -maxdepth 1 -type f -perm -u+x | wc -l) libFuzzer binaries in $((built - start)) s"
+want=$(go run ./internal/fuzzcampaign -list | grep -c -E "^[^[:space:]]*(${PQKEX_LIBFUZZER_ONLY:-.})")
+have=$(find "$OUT" -maxdepth 1 -type f -perm -u+x | wc -l)
+echo "== built $have libFuzzer binaries (of $want targets) in $((built - start)) s"
+[ "$have" = "$want" ] || { echo "libfuzzer.sh: $want targets but $have binaries" >&2; exit 1; }
 
 # cov N of a libFuzzer log: the coverage of its last status line.
 cov() { grep -o 'cov: [0-9]*' "$1" | tail -1 | cut -d' ' -f2; }

@@ -12,8 +12,8 @@ import (
 // A marker in the key exchange list is never negotiated, even when both
 // sides list it: a client of check -listen that put the strict key
 // exchange server marker first once made serveCase index its queue at -1
-// (found by the campaign runner in CI's fuzz smoke on
-// FuzzCheckClientStream).
+// (found by CI's fuzz smoke on the client-stream target; its reproducer is
+// testdata/fuzz/*/strict-marker-as-kex).
 func TestNegotiateSkipsMarkers(t *testing.T) {
 	m := methods[0]
 	server := newKexInit([]string{m.name, strictServer}, clientHostKeyAlgos)

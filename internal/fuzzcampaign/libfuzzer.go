@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -91,5 +92,36 @@ func importLibFuzzer(t target, file string) error {
 		return err
 	}
 	fmt.Printf("%s\nto run it: (cd %s && go test -run '^%s$/^%s$' .)\n", path, t.Dir, t.Name, name)
+	return nil
+}
+
+// namedOnce checks the rule by which the base-builder-go image's
+// compile_native_go_fuzzer finds a target's file: the one file under the
+// package's directory, subdirectories included, whose text contains the
+// target's name (grep -r -l). A comment naming the target in another file
+// makes the OSS-Fuzz and ClusterFuzzLite build of that target fail.
+func namedOnce(t target) error {
+	var found []string
+	err := filepath.WalkDir(t.Dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(t.Name)) {
+			rel, _ := filepath.Rel(t.Dir, path)
+			found = append(found, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(found) != 1 || found[0] != t.File {
+		return fmt.Errorf("%s: compile_native_go_fuzzer needs %s to be the one file under %s that names the target; it is named in %v",
+			t.ID(), t.File, t.Dir, found)
+	}
 	return nil
 }

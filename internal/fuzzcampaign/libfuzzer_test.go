@@ -57,3 +57,40 @@ func TestLibFuzzerCorpus(t *testing.T) {
 		t.Error("an input the binary would not run was imported")
 	}
 }
+
+// TestNamedOnce: a target named in a second file (a comment will do)
+// breaks its OSS-Fuzz build, and none of the module's targets is.
+func TestNamedOnce(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "x_test.go"), []byte("package x\n\nfunc FuzzX(f *testing.F) {}\n"), 0o644)
+	tg := target{Pkg: "example.com/x", Dir: dir, Rel: "x", Name: "FuzzX", File: "x_test.go"}
+	if err := namedOnce(tg); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "y_test.go"), []byte("package y\n\n// FuzzX found this.\n"), 0o644)
+	if err := namedOnce(tg); err == nil {
+		t.Error("a target named in a second file was accepted")
+	}
+
+	mod, err := mainModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err := fuzzPackages(mod, []string{mod.Dir + "/..."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range pkgs {
+		for _, name := range p.fuzzFuncs {
+			n++
+			if err := namedOnce(p.target(name)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if n < 17 {
+		t.Errorf("found %d fuzz targets in the module, want at least 17", n)
+	}
+}

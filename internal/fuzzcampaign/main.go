@@ -121,6 +121,11 @@ func main() {
 	switch {
 	case list:
 		for _, t := range ts {
+			if err := namedOnce(t); err != nil {
+				fatal(err)
+			}
+		}
+		for _, t := range ts {
 			fmt.Printf("%s\t%s\t%s\t%s\t%s\n", t.ID(), t.Pkg, t.Dir, t.File, strings.Join(bins[t.Pkg].coverPkgs, " "))
 		}
 	case export != "":
