@@ -644,13 +644,17 @@ func TestVendoredXCryptoEditedInPlace(t *testing.T) {
 	m := findMutant(t, "the server's keys come from public data (for key tag 'D' an empty kexResult)")
 	m.apply(t, filepath.Join(dir, "vendor", "golang.org", "x", "crypto"), e.xVersion)
 	p = buildProbe(t, dir, "-mod=vendor", nil)
-	for _, args := range [][]string{nil, {"require"}} {
-		out := p.run(t, args...)
-		t.Logf("vendored, edited in place, args %q:\n%s", args, out)
-		wantRefusal(t, out, &mutant{want: "refused: sshkex: nothing registered: " + how + " failed the registration self-test: ", also: []string{m.want}})
-		if !strings.Contains(out, "handshake ok curve25519-sha256") {
-			t.Fatalf("x/crypto's own key exchange failed after the refusal:\n%s", out)
-		}
+	// Each case runs whatever the other's result (the one with
+	// RequireVerifiedXCrypto is the claim SECURITY.md makes).
+	for name, args := range map[string][]string{"default": nil, "RequireVerifiedXCrypto": {"require"}} {
+		t.Run(name, func(t *testing.T) {
+			out := p.run(t, args...)
+			t.Logf("vendored, edited in place, args %q:\n%s", args, out)
+			wantRefusal(t, out, &mutant{want: "refused: sshkex: nothing registered: " + how + " failed the registration self-test: ", also: []string{m.want}})
+			if !strings.Contains(out, "handshake ok curve25519-sha256") {
+				t.Fatalf("x/crypto's own key exchange failed after the refusal:\n%s", out)
+			}
+		})
 	}
 }
 
