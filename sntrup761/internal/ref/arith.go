@@ -75,13 +75,7 @@ func recipQ(a int16) int16 {
 // R3Mult returns f*g in R/3 = F_3[x]/(x^p - x - 1) by schoolbook
 // multiplication followed by reduction modulo x^p - x - 1.
 func R3Mult(f, g *[P]int8) (h [P]int8) {
-	var fg [2*P - 1]int32
-	for i := range P {
-		for j := range P {
-			fg[i+j] += int32(f[i]) * int32(g[j])
-		}
-	}
-	reduceModXpX1(fg[:])
+	fg := smallProduct(f, g)
 	for i := range P {
 		h[i] = Freeze3(fg[i])
 	}
@@ -90,17 +84,25 @@ func R3Mult(f, g *[P]int8) (h [P]int8) {
 
 // RqMultSmall returns f*g in R/q for f in R/q and small g.
 func RqMultSmall(f *[P]int16, g *[P]int8) (h [P]int16) {
-	var fg [2*P - 1]int32
+	fg := smallProduct(f, g)
+	for i := range P {
+		h[i] = FreezeQ(fg[i])
+	}
+	return h
+}
+
+// smallProduct returns the schoolbook product f*g with g small, reduced
+// modulo x^p - x - 1 into fg[:P] but not modulo 3 or q: with |g_j| <= 1
+// its coefficients are at most 3*P*max|f_i| in absolute value (each
+// takes at most two folded ones), far from overflowing int32.
+func smallProduct[T int8 | int16](f *[P]T, g *[P]int8) (fg [2*P - 1]int32) {
 	for i := range P {
 		for j := range P {
 			fg[i+j] += int32(f[i]) * int32(g[j])
 		}
 	}
 	reduceModXpX1(fg[:])
-	for i := range P {
-		h[i] = FreezeQ(fg[i])
-	}
-	return h
+	return fg
 }
 
 // RqMult returns f*g in R/q for two elements of R/q. The products are
