@@ -2,20 +2,18 @@ package examples
 
 import (
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/pqkex/pqkex/internal/peertest"
+	"github.com/pqkex/pqkex/internal/sshtest"
 	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
 )
@@ -33,74 +31,30 @@ const (
 // pqNames are pqkex's post-quantum names.
 var pqNames = []string{mlkem, sntrup, sntrupAlias, nistp256, nistp384}
 
-const (
-	startTimeout = 15 * time.Second // a server until it listens
-	caseTimeout  = 30 * time.Second // one client run
-)
+// caseTimeout bounds one client run.
+const caseTimeout = 30 * time.Second
 
-// binDir holds the example programs, built once by TestMain.
-var binDir string
+// programs are the example programs, built on first use.
+var programs = peertest.Programs{Packages: []string{"./gliderlabs", "./wish", "./client"}}
 
-func TestMain(m *testing.M) {
-	if err := sshkex.Register(); err != nil {
-		fmt.Fprintln(os.Stderr, "sshkex.Register:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { peertest.Main(m, sshkex.Register, &programs) }
 
-var (
-	buildOnce sync.Once
-	buildErr  error
-)
-
-// program returns the path of the example program name (gliderlabs, wish,
-// client), building all three on first use with the go command that runs
-// the tests (GOTOOLCHAIN included).
+// program returns the path of the example program name (gliderlabs,
+// wish, client).
 func program(t *testing.T, name string) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "pqkex-examples-")
-		if buildErr != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./gliderlabs", "./wish", "./client").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(binDir, name)
+	return programs.Path(t, name)
 }
 
 // ---------------------------------------------------------------- peers
 
 // needPeer returns the file named by the environment variable name (set by
-// scripts/peer-env.sh). Without it the test skips, or fails under CI=true.
+// scripts/peer-env.sh). Without it, or without root, the test skips, or
+// fails under CI=true.
 func needPeer(t *testing.T, name string) string {
 	t.Helper()
-	unavailable := t.Skipf
-	if os.Getenv("CI") == "true" {
-		unavailable = t.Fatalf
-	}
-	if euid := os.Geteuid(); euid != 0 {
-		unavailable("the OpenSSH peers need root, running as euid %d", euid)
-	}
-	p := os.Getenv(name)
-	if p == "" {
-		unavailable("%s is not set: install the peers with scripts/install-peers.sh, then "+
-			`eval "$(bash scripts/peer-env.sh --require --export)"`, name)
-	}
-	if _, err := os.Stat(p); err != nil {
-		unavailable("%s=%s: %v", name, p, err)
-	}
-	return p
+	peertest.NeedRoot(t)
+	return peertest.Need(t, name)
 }
 
 // ---------------------------------------------------------------- keys
@@ -109,14 +63,7 @@ func needPeer(t *testing.T, name string) string {
 // private key file in dir.
 func newKey(t *testing.T, dir, name string) (ssh.Signer, string) {
 	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv, s := sshtest.Ed25519Key(t)
 	b, err := ssh.MarshalPrivateKey(priv, "")
 	if err != nil {
 		t.Fatal(err)
@@ -180,14 +127,14 @@ func startServer(t *testing.T, cmd *exec.Cmd) *server {
 		cmd.Process.Kill()
 		<-s.exited
 	})
-	deadline := time.Now().Add(startTimeout)
+	deadline := time.Now().Add(peertest.StartTimeout)
 	for {
 		select {
 		case <-s.exited:
 			t.Fatalf("%s exited before listening (%v):\n%s", cmd.Path, cmd.ProcessState, s.log)
 		default:
 		}
-		ports, err := listeningPorts(cmd.Process.Pid)
+		ports, err := peertest.ListeningPorts(cmd.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,86 +143,23 @@ func startServer(t *testing.T, cmd *exec.Cmd) *server {
 			return s
 		}
 		if len(ports) > 1 || time.Now().After(deadline) {
-			t.Fatalf("%s listens on ports %v after %v:\n%s", cmd.Path, ports, startTimeout, s.log)
+			t.Fatalf("%s listens on ports %v after %v:\n%s", cmd.Path, ports, peertest.StartTimeout, s.log)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// waitLog waits up to 5 s for a line of the server's output that contains
-// every string of want, and returns it.
+// waitLog waits up to peertest.LogTimeout for a line of the server's
+// output that contains every string of want, and returns it.
 func (s *server) waitLog(want ...string) (string, error) {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		out := s.log.String()
-		if l, ok := findLine(out, want...); ok {
-			return l, nil
-		}
-		if time.Now().After(deadline) {
-			return "", fmt.Errorf("no line with %q in the server's output:\n%s", want, out)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// listeningPorts returns the TCP ports that process pid listens on, from
-// its descriptors and /proc/net/tcp{,6} (Linux). Reading the owner, not
-// dialing, means no other process's port is mistaken for the server's.
-func listeningPorts(pid int) ([]int, error) {
-	fdDir := fmt.Sprintf("/proc/%d/fd", pid)
-	ents, err := os.ReadDir(fdDir)
-	if err != nil {
-		return nil, nil // exited meanwhile; the caller sees that
-	}
-	inodes := map[string]bool{}
-	for _, e := range ents {
-		link, err := os.Readlink(filepath.Join(fdDir, e.Name()))
-		if ino, ok := strings.CutPrefix(link, "socket:["); err == nil && ok {
-			inodes[strings.TrimSuffix(ino, "]")] = true
-		}
-	}
-	var ports []int
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		data, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) && f == "/proc/net/tcp6" {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range strings.Split(string(data), "\n")[1:] {
-			fs := strings.Fields(l)
-			if len(fs) < 10 || fs[3] != "0A" || !inodes[fs[9]] { // 0A: TCP_LISTEN
-				continue
-			}
-			_, hexPort, _ := strings.Cut(fs[1], ":")
-			if p, err := strconv.ParseUint(hexPort, 16, 16); err == nil {
-				ports = append(ports, int(p))
-			}
-		}
-	}
-	return ports, nil
+	return peertest.WaitLine("the server's output", func() (string, error) { return s.log.String(), nil }, peertest.ContainsAll(want...))
 }
 
 // ---------------------------------------------------------------- output
 
-// lines splits output into lines, dropping the \r of OpenSSH's \r\n.
-func lines(s string) []string {
-	return strings.Split(strings.ReplaceAll(s, "\r", ""), "\n")
-}
-
 // findLine returns the first line of out containing every string of want.
 func findLine(out string, want ...string) (string, bool) {
-next:
-	for _, l := range lines(out) {
-		for _, w := range want {
-			if !strings.Contains(l, w) {
-				continue next
-			}
-		}
-		return l, true
-	}
-	return "", false
+	return peertest.FindLine(out, peertest.ContainsAll(want...))
 }
 
 // lineAfter returns the first line starting with prefix that follows the
@@ -283,7 +167,7 @@ next:
 // proposal", then "debug2: KEX algorithms: ...").
 func lineAfter(out, marker, prefix string) (string, bool) {
 	seen := false
-	for _, l := range lines(out) {
+	for _, l := range peertest.Lines(out) {
 		if l == marker {
 			seen = true
 		} else if v, ok := strings.CutPrefix(l, prefix); ok && seen {

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/peertest"
 	"github.com/pqkex/pqkex/sshkex"
 )
 
@@ -83,7 +83,7 @@ func checkImplemented(t *testing.T, bin string, c opensshClient) {
 	}
 	var has []string
 	for _, name := range pqNames {
-		if slices.Contains(lines(string(out)), name) {
+		if slices.Contains(peertest.Lines(string(out)), name) {
 			has = append(has, name)
 		}
 	}
@@ -167,18 +167,7 @@ func wrapperCase(t *testing.T, wrapper string, c opensshClient, bin, kex string)
 // unless it is "", with the command "kex". It returns the command's output
 // (trimmed) and the client's debug log.
 func runOpenSSH(bin string, port int, knownHostsFile, kex string) (answer, log string, err error) {
-	args := []string{"-vv", "-F", "none",
-		"-o", "BatchMode=yes",
-		"-o", "StrictHostKeyChecking=yes",
-		"-o", "UserKnownHostsFile=" + knownHostsFile,
-		"-o", "GlobalKnownHostsFile=/dev/null",
-		"-o", "UpdateHostKeys=no",
-		"-o", "ConnectTimeout=10",
-	}
-	if kex != "" {
-		args = append(args, "-o", "KexAlgorithms="+kex)
-	}
-	args = append(args, "-p", strconv.Itoa(port), "user@127.0.0.1", "kex")
+	args := peertest.OpenSSH{Verbose: "-vv", KnownHosts: knownHostsFile, Kex: kex, User: "user", Port: port}.Args("kex")
 	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/pqkex/pqkex/internal/peertest"
 )
 
 // clientPeer is a real SSH client that logs in to a Go kexserver (pqkex's
@@ -43,19 +45,7 @@ func opensshClient(ctx context.Context, t *testing.T, bin string, port int, host
 	id := writeFile(t, filepath.Join(dir, "id_ed25519"), clientKey.openSSH(t))
 	kh := writeFile(t, filepath.Join(dir, "known_hosts"),
 		append([]byte(fmt.Sprintf("[127.0.0.1]:%d ", port)), hostKey.authorizedKey()...))
-	args := []string{"-vvv", "-F", "none",
-		"-o", "BatchMode=yes",
-		"-o", "IdentitiesOnly=yes", "-i", id,
-		"-o", "StrictHostKeyChecking=yes",
-		"-o", "UserKnownHostsFile=" + kh,
-		"-o", "GlobalKnownHostsFile=/dev/null",
-		"-o", "UpdateHostKeys=no",
-		"-o", "ConnectTimeout=10",
-	}
-	if kex != "" {
-		args = append(args, "-o", "KexAlgorithms="+kex)
-	}
-	args = append(args, "-p", strconv.Itoa(port), "root@127.0.0.1", "kex")
+	args := peertest.OpenSSH{Verbose: "-vvv", KnownHosts: kh, Identity: id, Kex: kex, User: "root", Port: port}.Args("kex")
 	return exec.CommandContext(ctx, bin, args...)
 }
 
@@ -196,18 +186,9 @@ var clientPeers = []clientPeer{
 func TestPeerClient(t *testing.T) {
 	for _, p := range clientPeers {
 		t.Run(p.name, func(t *testing.T) {
-			for _, kex := range p.kexs {
-				t.Run(kex, func(t *testing.T) {
-					bin := needClient(t, p)
-					testClientKex(t, p, bin, kex)
-				})
-			}
-			for _, kex := range p.refuses {
-				t.Run("refuses-"+kex, func(t *testing.T) {
-					bin := needClient(t, p)
-					testClientRefuses(t, p, bin, kex)
-				})
-			}
+			kexCases(t, p.kexs, p.refuses,
+				func(t *testing.T, kex string) { testClientKex(t, p, needClient(t, p), kex) },
+				func(t *testing.T, kex string) { testClientRefuses(t, p, needClient(t, p), kex) })
 		})
 	}
 }
@@ -247,12 +228,12 @@ func testClientKex(t *testing.T, p clientPeer, bin, kex string) {
 	}
 	stdout, stderr, err := runClient(t, p, bin, srv.port, hostKey, clientKey, force)
 	if err != nil {
-		t.Fatalf("%s against the Go server offering only %s: %v\nstdout:\n%s\nstderr:\n%s", p.name, kex, err, stdout, tail(stderr))
+		t.Fatalf("%s against the Go server offering only %s: %v\nstdout:\n%s\nstderr:\n%s", p.name, kex, err, stdout, peertest.Tail(string(stderr)))
 	}
 
 	// The Go server's view, through the session: "kex=NAME".
 	if got := strings.TrimSpace(string(stdout)); got != "kex="+kex {
-		t.Errorf("the command printed %q, want %q\nstderr:\n%s", stdout, "kex="+kex, tail(stderr))
+		t.Errorf("the command printed %q, want %q\nstderr:\n%s", stdout, "kex="+kex, peertest.Tail(string(stderr)))
 	}
 	// The Go server's log names the peer and the kex.
 	logLine, lerr := srv.waitLog(`client "`+p.version, " kex="+kex+" ")
@@ -261,9 +242,9 @@ func testClientKex(t *testing.T, p clientPeer, bin, kex string) {
 	}
 	// The peer's own debug output.
 	if p.proof != nil {
-		line, ok := findLine(stderr, p.proof(kex))
+		line, ok := peertest.FindLine(string(stderr), p.proof(kex))
 		if !ok {
-			t.Fatalf("%s's stderr does not show kex %s:\n%s", p.name, kex, tail(stderr))
+			t.Fatalf("%s's stderr does not show kex %s:\n%s", p.name, kex, peertest.Tail(string(stderr)))
 		}
 		t.Logf("%s negotiated %s; Go server: %q; peer stderr: %q", p.name, kex, logLine, line)
 	} else {
@@ -279,15 +260,15 @@ func testClientRefuses(t *testing.T, p clientPeer, bin, kex string) {
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) {
 		t.Fatalf("%s with its default kex list against the Go server offering only %s: want a failed login, got %v\nstdout:\n%s\nstderr:\n%s",
-			p.name, kex, err, stdout, tail(stderr))
+			p.name, kex, err, stdout, peertest.Tail(string(stderr)))
 	}
 	// OpenSSH: "Unable to negotiate with 127.0.0.1 port P: no matching key
 	// exchange method found. Their offer: NAME,kex-strict-s-v00@openssh.com"
-	line, ok := findLine(stderr, func(l string) bool {
+	line, ok := peertest.FindLine(string(stderr), func(l string) bool {
 		return strings.Contains(l, opensshNoKex+". Their offer: "+kex+",")
 	})
 	if !ok {
-		t.Fatalf("%s's stderr does not show it refusing %s:\n%s", p.name, kex, tail(stderr))
+		t.Fatalf("%s's stderr does not show it refusing %s:\n%s", p.name, kex, peertest.Tail(string(stderr)))
 	}
 	logLine, lerr := srv.waitLog("handshake failed", noCommonKex)
 	if lerr != nil {

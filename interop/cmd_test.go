@@ -4,54 +4,27 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/pqkex/pqkex/internal/peertest"
 	"github.com/pqkex/pqkex/internal/sshtest"
 )
 
-var (
-	pqkexOnce sync.Once
-	pqkexBin  string
-	pqkexErr  error
-	buildDir  string // removed by TestMain
-)
+// pqkex is the command, built once by pqkexCommand and removed by
+// TestMain.
+var pqkex = peertest.Programs{Packages: []string{"../cmd/pqkex"}}
 
-// pqkexCommand builds cmd/pqkex once per test run.
+// pqkexCommand returns the path of the built cmd/pqkex.
 func pqkexCommand(t *testing.T) string {
 	t.Helper()
-	pqkexOnce.Do(func() {
-		dir, err := filepath.Abs(filepath.Join("..", "cmd", "pqkex"))
-		if err != nil {
-			pqkexErr = err
-			return
-		}
-		buildDir, err = os.MkdirTemp("", "pqkex-interop-")
-		if err != nil {
-			pqkexErr = err
-			return
-		}
-		out := filepath.Join(buildDir, "pqkex")
-		b, err := exec.Command("go", "build", "-o", out, dir).CombinedOutput()
-		if err != nil {
-			pqkexErr = err
-			t.Logf("go build: %s", b)
-			return
-		}
-		pqkexBin = out
-	})
-	if pqkexErr != nil {
-		t.Fatalf("building cmd/pqkex: %v", pqkexErr)
-	}
-	return pqkexBin
+	return pqkex.Path(t, "pqkex")
 }
 
 // TestScanOpenSSH runs `pqkex scan` against OpenSSH 10.0 and 9.2 servers:
@@ -88,7 +61,7 @@ func TestScanOpenSSH(t *testing.T) {
 			if res.Fingerprint != ssh.FingerprintSHA256(hostKey.pub()) {
 				t.Fatalf("fingerprint %s, want %s", res.Fingerprint, ssh.FingerprintSHA256(hostKey.pub()))
 			}
-			if line, err := waitLogLine(srv.log, sshdProof(c.want)); err != nil {
+			if line, err := peertest.WaitLogLine(srv.log, sshdProof(c.want)); err != nil {
 				t.Fatalf("sshd log has no proof of %s: %v", c.want, err)
 			} else {
 				t.Logf("sshd: %s", line)
@@ -124,12 +97,12 @@ func TestServeOpenSSHClient(t *testing.T) {
 			c.Stderr = &errBuf
 			out, err := c.Output()
 			if err != nil {
-				t.Fatalf("ssh: %v\n%s", err, tail([]byte(errBuf.String())))
+				t.Fatalf("ssh: %v\n%s", err, peertest.Tail(errBuf.String()))
 			}
 			if got := strings.TrimSpace(string(out)); got != "kex="+kex {
 				t.Fatalf("pqkex serve answered %q", got)
 			}
-			if _, ok := findLine([]byte(errBuf.String()), opensshProof(kex)); !ok {
+			if _, ok := peertest.FindLine(errBuf.String(), opensshProof(kex)); !ok {
 				t.Fatalf("ssh -vvv has no %q line", "debug1: kex: algorithm: "+kex)
 			}
 			select {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/peertest"
 )
 
 // serverPeer is a real SSH server that the x/crypto client (with pqkex's key
@@ -117,25 +118,19 @@ var serverPeers = []serverPeer{
 func TestPeerServer(t *testing.T) {
 	for _, p := range serverPeers {
 		t.Run(p.kind, func(t *testing.T) {
-			for _, kex := range p.kexs {
-				t.Run(kex, func(t *testing.T) {
-					needRoot(t)
-					for _, v := range p.vars {
-						needPeer(t, v)
-					}
-					testServerKex(t, p, kex)
-				})
-			}
-			for _, kex := range p.refuses {
-				t.Run("refuses-"+kex, func(t *testing.T) {
-					needRoot(t)
-					for _, v := range p.vars {
-						needPeer(t, v)
-					}
-					testServerRefuses(t, p, kex)
-				})
-			}
+			kexCases(t, p.kexs, p.refuses,
+				func(t *testing.T, kex string) { needServer(t, p); testServerKex(t, p, kex) },
+				func(t *testing.T, kex string) { needServer(t, p); testServerRefuses(t, p, kex) })
 		})
+	}
+}
+
+// needServer skips (fails under CI=true) unless p is installed.
+func needServer(t *testing.T, p serverPeer) {
+	t.Helper()
+	needRoot(t)
+	for _, v := range p.vars {
+		needPeer(t, v)
 	}
 }
 
@@ -145,7 +140,7 @@ func testServerKex(t *testing.T, p serverPeer, kex string) {
 
 	c, err := dialPeer(srv.addr, kex, hostKey.pub(), clientKey.signer)
 	if err != nil {
-		t.Fatalf("%s at %s, offering only %s: %v\nserver log:\n%s", p.kind, srv.addr, kex, err, readTail(srv.log))
+		t.Fatalf("%s at %s, offering only %s: %v\nserver log:\n%s", p.kind, srv.addr, kex, err, peertest.ReadTail(srv.log))
 	}
 	defer c.Close()
 	if v := string(c.ServerVersion()); !strings.HasPrefix(v, p.version) {
@@ -169,7 +164,7 @@ func testServerKex(t *testing.T, p serverPeer, kex string) {
 	defer sess.Close()
 	out, err := sess.Output("echo pqkex-ok")
 	if err != nil {
-		t.Fatalf("echo pqkex-ok: %v (stdout %q)\nserver log:\n%s", err, out, readTail(srv.log))
+		t.Fatalf("echo pqkex-ok: %v (stdout %q)\nserver log:\n%s", err, out, peertest.ReadTail(srv.log))
 	}
 	if got := strings.TrimSpace(string(out)); got != "pqkex-ok" {
 		t.Errorf("echo pqkex-ok printed %q", out)
@@ -177,14 +172,14 @@ func testServerKex(t *testing.T, p serverPeer, kex string) {
 
 	// The peer's side: its own debug output.
 	if p.proof != nil {
-		line, err := waitLogLine(srv.log, p.proof(kex))
+		line, err := peertest.WaitLogLine(srv.log, p.proof(kex))
 		if err != nil {
 			t.Fatalf("%s's log does not show kex %s: %v", p.kind, kex, err)
 		}
 		t.Logf("%s (%s) negotiated %s; client: %s; peer log: %q", p.kind, c.ServerVersion(), kex, a.KeyExchange, line)
 	}
 	if p.login != nil {
-		line, err := waitLogLine(srv.log, p.login)
+		line, err := peertest.WaitLogLine(srv.log, p.login)
 		if err != nil {
 			t.Fatalf("%s's log does not show our login: %v", p.kind, err)
 		}
@@ -204,7 +199,7 @@ func testServerRefuses(t *testing.T, p serverPeer, kex string) {
 	if !strings.Contains(err.Error(), noCommonKex) {
 		t.Fatalf("handshake offering only %s failed, but not for lack of a common kex: %v", kex, err)
 	}
-	line, lerr := waitLogLine(srv.log, p.refusal(kex))
+	line, lerr := peertest.WaitLogLine(srv.log, p.refusal(kex))
 	if lerr != nil {
 		t.Fatalf("%s's log does not show it refusing %s: %v", p.kind, kex, lerr)
 	}

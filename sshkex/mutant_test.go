@@ -50,15 +50,34 @@ type mutant struct {
 	registerOnly bool
 }
 
-// keyLetters edits the key letters (RFC 4253 §7.2) x/crypto derives one
-// direction's IV, cipher key and MAC key with: dir is "server" or
-// "client", letters the three it uses instead.
-func keyLetters(dir string, letters string) edit {
-	old := map[string]string{"server": "BDF", "client": "ACE"}[dir]
-	re := func(l string) string {
-		return fmt.Sprintf(`%sKeys = direction\{\[\]byte\{'%c'\}, \[\]byte\{'%c'\}, \[\]byte\{'%c'\}\}`, dir, l[0], l[1], l[2])
+// keyLetters are the letters (RFC 4253 §7.2) each direction's IV, cipher
+// key and MAC key are derived with.
+var keyLetters = map[string]string{"client": "ACE", "server": "BDF"}
+
+// swappedKeyLetters returns, for each direction and each of its three
+// keys, the mutant that derives that key with the other direction's
+// letter, and the refusal that names the direction and the key that no
+// longer works.
+func swappedKeyLetters() []mutant {
+	var ms []mutant
+	for _, d := range []struct{ dir, other string }{{"server", "client"}, {"client", "server"}} {
+		own, other := keyLetters[d.dir], keyLetters[d.other]
+		re := fmt.Sprintf(`%sKeys = direction\{\[\]byte\{'%c'\}, \[\]byte\{'%c'\}, \[\]byte\{'%c'\}\}`, d.dir, own[0], own[1], own[2])
+		for i, key := range []string{"IV", "cipher key", "MAC key"} {
+			l := []byte(own)
+			l[i] = other[i]
+			want := fmt.Sprintf("the %s's first encrypted packet does not decrypt with IV '%c' and key '%c'", d.dir, own[0], own[1])
+			if key == "MAC key" {
+				want = fmt.Sprintf("the MAC of the %s's first encrypted packet does not verify with key '%c'", d.dir, own[2])
+			}
+			ms = append(ms, mutant{
+				name:  fmt.Sprintf("the %s's %s is derived with the %s's letter %c", d.dir, key, d.other, other[i]),
+				edits: []edit{{"transport.go", re, fmt.Sprintf("%sKeys = direction{[]byte{'%c'}, []byte{'%c'}, []byte{'%c'}}", d.dir, l[0], l[1], l[2])}},
+				want:  want,
+			})
+		}
 	}
-	return edit{"transport.go", re(old), fmt.Sprintf("%sKeys = direction{[]byte{'%c'}, []byte{'%c'}, []byte{'%c'}}", dir, letters[0], letters[1], letters[2])}
+	return ms
 }
 
 // The three lines of the review (issue 29): every key of the server's
@@ -93,7 +112,7 @@ func implementedByAll(method string) string {
 
 const kexIfaceClient = `(\tClient\(p packetConn, rand io\.Reader, magics \*handshakeMagics\) \(\*kexResult, error\)\n)`
 
-var mutants = []mutant{
+var mutants = slices.Concat([]mutant{
 	{
 		name:  "kexAlgorithm gains an exported method (Hash)",
 		edits: []edit{{"kex.go", kexIfaceClient, "${1}\tHash() crypto.Hash\n"}},
@@ -206,36 +225,9 @@ var mutants = []mutant{
 		edits: []edit{serverKeysFromPublicData},
 		want:  "the server's first encrypted packet does not decrypt with IV 'B' and key 'D'",
 	},
-	{
-		name:  "the server's IV is derived with the client's letter A",
-		edits: []edit{keyLetters("server", "ADF")},
-		want:  "the server's first encrypted packet does not decrypt with IV 'B' and key 'D'",
-	},
-	{
-		name:  "the server's cipher key is derived with the client's letter C",
-		edits: []edit{keyLetters("server", "BCF")},
-		want:  "the server's first encrypted packet does not decrypt with IV 'B' and key 'D'",
-	},
-	{
-		name:  "the server's MAC key is derived with the client's letter E",
-		edits: []edit{keyLetters("server", "BDE")},
-		want:  "the MAC of the server's first encrypted packet does not verify with key 'F'",
-	},
-	{
-		name:  "the client's IV is derived with the server's letter B",
-		edits: []edit{keyLetters("client", "BCE")},
-		want:  "the client's first encrypted packet does not decrypt with IV 'A' and key 'C'",
-	},
-	{
-		name:  "the client's cipher key is derived with the server's letter D",
-		edits: []edit{keyLetters("client", "ADE")},
-		want:  "the client's first encrypted packet does not decrypt with IV 'A' and key 'C'",
-	},
-	{
-		name:  "the client's MAC key is derived with the server's letter F",
-		edits: []edit{keyLetters("client", "ACF")},
-		want:  "the MAC of the client's first encrypted packet does not verify with key 'E'",
-	},
+	// (Then each of the six keys derived with the other direction's
+	// letter: swappedKeyLetters.)
+}, swappedKeyLetters(), []mutant{
 	{
 		name:  "key derivation leaves out the session identifier",
 		edits: []edit{{"transport.go", `h\.Write\(r\.SessionID\)`, ""}},
@@ -307,7 +299,7 @@ var mutants = []mutant{
 		},
 		want: "registry (kexAlgoMap) is missing or empty",
 	},
-}
+})
 
 // probeMain registers (with RequireVerifiedXCrypto if an argument is
 // "require"), says how, and then, unless an argument is "register-only",

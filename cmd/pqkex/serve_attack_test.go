@@ -344,27 +344,12 @@ func TestServeKeepaliveHolders(t *testing.T) {
 				continue
 			}
 			held++
-			gone := make(chan struct{})
-			go func() { c.Wait(); close(gone) }()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer c.Close()
-				tick := time.NewTicker(200 * time.Millisecond)
-				defer tick.Stop()
-				for {
-					select {
-					case <-quit:
-						return
-					case <-gone:
-						closed.Add(1)
-						return
-					case <-tick.C:
-						// want-reply false: x/crypto v0.52.0's SendRequest
-						// with a reply spins forever once the connection is
-						// closed. The server sees traffic all the same.
-						c.SendRequest("keepalive@openssh.com", false, nil)
-					}
+				if sshtest.KeepAlive(c, 200*time.Millisecond, quit) {
+					closed.Add(1)
 				}
 			}()
 		}

@@ -52,10 +52,11 @@ func serverCases(m *method) []serverCase {
 		cases = append(cases, c)
 	}
 	return append(cases,
-		serverCase{"init-truncated-string", "RFC 4251 §5; RFC 5656 §4", ExpectAbort, runTruncatedString},
-		serverCase{"second-init", "RFC 5656 §4; OpenSSH PROTOCOL §1.10", ExpectAbort, runSecondInit},
-		serverCase{"ignore-in-strict-kex", "OpenSSH PROTOCOL §1.10", ExpectAbort, runIgnoreInStrictKex},
-		serverCase{"newkeys-before-init", "RFC 4253 §7.3", ExpectAbort, runNewKeysFirst},
+		badInitPacket("init-truncated-string", "RFC 4251 §5; RFC 5656 §4",
+			"SSH_MSG_KEX_ECDH_INIT whose C_INIT length is one more than the bytes that follow", truncatedInit),
+		serverCase{"second-init", "RFC 5656 §4; OpenSSH PROTOCOL §1.10", ExpectAbort, inSession(runSecondInit)},
+		serverCase{"ignore-in-strict-kex", "OpenSSH PROTOCOL §1.10", ExpectAbort, inSession(runIgnoreInStrictKex)},
+		serverCase{"newkeys-before-init", "RFC 4253 §7.3", ExpectAbort, inSession(runNewKeysFirst)},
 		serverCase{"wrong-guess-ignored", "RFC 4253 §7", ExpectComplete, runWrongGuess},
 	)
 }
@@ -63,33 +64,41 @@ func serverCases(m *method) []serverCase {
 // badInit is a case that sends an honest client's C_INIT changed by
 // mutate (which may change its argument) and expects an abort.
 func badInit(id, clause, what string, mutate func(clientInit []byte) []byte) serverCase {
-	return serverCase{id, clause, ExpectAbort, func(ctx context.Context, s *serverChecker, m *method, r *Result) {
+	return badInitPacket(id, clause, what, func(ci []byte) []byte { return sshwire.AppendKexECDHInit(nil, mutate(ci)) })
+}
+
+// badInitPacket is a case that sends, instead of the honest
+// SSH_MSG_KEX_ECDH_INIT, the packet build makes of an honest client's
+// C_INIT (what says what it is), and expects an abort.
+func badInitPacket(id, clause, what string, build func(clientInit []byte) []byte) serverCase {
+	return serverCase{id, clause, ExpectAbort, inSession(func(ss *session, m *method, r *Result) {
+		client := newClient(m, r)
+		if client == nil {
+			return
+		}
+		sendThenDecide(ss, r, what, sshwire.MsgKexECDHReply, build(client.init()))
+	})}
+}
+
+// truncatedInit is SSH_MSG_KEX_ECDH_INIT whose C_INIT string claims one
+// byte more than the message holds.
+func truncatedInit(ci []byte) []byte {
+	p := binary.BigEndian.AppendUint32([]byte{sshwire.MsgKexECDHInit}, uint32(len(ci)+1))
+	return append(p, ci...)
+}
+
+// inSession runs a case on one connection to the server that negotiated
+// m's key exchange, closed when run returns; if none could be opened, r
+// says why the case did not run.
+func inSession(run func(ss *session, m *method, r *Result)) func(ctx context.Context, s *serverChecker, m *method, r *Result) {
+	return func(ctx context.Context, s *serverChecker, m *method, r *Result) {
 		ss := s.open(ctx, m, r, false)
 		if ss == nil {
 			return
 		}
 		defer ss.c.nc.Close()
-		client := newClient(m, r)
-		if client == nil {
-			return
-		}
-		bad := mutate(client.init())
-		if !send(ss, r, sshwire.AppendKexECDHInit(nil, bad)) {
-			return
-		}
-		decide(r, ss.c.next(ss.algs.strict), sshwire.MsgKexECDHReply)
-		r.Detail = "sent " + what + "; got " + r.Detail
-	}}
-}
-
-// sendHonestInit sends SSH_MSG_KEX_ECDH_INIT n times with one honest C_INIT.
-func sendHonestInit(ss *session, m *method, r *Result, n int, before ...[]byte) bool {
-	client := newClient(m, r)
-	if client == nil {
-		return false
+		run(ss, m, r)
 	}
-	init := sshwire.AppendKexECDHInit(nil, client.init())
-	return send(ss, r, append(before, repeat(init, n)...)...)
 }
 
 // newClient is m's client half, or nil with r marked as not run.
@@ -113,44 +122,21 @@ func send(ss *session, r *Result, packets ...[]byte) bool {
 	return true
 }
 
-func repeat(p []byte, n int) [][]byte {
-	out := make([][]byte, n)
-	for i := range out {
-		out[i] = p
-	}
-	return out
-}
-
-// runTruncatedString sends SSH_MSG_KEX_ECDH_INIT whose C_INIT string
-// claims one byte more than the message holds.
-func runTruncatedString(ctx context.Context, s *serverChecker, m *method, r *Result) {
-	ss := s.open(ctx, m, r, false)
-	if ss == nil {
+// sendThenDecide sends packets (what says what they are) and decides r
+// by what the server does next, replyMsg being the answer that accepts
+// them.
+func sendThenDecide(ss *session, r *Result, what string, replyMsg byte, packets ...[]byte) {
+	if !send(ss, r, packets...) {
 		return
 	}
-	defer ss.c.nc.Close()
-	client := newClient(m, r)
-	if client == nil {
-		return
-	}
-	ci := client.init()
-	p := binary.BigEndian.AppendUint32([]byte{sshwire.MsgKexECDHInit}, uint32(len(ci)+1))
-	if !send(ss, r, append(p, ci...)) {
-		return
-	}
-	decide(r, ss.c.next(ss.algs.strict), sshwire.MsgKexECDHReply)
-	r.Detail = "sent SSH_MSG_KEX_ECDH_INIT whose C_INIT length is one more than the bytes that follow; got " + r.Detail
+	decide(r, ss.c.next(ss.algs.strict), replyMsg)
+	r.Detail = "sent " + what + "; got " + r.Detail
 }
 
 // runSecondInit sends the honest SSH_MSG_KEX_ECDH_INIT twice: the server
 // may answer the first (it then switches to the new keys), and must then
 // end the connection instead of answering the second.
-func runSecondInit(ctx context.Context, s *serverChecker, m *method, r *Result) {
-	ss := s.open(ctx, m, r, false)
-	if ss == nil {
-		return
-	}
-	defer ss.c.nc.Close()
+func runSecondInit(ss *session, m *method, r *Result) {
 	client := newClient(m, r)
 	if client == nil {
 		return
@@ -191,39 +177,26 @@ func runSecondInit(ctx context.Context, s *serverChecker, m *method, r *Result) 
 
 // runIgnoreInStrictKex sends SSH_MSG_IGNORE before SSH_MSG_KEX_ECDH_INIT:
 // under strict key exchange the server must end the connection.
-func runIgnoreInStrictKex(ctx context.Context, s *serverChecker, m *method, r *Result) {
-	ss := s.open(ctx, m, r, false)
-	if ss == nil {
-		return
-	}
-	defer ss.c.nc.Close()
+func runIgnoreInStrictKex(ss *session, m *method, r *Result) {
 	if !ss.algs.strict {
 		r.Verdict, r.Detail = NotApplicable, "the server does not offer strict key exchange ("+strictServer+")"
 		return
 	}
-	ignore := sshwire.AppendString([]byte{msgIgnore}, []byte("pqkex check"))
-	if !sendHonestInit(ss, m, r, 1, ignore) {
+	client := newClient(m, r)
+	if client == nil {
 		return
 	}
-	decide(r, ss.c.next(true), sshwire.MsgKexECDHReply)
-	r.Detail = "sent SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange; got " + r.Detail
+	ignore := sshwire.AppendString([]byte{msgIgnore}, []byte("pqkex check"))
+	sendThenDecide(ss, r, "SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange",
+		sshwire.MsgKexECDHReply, ignore, sshwire.AppendKexECDHInit(nil, client.init()))
 }
 
 // runNewKeysFirst sends SSH_MSG_NEWKEYS instead of SSH_MSG_KEX_ECDH_INIT.
-func runNewKeysFirst(ctx context.Context, s *serverChecker, m *method, r *Result) {
-	ss := s.open(ctx, m, r, false)
-	if ss == nil {
-		return
-	}
-	defer ss.c.nc.Close()
-	if !send(ss, r, []byte{msgNewKeys}) {
-		return
-	}
-	decide(r, ss.c.next(ss.algs.strict), msgNewKeys)
+func runNewKeysFirst(ss *session, m *method, r *Result) {
+	sendThenDecide(ss, r, "SSH_MSG_NEWKEYS instead of SSH_MSG_KEX_ECDH_INIT", msgNewKeys, []byte{msgNewKeys})
 	if r.Verdict == Accepted {
 		r.Verdict = Replied
 	}
-	r.Detail = "sent SSH_MSG_NEWKEYS instead of SSH_MSG_KEX_ECDH_INIT; got " + r.Detail
 }
 
 // guessName is a key exchange no server has: a KEXINIT that lists it

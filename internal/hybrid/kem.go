@@ -3,6 +3,7 @@ package hybrid
 import (
 	"crypto/fips140"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -148,4 +149,27 @@ func readM(m *[32]byte, r io.Reader) error {
 // errSeedSize is NewDecapsulationKey's error for a seed of the wrong size.
 func errSeedSize(k KEM, seed []byte) error {
 	return fmt.Errorf("%s seed has %d bytes, want 64", k.Name(), len(seed))
+}
+
+// copyOut copies a ciphertext and shared key into the caller's buffers and
+// clears the source's copy of the key.
+func copyOut(ct, k, c, kk []byte) error {
+	defer clear(kk)
+	if len(c) != len(ct) || len(kk) != len(k) {
+		return errors.New("hybrid: unexpected KEM output size")
+	}
+	copy(ct, c)
+	copy(k, kk)
+	return nil
+}
+
+// decapsulated copies the shared key kk that an implementation's
+// Decapsulate returned to k and clears kk. err can only be a wrong
+// ciphertext length, which the caller excludes.
+func decapsulated(k, kk []byte, err error) {
+	if err != nil {
+		panic("hybrid: " + err.Error())
+	}
+	copy(k, kk)
+	clear(kk)
 }

@@ -133,11 +133,7 @@ func (d *circlDK) Decapsulate(k, ct []byte) {
 	circlCalls.Add(1)
 	defer ResetUpperState()
 	kk, err := d.s.Decapsulate(d.sk, ct)
-	if err != nil { // only for a wrong length, which the caller excludes
-		panic("hybrid: " + err.Error())
-	}
-	copy(k, kk)
-	clear(kk)
+	decapsulated(k, kk, err)
 }
 
 // Clear overwrites z and H(ek) and drops the rest (circl's key cannot be

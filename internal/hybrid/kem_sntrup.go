@@ -93,11 +93,7 @@ func (d *sntrupDK) EncapsulationKey(dst []byte) { copy(dst, d.dk.EncapsulationKe
 
 func (d *sntrupDK) Decapsulate(k, ct []byte) {
 	kk, err := d.dk.Decapsulate(ct)
-	if err != nil { // only for a wrong length, which the caller excludes
-		panic("hybrid: " + err.Error())
-	}
-	copy(k, kk)
-	clear(kk)
+	decapsulated(k, kk, err)
 }
 
 // Clear overwrites the key (its encoding, transforms and rho hash).

@@ -4,7 +4,6 @@ import (
 	"crypto"
 	"crypto/mlkem"
 	"crypto/mlkem/mlkemtest"
-	"errors"
 	"io"
 )
 
@@ -24,25 +23,27 @@ type stdKEM struct {
 }
 
 var (
-	stdKEM768 = stdKEM{
-		name: "ML-KEM-768", ekSize: mlkem.EncapsulationKeySize768, ctSize: mlkem.CiphertextSize768,
-		generate: func() (crypto.Decapsulator, error) { return decapsulator(mlkem.GenerateKey768()) },
-		fromSeed: func(s []byte) (crypto.Decapsulator, error) { return decapsulator(mlkem.NewDecapsulationKey768(s)) },
-		parse:    func(ek []byte) (crypto.Encapsulator, error) { return encapsulator(mlkem.NewEncapsulationKey768(ek)) },
-		derandomized: func(ek crypto.Encapsulator, m []byte) ([]byte, []byte, error) {
-			return mlkemtest.Encapsulate768(ek.(*mlkem.EncapsulationKey768), m)
-		},
-	}
-	stdKEM1024 = stdKEM{
-		name: "ML-KEM-1024", ekSize: mlkem.EncapsulationKeySize1024, ctSize: mlkem.CiphertextSize1024,
-		generate: func() (crypto.Decapsulator, error) { return decapsulator(mlkem.GenerateKey1024()) },
-		fromSeed: func(s []byte) (crypto.Decapsulator, error) { return decapsulator(mlkem.NewDecapsulationKey1024(s)) },
-		parse:    func(ek []byte) (crypto.Encapsulator, error) { return encapsulator(mlkem.NewEncapsulationKey1024(ek)) },
-		derandomized: func(ek crypto.Encapsulator, m []byte) ([]byte, []byte, error) {
-			return mlkemtest.Encapsulate1024(ek.(*mlkem.EncapsulationKey1024), m)
-		},
-	}
+	stdKEM768 = newStdKEM("ML-KEM-768", mlkem.EncapsulationKeySize768, mlkem.CiphertextSize768,
+		mlkem.GenerateKey768, mlkem.NewDecapsulationKey768, mlkem.NewEncapsulationKey768, mlkemtest.Encapsulate768)
+	stdKEM1024 = newStdKEM("ML-KEM-1024", mlkem.EncapsulationKeySize1024, mlkem.CiphertextSize1024,
+		mlkem.GenerateKey1024, mlkem.NewDecapsulationKey1024, mlkem.NewEncapsulationKey1024, mlkemtest.Encapsulate1024)
 )
+
+// newStdKEM is a parameter set of crypto/mlkem, given by its typed
+// functions.
+func newStdKEM[DK crypto.Decapsulator, EK crypto.Encapsulator](name string, ekSize, ctSize int,
+	generate func() (DK, error), fromSeed func(seed []byte) (DK, error), parse func(ek []byte) (EK, error),
+	derandomized func(ek EK, m []byte) (k, ct []byte, err error)) stdKEM {
+	return stdKEM{
+		name: name, ekSize: ekSize, ctSize: ctSize,
+		generate: func() (crypto.Decapsulator, error) { return decapsulator(generate()) },
+		fromSeed: func(s []byte) (crypto.Decapsulator, error) { return decapsulator(fromSeed(s)) },
+		parse:    func(ek []byte) (crypto.Encapsulator, error) { return encapsulator(parse(ek)) },
+		derandomized: func(ek crypto.Encapsulator, m []byte) ([]byte, []byte, error) {
+			return derandomized(ek.(EK), m)
+		},
+	}
+}
 
 // decapsulator and encapsulator turn a typed result into an interface
 // without wrapping a nil pointer.
@@ -124,24 +125,8 @@ func (d *stdDK) EncapsulationKey(dst []byte) { copy(dst, d.dk.Encapsulator().Byt
 
 func (d *stdDK) Decapsulate(k, ct []byte) {
 	kk, err := d.dk.Decapsulate(ct)
-	if err != nil { // only for a wrong length, which the caller excludes
-		panic("hybrid: " + err.Error())
-	}
-	copy(k, kk)
-	clear(kk)
+	decapsulated(k, kk, err)
 }
 
 // Clear drops the key; crypto/mlkem offers no way to overwrite it.
 func (d *stdDK) Clear() { d.dk = nil }
-
-// copyOut copies a ciphertext and shared key into the caller's buffers and
-// clears the source's copy of the key.
-func copyOut(ct, k, c, kk []byte) error {
-	defer clear(kk)
-	if len(c) != len(ct) || len(kk) != len(k) {
-		return errors.New("hybrid: unexpected KEM output size")
-	}
-	copy(ct, c)
-	copy(k, kk)
-	return nil
-}

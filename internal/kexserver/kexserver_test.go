@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -279,15 +278,6 @@ func TestAcceptRetry(t *testing.T) {
 	}
 }
 
-// openFDs counts the process's open descriptors (Linux), or returns -1.
-func openFDs() int {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	return len(entries)
-}
-
 // TestLoad runs thousands of handshakes, dozens at a time, some abandoned
 // halfway and some running a command, then checks that goroutines,
 // descriptors and heap come back to where they were.
@@ -296,13 +286,7 @@ func TestLoad(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		total = 200
 	}
-	if err := sshkex.Register(); err != nil {
-		t.Fatal(err)
-	}
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	goroutines, fds := runtime.NumGoroutine(), openFDs()
+	before := baseline(t)
 
 	func() {
 		s, cfg := start(t, func(s *Server) { s.MaxStartups, s.MaxConns, s.IdleTimeout = 2*workers, 2*workers, 5*time.Second })
@@ -356,20 +340,7 @@ func TestLoad(t *testing.T) {
 
 	// Goroutines and descriptors: back to the baseline (the server is
 	// still listening until cleanup: one descriptor, one goroutine).
-	if !waitFor(10*time.Second, func() bool { return runtime.NumGoroutine() <= goroutines+1 }) {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after the load, %d before:\n%s", runtime.NumGoroutine(), goroutines, buf[:runtime.Stack(buf, true)])
-	}
-	if fds >= 0 && !waitFor(10*time.Second, func() bool { return openFDs() <= fds+1 }) {
-		t.Errorf("%d descriptors open after the load, %d before", openFDs(), fds)
-	}
-	runtime.GC()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	const slack = 16 << 20
-	if after.HeapInuse > before.HeapInuse+slack {
-		t.Errorf("heap in use %d MiB after the load, %d MiB before", after.HeapInuse>>20, before.HeapInuse>>20)
-	}
+	after := before.checkReturned(t, "load", 10*time.Second, 1)
 	t.Logf("goroutines %d -> %d, descriptors %d -> %d, heap in use %d -> %d KiB",
-		goroutines, runtime.NumGoroutine(), fds, openFDs(), before.HeapInuse>>10, after.HeapInuse>>10)
+		before.goroutines, after.goroutines, before.fds, after.fds, before.heap>>10, after.heap>>10)
 }

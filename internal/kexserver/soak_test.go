@@ -3,6 +3,7 @@ package kexserver
 import (
 	"encoding/binary"
 	"io"
+	"net"
 	"os"
 	"runtime"
 	"slices"
@@ -15,7 +16,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/pqkex/pqkex/internal/sshtest"
-	"github.com/pqkex/pqkex/sshkex"
 )
 
 // soakEnv sets the soak test's duration (a time.Duration, at most 5m);
@@ -46,13 +46,7 @@ func TestSoak(t *testing.T) {
 	if err != nil || d <= 0 || d > 5*time.Minute {
 		t.Skipf("set %s to a duration up to 5m to run the soak test (.ci/run does)", soakEnv)
 	}
-	if err := sshkex.Register(); err != nil {
-		t.Fatal(err)
-	}
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	goroutines, fds := runtime.NumGoroutine(), openFDs()
+	before := baseline(t)
 
 	var logMu sync.Mutex
 	var logLines []string
@@ -89,15 +83,18 @@ func TestSoak(t *testing.T) {
 			}
 		}
 		login := func(src string, cfg *ssh.ClientConfig) (*ssh.Client, error) { return sshtest.LoginFrom(src, addr, cfg) }
+		// loopLogin runs n loops that log in from src and use each
+		// connection (connected); loopDial does the same with bare
+		// connections.
+		loopLogin := func(n int, src string, use func(c *ssh.Client)) {
+			loop(n, connected(sleep, func() (*ssh.Client, error) { return login(src, cfg) }, use))
+		}
+		loopDial := func(n int, src string, use func(nc net.Conn)) {
+			loop(n, connected(sleep, func() (net.Conn, error) { return dialSource(src, addr) }, use))
+		}
 
 		// Channel flooders.
-		loop(2, func() {
-			c, err := login("127.0.0.3", cfg)
-			if err != nil {
-				sleep(200 * time.Millisecond)
-				return
-			}
-			defer c.Close()
+		loopLogin(2, "127.0.0.3", func(c *ssh.Client) {
 			stop := time.After(5 * time.Second)
 			for range 16 {
 				ch, reqs, err := c.OpenChannel("session", nil)
@@ -122,53 +119,21 @@ func TestSoak(t *testing.T) {
 			}
 		})
 		// Connections that never speak.
-		loop(40, func() {
-			nc, err := dialSource("127.0.0.5", addr)
-			if err != nil {
-				sleep(200 * time.Millisecond)
-				return
-			}
-			defer nc.Close()
+		loopDial(40, "127.0.0.5", func(nc net.Conn) {
 			nc.SetReadDeadline(end)
 			io.Copy(io.Discard, nc)
 			sleep(100 * time.Millisecond)
 		})
 		// Keepalive holders.
 		for _, src := range []string{"127.0.0.4", "127.0.0.6"} {
-			loop(24, func() {
-				c, err := login(src, cfg)
-				if err != nil {
+			loopLogin(24, src, func(c *ssh.Client) {
+				if sshtest.KeepAlive(c, 500*time.Millisecond, quit) {
 					sleep(200 * time.Millisecond)
-					return
-				}
-				defer c.Close()
-				gone := make(chan struct{})
-				go func() { c.Wait(); close(gone) }()
-				tick := time.NewTicker(500 * time.Millisecond)
-				defer tick.Stop()
-				for {
-					select {
-					case <-quit:
-						return
-					case <-gone:
-						sleep(200 * time.Millisecond)
-						return
-					case <-tick.C:
-						// Not want-reply: x/crypto v0.52.0's SendRequest
-						// spins if the connection closes while it waits.
-						c.SendRequest("keepalive@openssh.com", false, nil)
-					}
 				}
 			})
 		}
 		// Log injection.
-		loop(1, func() {
-			nc, err := dialSource("127.0.0.7", addr)
-			if err != nil {
-				sleep(200 * time.Millisecond)
-				return
-			}
-			defer nc.Close()
+		loopDial(1, "127.0.0.7", func(nc net.Conn) {
 			nc.SetDeadline(time.Now().Add(5 * time.Second))
 			io.WriteString(nc, "SSH-2.0-evil\x1b[2J\r\n")
 			nc.Write(soakKexinit("nope\n2099/01/01 00:00:00 forged\r\n"))
@@ -227,19 +192,7 @@ func TestSoak(t *testing.T) {
 		}
 		s.Close() // (the cleanup's Close is then a no-op)
 	}()
-	if !waitFor(15*time.Second, func() bool { return runtime.NumGoroutine() <= goroutines }) {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after the soak, %d before:\n%s", runtime.NumGoroutine(), goroutines, buf[:runtime.Stack(buf, true)])
-	}
-	if fds >= 0 && !waitFor(15*time.Second, func() bool { return openFDs() <= fds }) {
-		t.Errorf("%d descriptors open after the soak, %d before", openFDs(), fds)
-	}
-	runtime.GC()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	if after.HeapInuse > before.HeapInuse+16<<20 {
-		t.Errorf("heap in use %d MiB after the soak, %d MiB before", after.HeapInuse>>20, before.HeapInuse>>20)
-	}
+	after := before.checkReturned(t, "soak", 15*time.Second, 0)
 
 	logMu.Lock()
 	defer logMu.Unlock()
@@ -269,13 +222,28 @@ func TestSoak(t *testing.T) {
 		t.Error("no honest client served")
 	}
 	t.Logf("%v: %d honest clients served (%d retries), latency p50 %v p99 %v max %v; peak heap in use %d MiB (before %d MiB, after %d MiB); goroutines %d -> %d, descriptors %d -> %d; %d log lines",
-		d, honestOK.Load(), honestRetries.Load(), pct(50), pct(99), pct(100), peakHeap.Load()>>20, before.HeapInuse>>20, after.HeapInuse>>20,
-		goroutines, runtime.NumGoroutine(), fds, openFDs(), len(logLines))
+		d, honestOK.Load(), honestRetries.Load(), pct(50), pct(99), pct(100), peakHeap.Load()>>20, before.heap>>20, after.heap>>20,
+		before.goroutines, after.goroutines, before.fds, after.fds, len(logLines))
 	for _, l := range logLines {
 		if strings.Contains(l, "not logged one by one") {
 			t.Logf("e.g. %s", l)
 			break
 		}
+	}
+}
+
+// connected returns a loop body that connects and uses the connection,
+// closed when use returns; after a failed connection it waits 200 ms
+// (with sleep, which returns early when the soak ends).
+func connected[C io.Closer](sleep func(time.Duration), connect func() (C, error), use func(C)) func() {
+	return func() {
+		c, err := connect()
+		if err != nil {
+			sleep(200 * time.Millisecond)
+			return
+		}
+		defer c.Close()
+		use(c)
 	}
 }
 

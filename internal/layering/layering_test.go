@@ -69,9 +69,10 @@ const rules = `
 	METHODS, sntrup761, internal/hybrid, internal/kat, internal/vecarith, internal/sshwire,
 	internal/kexserver, internal/conformance, sshkex, vectors, CIRCL, XCRYPTO, XSSH < cmd/pqkex;
 
-	# Test machinery (importing package testing): a timing harness, and the
-	# loopback servers and keys several packages' tests share.
-	NONE < internal/dudect;
+	# Test machinery (importing package testing): a timing harness, the
+	# loopback servers and keys several packages' tests share, and the real
+	# SSH peers that the interop and examples tests run.
+	NONE < internal/dudect, internal/peertest;
 	XSSH < internal/sshtest;
 
 	# Fuzzing tools: what the targets and the tools share about corpus

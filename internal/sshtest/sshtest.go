@@ -1,8 +1,8 @@
 // Package sshtest holds the loopback servers and keys that the tests of
 // several packages share: a listener that hands every connection to a
 // function, an x/crypto/ssh server that completes handshakes and refuses
-// every channel, "pqkex serve" started from a built binary, and Ed25519
-// host keys. It is test machinery: only tests import it. Nothing here is
+// every channel, clients from a chosen loopback source and keepalives,
+// "pqkex serve" started from a built binary, and Ed25519 host keys. It is test machinery: only tests import it. Nothing here is
 // secret beyond the lifetime of a test.
 package sshtest
 
@@ -100,6 +100,28 @@ func LoginFrom(src, addr string, cfg *ssh.ClientConfig) (*ssh.Client, error) {
 	}
 	nc.SetDeadline(time.Time{})
 	return ssh.NewClient(c, chans, reqs), nil
+}
+
+// KeepAlive sends a keepalive@openssh.com global request on c every
+// interval until quit is closed or c's connection ends, and reports
+// whether it ended. The requests do not want a reply: x/crypto v0.52.0's
+// SendRequest spins if the connection closes while it waits for one. The
+// server sees traffic all the same.
+func KeepAlive(c *ssh.Client, interval time.Duration, quit <-chan struct{}) (ended bool) {
+	gone := make(chan struct{})
+	go func() { c.Wait(); close(gone) }()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-quit:
+			return false
+		case <-gone:
+			return true
+		case <-tick.C:
+			c.SendRequest("keepalive@openssh.com", false, nil)
+		}
+	}
 }
 
 // HostKey returns a new Ed25519 signer.

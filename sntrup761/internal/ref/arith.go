@@ -75,13 +75,7 @@ func recipQ(a int16) int16 {
 // R3Mult returns f*g in R/3 = F_3[x]/(x^p - x - 1) by schoolbook
 // multiplication followed by reduction modulo x^p - x - 1.
 func R3Mult(f, g *[P]int8) (h [P]int8) {
-	var fg [2*P - 1]int32
-	for i := range P {
-		for j := range P {
-			fg[i+j] += int32(f[i]) * int32(g[j])
-		}
-	}
-	reduceModXpX1(fg[:])
+	fg := smallProduct(f, g)
 	for i := range P {
 		h[i] = Freeze3(fg[i])
 	}
@@ -90,17 +84,25 @@ func R3Mult(f, g *[P]int8) (h [P]int8) {
 
 // RqMultSmall returns f*g in R/q for f in R/q and small g.
 func RqMultSmall(f *[P]int16, g *[P]int8) (h [P]int16) {
-	var fg [2*P - 1]int32
+	fg := smallProduct(f, g)
+	for i := range P {
+		h[i] = FreezeQ(fg[i])
+	}
+	return h
+}
+
+// smallProduct returns the schoolbook product f*g with g small, reduced
+// modulo x^p - x - 1 into fg[:P] but not modulo 3 or q: with |g_j| <= 1
+// its coefficients are at most 3*P*max|f_i| in absolute value (each
+// takes at most two folded ones), far from overflowing int32.
+func smallProduct[T int8 | int16](f *[P]T, g *[P]int8) (fg [2*P - 1]int32) {
 	for i := range P {
 		for j := range P {
 			fg[i+j] += int32(f[i]) * int32(g[j])
 		}
 	}
 	reduceModXpX1(fg[:])
-	for i := range P {
-		h[i] = FreezeQ(fg[i])
-	}
-	return h
+	return fg
 }
 
 // RqMult returns f*g in R/q for two elements of R/q. The products are
@@ -166,18 +168,7 @@ func R3Recip(in *[P]int8) (out [P]int8, ok int32) {
 		v[0] = 0
 
 		sign := -g[0] * f[0] // in F_3, f[0] = ±1 so 1/f[0] = f[0]
-		swap := negativeMask(-delta) & nonzeroMask(g[0])
-		delta ^= swap & (delta ^ -delta)
-		delta++
-
-		for i := range P + 1 {
-			t := swap & (f[i] ^ g[i])
-			f[i] ^= t
-			g[i] ^= t
-			t = swap & (v[i] ^ r[i])
-			v[i] ^= t
-			r[i] ^= t
-		}
+		delta = swapStep(delta, &f, &g, &v, &r)
 		for i := range P + 1 {
 			g[i] = int32(Freeze3(g[i] + sign*f[i]))
 			r[i] = int32(Freeze3(r[i] + sign*v[i]))
@@ -191,6 +182,23 @@ func R3Recip(in *[P]int8) (out [P]int8, ok int32) {
 		out[i] = int8(sign * v[P-1-i])
 	}
 	return out, nonzeroMask(delta)
+}
+
+// swapStep is the first half of a divstep, shared by R3Recip and
+// rqRecip: if delta > 0 and g[0] != 0 it swaps f with g and v with r and
+// negates delta, by masks; it returns delta + 1.
+func swapStep(delta int32, f, g, v, r *[P + 1]int32) int32 {
+	swap := negativeMask(-delta) & nonzeroMask(g[0])
+	delta ^= swap & (delta ^ -delta)
+	for i := range P + 1 {
+		t := swap & (f[i] ^ g[i])
+		f[i] ^= t
+		g[i] ^= t
+		t = swap & (v[i] ^ r[i])
+		v[i] ^= t
+		r[i] ^= t
+	}
+	return delta + 1
 }
 
 // RqRecip3 returns 1/(3f) in R/q for small f. R/q is a field for sntrup761
@@ -224,18 +232,7 @@ func rqRecip(in *[P]int16, scale int16) (out [P]int16, ok int32) {
 		copy(v[1:], v[:P]) // v = x*v
 		v[0] = 0
 
-		swap := negativeMask(-delta) & nonzeroMask(g[0])
-		delta ^= swap & (delta ^ -delta)
-		delta++
-
-		for i := range P + 1 {
-			t := swap & (f[i] ^ g[i])
-			f[i] ^= t
-			g[i] ^= t
-			t = swap & (v[i] ^ r[i])
-			v[i] ^= t
-			r[i] ^= t
-		}
+		delta = swapStep(delta, &f, &g, &v, &r)
 		f0, g0 := f[0], g[0]
 		for i := range P + 1 {
 			g[i] = int32(FreezeQ(f0*g[i] - g0*f[i]))
