@@ -25,6 +25,7 @@ type runOpts struct {
 	grace       time.Duration
 	progress    io.Writer // gets a progress line every progressDur
 	progressDur time.Duration
+	check       time.Duration // how often the CPU time is read; 0 for every second
 }
 
 // runResult is what a run reports.
@@ -132,7 +133,11 @@ func fuzz(t target, binary string, o runOpts, log io.Writer, stop <-chan struct{
 	go func() { <-done; exited <- cmd.Wait() }()
 
 	pgid := cmd.Process.Pid
-	tick := time.NewTicker(time.Second)
+	every := o.check
+	if every <= 0 {
+		every = time.Second
+	}
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var interruptedAt time.Time
 	lastProgress := start

@@ -17,7 +17,7 @@ func fakeRun(t *testing.T, mode string) (*runResult, string) {
 	dir := t.TempDir()
 	tg := target{Pkg: "example.com/m/p", Dir: dir, Rel: "p", Name: "FuzzX"}
 	var log strings.Builder
-	o := runOpts{budget: 300 * time.Millisecond, parallel: 2, nice: 0, cacheRoot: t.TempDir(), grace: 2 * time.Second}
+	o := runOpts{budget: 300 * time.Millisecond, parallel: 2, nice: 0, cacheRoot: t.TempDir(), grace: time.Second, check: 100 * time.Millisecond}
 	res, err := fuzz(tg, os.Args[0], o, &log, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -32,8 +32,8 @@ func TestFuzzBudget(t *testing.T) {
 	if status != "ok" || !res.StoppedByBudget || res.Interrupted {
 		t.Errorf("status %s, stopped by budget %v", status, res.StoppedByBudget)
 	}
-	// Stopped once the budget was spent, checked every second.
-	if res.CPU < 300*time.Millisecond || res.CPU > 3*time.Second {
+	// Stopped once the budget was spent, checked every 100 ms.
+	if res.CPU < 300*time.Millisecond || res.CPU > 1500*time.Millisecond {
 		t.Errorf("CPU time %v for a budget of 300ms", res.CPU)
 	}
 	if res.Baseline != 7 || res.Execs < 1000 || res.Execs%1000 != 0 || res.NewInteresting != 3 {
@@ -79,7 +79,7 @@ func TestFuzzInterrupted(t *testing.T) {
 	tg := target{Pkg: "example.com/m/p", Dir: t.TempDir(), Rel: "p", Name: "FuzzX"}
 	stop := make(chan struct{})
 	close(stop)
-	o := runOpts{budget: time.Hour, parallel: 1, cacheRoot: t.TempDir(), grace: 2 * time.Second}
+	o := runOpts{budget: time.Hour, parallel: 1, cacheRoot: t.TempDir(), grace: time.Second, check: 100 * time.Millisecond}
 	res, err := fuzz(tg, os.Args[0], o, io.Discard, stop)
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ func burnLeader() {
 //	race   on SIGINT fails with only "context canceled" (golang/go#75804)
 //	crash  fails at once with a failing input, as a finding
 //	exit   exits 1 at once without a failing input
-//	deaf   ignores SIGINT (the runner must kill it)
+//	deaf   does not end on SIGINT (the runner must kill it)
 //
 // or, for replay-pass and replay-fail, how a replay of one input ends,
 // and for list-inputs what go test -v prints of a replay.
@@ -106,15 +106,14 @@ func fakeFuzzer(mode string) int {
 		return 2
 	}
 	sig := make(chan os.Signal, 1)
-	if mode == "deaf" {
-		signal.Ignore(os.Interrupt)
-	} else {
-		signal.Notify(sig, os.Interrupt)
-	}
+	signal.Notify(sig, os.Interrupt)
 	execs := 0
 	for {
 		select {
 		case <-sig:
+			if mode == "deaf" { // does not stop, but stops burning CPU while the runner waits
+				select {}
+			}
 			fmt.Printf("fuzz: elapsed: 1s, execs: %d (0/sec), new interesting: 3 (total: 10)\n", execs)
 			if mode == "race" {
 				fmt.Println("--- FAIL: FuzzX (1.02s)\n    context canceled\nFAIL")
