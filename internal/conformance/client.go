@@ -312,6 +312,7 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 		return idx, r, ""
 	}
 	defer clear(k)
+	defer clear(t.kSigned)
 	if err := c.write(t.replyMsg); err != nil {
 		r.Verdict, r.Detail = NotRun, "sending SSH_MSG_KEX_ECDH_REPLY: "+err.Error()
 		return idx, r, ""
@@ -321,13 +322,14 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 		return idx, r, ""
 	}
 	ev = c.next(algs.strict)
-	if p.cs.expect != ExpectComplete {
-		decide(&r.Result, ev, msgNewKeys)
+	if p.cs.session == nil {
+		judgeRejection(c, algs, t, H, ev, &r.Result)
 		r.Detail = "sent " + p.cs.what + "; got " + r.Detail
 		return idx, r, ""
 	}
-	// The honest case: the client's SSH_MSG_NEWKEYS, then its first
-	// encrypted packet under keys from K and H.
+	// The honest exchange, and the cases that need it to complete first:
+	// the client's SSH_MSG_NEWKEYS, then its first encrypted packet under
+	// keys from K and H.
 	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
 		decide(&r.Result, ev, msgNewKeys)
 		r.Verdict = Failed
@@ -335,31 +337,131 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 		return idx, r, ""
 	}
 	if algs.strict {
-		c.readSeq = 0
+		c.readSeq, c.writeSeq = 0, 0
 	}
 	if c.in, err = sshwire.NewPacketCipher(algs.cipherCS, algs.macCS, p.m.hash, k, H, H, sshwire.ClientToServer); err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return idx, r, ""
 	}
-	ev = c.next(false)
-	switch {
-	case ev.kind == evPacket && ev.payload[0] == msgServiceRequest:
-	case ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth):
-		r.Verdict, r.Detail = Failed, "the client's first encrypted packet does not authenticate under the client-to-server keys derived from K and H (RFC 4253 §7.2)"
+	if c.out, err = sshwire.NewPacketCipher(algs.cipherSC, algs.macSC, p.m.hash, k, H, H, sshwire.ServerToClient); err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
 		return idx, r, ""
-	default:
-		r.Verdict, r.Detail = Failed, "after SSH_MSG_NEWKEYS the client sent "+describe(ev)+", not SSH_MSG_SERVICE_REQUEST"
-		return idx, r, ""
+	}
+	p.cs.session(c, algs, &r.Result)
+	c.write(disconnectMsg(11, "pqkex check: case complete"))
+	return idx, r, ""
+}
+
+// judgeRejection decides a case whose reply the client must refuse (or,
+// for ExpectEither, may take) from ev, what the client did after our
+// KEX_ECDH_REPLY and SSH_MSG_NEWKEYS. SSH_MSG_NEWKEYS alone does not
+// show the client took the reply: some clients (libssh 0.12) send it
+// before they check the host key signature and abort after. So on
+// SSH_MSG_NEWKEYS the next packet decides, read under the keys of the K
+// and H that the reply was signed with (the keys a client that skipped
+// the check derives): a packet is going on (Accepted), an end of the
+// connection is a refusal, later than it could be (noted in the detail).
+func judgeRejection(c *conn, algs algorithms, t *transcript, H []byte, ev event, r *Result) {
+	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
+		decide(r, ev, msgNewKeys)
+		return
 	}
 	if algs.strict {
-		c.writeSeq = 0
+		c.readSeq = 0
 	}
-	if c.out, err = sshwire.NewPacketCipher(algs.cipherSC, algs.macSC, p.m.hash, k, H, H, sshwire.ServerToClient); err == nil {
-		c.write(disconnectMsg(11, "pqkex check: case complete"))
+	in, err := sshwire.NewPacketCipher(algs.cipherCS, algs.macCS, t.m.hash, t.kSigned, H, H, sshwire.ClientToServer)
+	if err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return
+	}
+	c.in = in
+	next := c.next(false)
+	switch {
+	case next.kind == evPacket:
+		r.Verdict = Accepted
+		r.Detail = "SSH_MSG_NEWKEYS, then " + describe(next) + " under the keys of the K the reply was signed with: the client went on"
+	case next.kind == evMalformed && errors.Is(next.err, sshwire.ErrPacketAuth):
+		r.Verdict = Accepted
+		r.Detail = "SSH_MSG_NEWKEYS, then an encrypted packet (not under the keys of the K the reply was signed with): the client went on"
+	default:
+		decide(r, next, msgNewKeys)
+		r.Detail = "SSH_MSG_NEWKEYS, then " + r.Detail + " before any packet under the new keys"
+		if r.Verdict == Rejected || r.Verdict == Closed {
+			r.Note = "a late refusal: the client sent SSH_MSG_NEWKEYS before it had checked the reply, then ended the connection before using the new keys"
+		}
+	}
+}
+
+// readServiceRequest reads the client's first packet under the new keys,
+// which must be SSH_MSG_SERVICE_REQUEST protected with the
+// client-to-server keys from K and H; otherwise it records the failure in
+// r and returns false.
+func readServiceRequest(c *conn, r *Result) bool {
+	ev := c.next(false)
+	switch {
+	case ev.kind == evPacket && ev.payload[0] == msgServiceRequest:
+		return true
+	case ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth):
+		r.Verdict, r.Detail = Failed, "the client's first encrypted packet does not authenticate under the client-to-server keys derived from K and H (RFC 4253 §7.2)"
+	default:
+		r.Verdict, r.Detail = Failed, "after SSH_MSG_NEWKEYS the client sent "+describe(ev)+", not SSH_MSG_SERVICE_REQUEST"
+	}
+	return false
+}
+
+// serviceAcceptMsg is SSH_MSG_SERVICE_ACCEPT for ssh-userauth (RFC 4253 §10).
+var serviceAcceptMsg = sshwire.AppendString([]byte{msgServiceAccept}, []byte("ssh-userauth"))
+
+// honestSession is the honest case after the key exchange: the client's
+// SSH_MSG_SERVICE_REQUEST under the client-to-server keys, our
+// SSH_MSG_SERVICE_ACCEPT under the server-to-client keys, and the
+// client's next message, SSH_MSG_USERAUTH_REQUEST (RFC 4252 §5), which a
+// client sends only once it has decrypted and authenticated the accept:
+// one that could not (server-to-client keys not derived from K and H, as
+// RFC 4253 §7.2 requires) ends the connection instead. That the client
+// checks the packet's MAC at all is shown by the case packet-tampered,
+// which sends the same accept with one bit of its MAC flipped.
+func honestSession(c *conn, algs algorithms, r *Result) {
+	if !readServiceRequest(c, r) {
+		return
+	}
+	if err := c.write(serviceAcceptMsg); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending SSH_MSG_SERVICE_ACCEPT: "+err.Error()
+		return
+	}
+	ev := c.next(false)
+	if ev.kind != evPacket || ev.payload[0] != msgUserAuthRequest {
+		r.Verdict, r.Detail = Failed, "to our SSH_MSG_SERVICE_ACCEPT, protected with the server-to-client keys from K and H, the client answered "+
+			describe(ev)+", not SSH_MSG_USERAUTH_REQUEST: it did not derive those keys as RFC 4253 §7.2 says"
+		return
 	}
 	r.Verdict = Completed
-	r.Detail = fmt.Sprintf("the client accepted the %s signature over H, sent SSH_MSG_NEWKEYS and an SSH_MSG_SERVICE_REQUEST protected with keys from K and H (%s)", algs.hostKey, algs.cipherCS)
-	return idx, r, ""
+	r.Detail = fmt.Sprintf("the client accepted the %s signature over H; it sent SSH_MSG_NEWKEYS and SSH_MSG_SERVICE_REQUEST protected with "+
+		"the client-to-server keys from K and H, and answered our SSH_MSG_SERVICE_ACCEPT under the server-to-client keys (%s) "+
+		"with SSH_MSG_USERAUTH_REQUEST", algs.hostKey, algs.cipherSC)
+}
+
+// tamperedSession is the case packet-tampered after the key exchange: as
+// honestSession, but the SSH_MSG_SERVICE_ACCEPT has the last bit of its
+// MAC (or AEAD tag) flipped, which the client must not take.
+func tamperedSession(c *conn, algs algorithms, r *Result) {
+	if !readServiceRequest(c, r) {
+		r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
+		return
+	}
+	p := c.out.Seal(c.writeSeq, serviceAcceptMsg)
+	c.writeSeq++
+	p[len(p)-1] ^= 1
+	if _, err := c.nc.Write(p); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_ACCEPT: "+err.Error()
+		return
+	}
+	ev := c.next(false)
+	decide(r, ev, msgUserAuthRequest)
+	if r.Verdict == Replied {
+		r.Verdict = Accepted
+	}
+	r.Detail = "sent SSH_MSG_SERVICE_ACCEPT with one bit of its MAC flipped (" + algs.cipherSC + "); got " + r.Detail
 }
 
 // transcript is what goes into the exchange hash of one connection, and
@@ -373,6 +475,7 @@ type transcript struct {
 	shown        ssh.Signer          // K_S
 	signer       ssh.AlgorithmSigner // signs H
 	replyMsg     []byte
+	kSigned      []byte // the K that H was computed with (secret)
 }
 
 // sign builds KEX_ECDH_REPLY with S_REPLY qs and H computed with kHashed
@@ -380,6 +483,7 @@ type transcript struct {
 func (t *transcript) sign(qs, kHashed []byte) ([]byte, error) {
 	ks := t.shown.PublicKey().Marshal()
 	H := kexhash.ExchangeHash(t.m.hash, []byte(t.peer), []byte(version), t.theirs, t.ours, ks, t.qc, qs, kHashed)
+	t.kSigned = append(t.kSigned[:0], kHashed...)
 	sig, err := t.signer.SignWithAlgorithm(rand.Reader, H, t.algo)
 	if err != nil {
 		return nil, err

@@ -15,14 +15,15 @@ import (
 
 // Message numbers (RFC 4250 §4.1.2) beyond sshwire's.
 const (
-	msgDisconnect     = 1
-	msgIgnore         = 2
-	msgUnimplemented  = 3
-	msgDebug          = 4
-	msgServiceRequest = 5
-	msgServiceAccept  = 6
-	msgExtInfo        = 7
-	msgNewKeys        = 21
+	msgDisconnect      = 1
+	msgIgnore          = 2
+	msgUnimplemented   = 3
+	msgDebug           = 4
+	msgServiceRequest  = 5
+	msgServiceAccept   = 6
+	msgExtInfo         = 7
+	msgUserAuthRequest = 50
+	msgNewKeys         = 21
 )
 
 // conn is one SSH connection at the binary packet level (RFC 4253 §6):

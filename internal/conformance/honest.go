@@ -4,6 +4,7 @@ package conformance
 // exchange is checked, up to its first encrypted packet.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,9 +15,16 @@ import (
 )
 
 // maxHonest bounds the honest exchanges run until K's string and mpint
-// encodings differ, which each does with probability 129/256: a server
-// that hashes K as an mpint is caught only then.
-const maxHonest = 16
+// encodings differ. They agree exactly when the digest starts with a byte
+// in 01-7f, or with 00 followed by a byte in 80-ff (see kEncodingsDiffer),
+// which for an honest server's uniformly distributed digest happens with
+// probability 127/256 + 128/65536 = 0.498; a server that hashes K as an
+// mpint is caught only on an exchange where they differ. A server that
+// draws its ephemeral keys until K's encodings agree (and so could hash K
+// either way unnoticed) makes all maxHonest agree; an honest server does
+// so with probability 0.498^32 < 2^-32, so that outcome is reported as
+// not conforming rather than as a case that could not run.
+const maxHonest = 32
 
 // runHonest repeats the honest exchange, each on a new connection, until
 // one completes with a K whose encodings differ, or one fails.
@@ -36,28 +44,92 @@ func runHonest(ctx context.Context, s *serverChecker, m *method, r *Result) {
 			return
 		}
 		if r.Attempts >= maxHonest {
-			r.Verdict = NotRun
-			r.Detail = fmt.Sprintf("%d honest exchanges completed, but in none did K's string and mpint encodings differ, so an mpint K could not be ruled out", r.Attempts)
+			r.Verdict = Failed
+			r.Detail = fmt.Sprintf("%d honest exchanges completed, but in none did K's string and mpint encodings differ: "+
+				"a server that draws its keys at random does that with probability below 2^-32, one that chooses its keys so "+
+				"that an mpint K goes unnoticed does it every time (RFC 10042 §2.4 and RFC 9941 §3 fix K as a string)", r.Attempts)
 			return
 		}
 	}
 }
 
-// kEncodingsDiffer reports whether K (a string) would hash differently as
-// an mpint: when the digest's first byte is zero or has its top bit set.
-func kEncodingsDiffer(k []byte) bool { return k[4] == 0 || k[4]&0x80 != 0 }
+// kEncodingsDiffer reports whether K, string(digest), would hash
+// differently as mpint(digest) (RFC 4251 §5): the two encodings are
+// compared as bytes. They differ when the digest's first byte has its top
+// bit set (the mpint gains a 00) or when it is 00 followed by a byte
+// below 80 (the mpint loses leading zeros); 00 followed by 80-ff encodes
+// the same both ways. K is secret, but the result is public: both sides
+// learn it from whether the signature over H verifies.
+func kEncodingsDiffer(k []byte) bool { return !bytes.Equal(kexhash.Mpint(k[4:]), k) }
 
 // honestExchange runs an honest key exchange on ss as the client and checks
 // the server's part: its KEX_ECDH_REPLY (S_REPLY accepted by pqkex's
 // client), its host key signature over the exchange hash pqkex computes,
 // SSH_MSG_NEWKEYS, and one encrypted round trip (SSH_MSG_SERVICE_REQUEST,
-// SSH_MSG_SERVICE_ACCEPT), which shows both directions' keys are derived
-// from K and H (RFC 4253 §7.2). It sets r's verdict; err is non-nil when
-// the exchange did not complete.
+// SSH_MSG_SERVICE_ACCEPT), which shows the server derives both
+// directions' keys from K and H (RFC 4253 §7.2): its accept authenticates
+// under the server-to-client keys. That it decrypted and authenticated
+// our request rather than answering any packet is what the case
+// packet-tampered shows, with the same request and one bit of its MAC
+// flipped. It sets r's verdict; err is non-nil when the exchange did not
+// complete.
 func honestExchange(ss *session, m *method, r *Result) (kDiffers bool, err error) {
-	fail := func(v Verdict, format string, args ...any) (bool, error) {
-		r.Verdict, r.Detail = v, fmt.Sprintf(format, args...)
+	k, ok := honestKex(ss, m, r)
+	if !ok {
 		return false, errNotHonest
+	}
+	defer clear(k)
+	if err := ss.c.write(serviceRequestMsg); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending SSH_MSG_SERVICE_REQUEST: "+err.Error()
+		return false, errNotHonest
+	}
+	ev := nextAfterRequest(ss)
+	switch {
+	case ev.kind == evPacket && ev.payload[0] == msgServiceAccept:
+	case ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth):
+		r.Verdict, r.Detail = Failed, "the server's first encrypted packet does not authenticate under the server-to-client keys derived from K and H (RFC 4253 §7.2)"
+		return false, errNotHonest
+	case ev.kind == evDisconnect || ev.kind == evClosed:
+		r.Verdict, r.Detail = Failed, fmt.Sprintf("after our first encrypted packet (SSH_MSG_SERVICE_REQUEST) the server ended the connection (%s): it did not derive the client-to-server keys from K and H as RFC 4253 §7.2 says", describe(ev))
+		return false, errNotHonest
+	default:
+		r.Verdict, r.Detail = Failed, fmt.Sprintf("to our encrypted SSH_MSG_SERVICE_REQUEST the server answered %s, not SSH_MSG_SERVICE_ACCEPT", describe(ev))
+		return false, errNotHonest
+	}
+	ss.c.write(disconnectMsg(11, "pqkex check: case complete"))
+	algs := ss.algs.cipherCS
+	if ss.algs.macCS != "" {
+		algs += " + " + ss.algs.macCS
+	}
+	r.Verdict = Completed
+	r.Detail = fmt.Sprintf("the %s signature verifies over H; SSH_MSG_NEWKEYS both ways, then SSH_MSG_SERVICE_REQUEST answered by "+
+		"SSH_MSG_SERVICE_ACCEPT under the keys from K and H (%s); that the server checks the request's MAC is the case packet-tampered", ss.algs.hostKey, algs)
+	return kEncodingsDiffer(k), nil
+}
+
+// serviceRequestMsg is SSH_MSG_SERVICE_REQUEST for ssh-userauth (RFC 4253 §10).
+var serviceRequestMsg = sshwire.AppendString([]byte{msgServiceRequest}, []byte("ssh-userauth"))
+
+// nextAfterRequest is the server's answer to SSH_MSG_SERVICE_REQUEST,
+// past an SSH_MSG_EXT_INFO it may send first (RFC 8308 §2.4).
+func nextAfterRequest(ss *session) event {
+	var ev event
+	for range 4 {
+		ev = ss.c.next(false)
+		if ev.kind != evPacket || ev.payload[0] != msgExtInfo {
+			break
+		}
+	}
+	return ev
+}
+
+// honestKex runs an honest key exchange on ss as the client up to both
+// SSH_MSG_NEWKEYS, with the new keys installed both ways, and returns K
+// (secret); or records in r what went wrong.
+func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
+	fail := func(v Verdict, format string, args ...any) ([]byte, bool) {
+		r.Verdict, r.Detail = v, fmt.Sprintf(format, args...)
+		return nil, false
 	}
 	client, err := m.newClientHalf()
 	if err != nil {
@@ -69,66 +141,40 @@ func honestExchange(ss *session, m *method, r *Result) (kDiffers bool, err error
 	}
 	k, H, ok := readReply(ss, m, client, qc, r)
 	if !ok {
-		return false, errNotHonest
+		if r.Verdict == Rejected || r.Verdict == Closed || r.Verdict == Ignored {
+			r.Verdict = Failed // an honest exchange must complete
+		}
+		return nil, false
 	}
-	defer clear(k)
-
 	// SSH_MSG_NEWKEYS both ways (RFC 4253 §7.3).
 	if err := ss.c.write([]byte{msgNewKeys}); err != nil {
+		clear(k)
 		return fail(NotRun, "sending SSH_MSG_NEWKEYS: %v", err)
 	}
 	if ss.algs.strict {
 		ss.c.writeSeq = 0
 	}
 	if ss.c.out, err = sshwire.NewPacketCipher(ss.algs.cipherCS, ss.algs.macCS, m.hash, k, H, H, sshwire.ClientToServer); err != nil {
+		clear(k)
 		return fail(NotRun, "%v", err)
 	}
 	if !readNewKeys(ss, m, k, H, r) {
-		return false, errNotHonest
+		clear(k)
+		return nil, false
 	}
-
-	req := sshwire.AppendString([]byte{msgServiceRequest}, []byte("ssh-userauth"))
-	if err := ss.c.write(req); err != nil {
-		return fail(NotRun, "sending SSH_MSG_SERVICE_REQUEST: %v", err)
-	}
-	var ev event
-	for range 4 { // SSH_MSG_EXT_INFO may come first (RFC 8308 §2.4)
-		ev = ss.c.next(false)
-		if ev.kind == evPacket && ev.payload[0] == msgExtInfo {
-			continue
-		}
-		break
-	}
-	switch {
-	case ev.kind == evPacket && ev.payload[0] == msgServiceAccept:
-	case ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth):
-		return fail(Failed, "the server's first encrypted packet does not authenticate under the server-to-client keys derived from K and H (RFC 4253 §7.2)")
-	case ev.kind == evDisconnect || ev.kind == evClosed:
-		return fail(Failed, "after our first encrypted packet (SSH_MSG_SERVICE_REQUEST) the server ended the connection (%s): it did not derive the client-to-server keys from K and H as RFC 4253 §7.2 says", describe(ev))
-	default:
-		return fail(Failed, "to our encrypted SSH_MSG_SERVICE_REQUEST the server answered %s, not SSH_MSG_SERVICE_ACCEPT", describe(ev))
-	}
-	ss.c.write(disconnectMsg(11, "pqkex check: case complete"))
-	algs := ss.algs.cipherCS
-	if ss.algs.macCS != "" {
-		algs += " + " + ss.algs.macCS
-	}
-	r.Verdict = Completed
-	r.Detail = fmt.Sprintf("the %s signature verifies over H; SSH_MSG_NEWKEYS, then %s both ways with keys from K and H", ss.algs.hostKey, algs)
-	return kEncodingsDiffer(k), nil
+	return k, true
 }
 
 // readReply reads the server's answer to the honest C_INIT qc of client:
 // a KEX_ECDH_REPLY whose S_REPLY pqkex's client accepts and whose host key
 // signature verifies over the exchange hash H computed from the
-// transcript. It returns K (secret) and H, or records the failure in r.
+// transcript. It returns K (secret) and H, or records in r what the
+// server did instead (the verdict of an abort-expected case: a refusal is
+// Rejected or Closed).
 func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result) (k, H []byte, ok bool) {
 	ev := ss.c.next(ss.algs.strict)
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHReply {
 		decide(r, ev, 0)
-		if r.Verdict == Rejected || r.Verdict == Closed || r.Verdict == Ignored {
-			r.Verdict = Failed
-		}
 		r.Detail = "an honest C_INIT got " + r.Detail
 		return nil, nil, false
 	}

@@ -55,6 +55,10 @@ type Result struct {
 	// SSH_MSG_DISCONNECT (the message escaped and truncated).
 	DisconnectReason  uint32 `json:"disconnect_reason,omitempty"`
 	DisconnectMessage string `json:"disconnect_message,omitempty"`
+	// Note qualifies a verdict that conforms in a way the clause allows
+	// but does not prefer (closed without SSH_MSG_DISCONNECT; a deferred
+	// or late abort); empty otherwise.
+	Note string `json:"note,omitempty"`
 	// Attempts is the number of connections the case took (the honest
 	// exchange repeats until K's string and mpint encodings differ).
 	Attempts  int     `json:"attempts"`
@@ -77,8 +81,20 @@ func conforms(e Expectation, v Verdict) bool {
 // finish fills in Conforms and the elapsed time.
 func (r *Result) finish(start time.Time) {
 	r.Conforms = conforms(r.Expected, r.Verdict)
+	if r.Conforms && r.Verdict == Closed && r.Note == "" {
+		r.Note = closedNote
+	}
 	r.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 }
+
+// closedNote qualifies an abort by closing the connection. Each clause
+// requires that the key exchange end; RFC 8731 §3, which the X25519 cases
+// rest on, defines an abort as a disconnect (SSH_MSG_DISCONNECT) and
+// recommends reason 3, KEY_EXCHANGE_FAILED. pqkex check reads the MUST as
+// the end of the exchange (no key is ever used, which is what the check
+// protects) and reports the missing message as this note, not as a
+// failure.
+const closedNote = "closed without SSH_MSG_DISCONNECT, which RFC 8731 §3 asks an abort to send (informational)"
 
 // Summary counts results.
 type Summary struct {

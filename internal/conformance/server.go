@@ -226,7 +226,7 @@ func describe(ev event) string {
 var messageNames = map[byte]string{
 	msgDisconnect: "SSH_MSG_DISCONNECT", msgIgnore: "SSH_MSG_IGNORE", msgUnimplemented: "SSH_MSG_UNIMPLEMENTED",
 	msgDebug: "SSH_MSG_DEBUG", msgServiceRequest: "SSH_MSG_SERVICE_REQUEST", msgServiceAccept: "SSH_MSG_SERVICE_ACCEPT",
-	msgExtInfo: "SSH_MSG_EXT_INFO", sshwire.MsgKexInit: "SSH_MSG_KEXINIT", msgNewKeys: "SSH_MSG_NEWKEYS",
+	msgExtInfo: "SSH_MSG_EXT_INFO", msgUserAuthRequest: "SSH_MSG_USERAUTH_REQUEST", sshwire.MsgKexInit: "SSH_MSG_KEXINIT", msgNewKeys: "SSH_MSG_NEWKEYS",
 	sshwire.MsgKexECDHInit: "SSH_MSG_KEX_ECDH_INIT", sshwire.MsgKexECDHReply: "SSH_MSG_KEX_ECDH_REPLY",
 }
 

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
 )
@@ -54,9 +53,10 @@ func serverCases(m *method) []serverCase {
 	return append(cases,
 		badInitPacket("init-truncated-string", "RFC 4251 §5; RFC 5656 §4",
 			"SSH_MSG_KEX_ECDH_INIT whose C_INIT length is one more than the bytes that follow", truncatedInit),
-		serverCase{"second-init", "RFC 5656 §4; OpenSSH PROTOCOL §1.10", ExpectAbort, inSession(runSecondInit)},
-		serverCase{"ignore-in-strict-kex", "OpenSSH PROTOCOL §1.10", ExpectAbort, inSession(runIgnoreInStrictKex)},
-		serverCase{"newkeys-before-init", "RFC 4253 §7.3", ExpectAbort, inSession(runNewKeysFirst)},
+		serverCase{"second-init", "OpenSSH PROTOCOL §1.10 (strict key exchange)", ExpectAbort, inSession(strictOnly(runSecondInit))},
+		serverCase{"ignore-in-strict-kex", "OpenSSH PROTOCOL §1.10 (strict key exchange)", ExpectAbort, inSession(strictOnly(runIgnoreInStrictKex))},
+		serverCase{"newkeys-before-init", "OpenSSH PROTOCOL §1.10 (strict key exchange)", ExpectAbort, inSession(strictOnly(runNewKeysFirst))},
+		serverCase{"packet-tampered", "RFC 4253 §6.4", ExpectAbort, inSession(runTamperedRequest)},
 		serverCase{"wrong-guess-ignored", "RFC 4253 §7", ExpectComplete, runWrongGuess},
 	)
 }
@@ -133,9 +133,99 @@ func sendThenDecide(ss *session, r *Result, what string, replyMsg byte, packets 
 	r.Detail = "sent " + what + "; got " + r.Detail
 }
 
+// strictOnly makes a case not applicable unless strict key exchange was
+// negotiated: only OpenSSH's PROTOCOL §1.10 makes an unexpected message
+// during the initial key exchange fatal. Without it no clause of RFC 4253
+// or RFC 5656 has the server refuse a second SSH_MSG_KEX_ECDH_INIT or an
+// early SSH_MSG_NEWKEYS (RFC 4253 §7 restricts what a party sends during
+// key exchange, not how the other answers; §11.4 has unrecognized
+// messages answered with SSH_MSG_UNIMPLEMENTED, as OpenSSH before 9.6
+// does).
+func strictOnly(run func(ss *session, m *method, r *Result)) func(ss *session, m *method, r *Result) {
+	return func(ss *session, m *method, r *Result) {
+		if !ss.algs.strict {
+			r.Verdict, r.Detail = NotApplicable, "strict key exchange was not negotiated (the server does not offer "+strictServer+
+				"), and without it no clause requires the server to refuse this"
+			return
+		}
+		run(ss, m, r)
+	}
+}
+
+// failedReply decides r from probe, the failed reading of the server's
+// answer to an honest SSH_MSG_KEX_ECDH_INIT: an end of the connection is
+// an abort, which conforms.
+func failedReply(r *Result, probe *Result) {
+	*r = Result{Method: r.Method, Case: r.Case, Clause: r.Clause, Expected: r.Expected, Attempts: r.Attempts,
+		Verdict: probe.Verdict, Detail: probe.Detail, DisconnectReason: probe.DisconnectReason, DisconnectMessage: probe.DisconnectMessage}
+	if r.Verdict == Failed { // a reply that is not a valid one
+		r.Verdict = Malformed
+	}
+}
+
+// afterReply decides r once the server has answered with a verified
+// KEX_ECDH_REPLY (K and H) what it must refuse: it may still end the
+// connection, before or at SSH_MSG_NEWKEYS, or on our first packet under
+// the new keys (a deferred abort: no packet is ever taken under keys of a
+// tainted exchange), which conforms; a server that answers that packet
+// went on, and did not. RFC 4253 §7.3 fixes no order of the two
+// SSH_MSG_NEWKEYS, so ours is sent first.
+func afterReply(ss *session, m *method, k, H []byte, r *Result) {
+	if err := ss.c.write([]byte{msgNewKeys}); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending SSH_MSG_NEWKEYS: "+err.Error()
+		return
+	}
+	if ss.algs.strict {
+		ss.c.writeSeq = 0
+	}
+	out, err := sshwire.NewPacketCipher(ss.algs.cipherCS, ss.algs.macCS, m.hash, k, H, H, sshwire.ClientToServer)
+	if err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return
+	}
+	ss.c.out = out
+	in, err := sshwire.NewPacketCipher(ss.algs.cipherSC, ss.algs.macSC, m.hash, k, H, H, sshwire.ServerToClient)
+	if err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return
+	}
+	ev := ss.c.next(ss.algs.strict)
+	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
+		decide(r, ev, sshwire.MsgKexECDHReply)
+		r.Detail = "a verified KEX_ECDH_REPLY; then, where SSH_MSG_NEWKEYS would be, " + r.Detail
+		r.Note = deferredNote(r)
+		return
+	}
+	if ss.algs.strict {
+		ss.c.readSeq = 0
+	}
+	ss.c.in = in
+	if err := ss.c.write(serviceRequestMsg); err != nil {
+		// It may have closed at our SSH_MSG_NEWKEYS already.
+		decide(r, ss.c.next(false), msgServiceAccept)
+	} else {
+		decide(r, nextAfterRequest(ss), msgServiceAccept)
+	}
+	if r.Verdict == Replied {
+		r.Detail = "a verified KEX_ECDH_REPLY and SSH_MSG_NEWKEYS, then " + r.Detail + " to our SSH_MSG_SERVICE_REQUEST under the new keys: the server went on"
+		return
+	}
+	r.Detail = "a verified KEX_ECDH_REPLY and SSH_MSG_NEWKEYS; then, to our SSH_MSG_SERVICE_REQUEST under the new keys, " + r.Detail
+	r.Note = deferredNote(r)
+}
+
+// deferredNote is the note of a refusal that came after a reply.
+func deferredNote(r *Result) string {
+	if r.Verdict != Rejected && r.Verdict != Closed {
+		return ""
+	}
+	return "a deferred abort: the server answered, then ended the connection before taking any packet under the new keys"
+}
+
 // runSecondInit sends the honest SSH_MSG_KEX_ECDH_INIT twice: the server
-// may answer the first (it then switches to the new keys), and must then
-// end the connection instead of answering the second.
+// may answer the first, and must then end the connection (deferred to
+// SSH_MSG_NEWKEYS or the first packet under the new keys at the latest)
+// instead of answering the second.
 func runSecondInit(ss *session, m *method, r *Result) {
 	client := newClient(m, r)
 	if client == nil {
@@ -149,46 +239,38 @@ func runSecondInit(ss *session, m *method, r *Result) {
 	var probe Result
 	k, H, ok := readReply(ss, m, client, qc, &probe)
 	if !ok {
-		// No verified reply to the first: what the server did instead
-		// decides (an abort conforms).
-		ev := event{kind: evClosed}
-		switch probe.Verdict {
-		case Hung:
-			ev.kind = evTimeout
-		case Malformed, Failed:
-			ev.kind = evMalformed
-			ev.err = errors.New(probe.Detail)
-		}
-		decide(r, ev, sshwire.MsgKexECDHReply)
-		if probe.DisconnectReason != 0 || probe.DisconnectMessage != "" {
-			r.Verdict, r.DisconnectReason, r.DisconnectMessage = Rejected, probe.DisconnectReason, probe.DisconnectMessage
-		}
-		r.Detail = "sent two SSH_MSG_KEX_ECDH_INIT; to the first: " + probe.Detail
+		failedReply(r, &probe)
+		r.Detail = "sent two SSH_MSG_KEX_ECDH_INIT; to the first: " + r.Detail
 		return
 	}
 	defer clear(k)
-	if !readNewKeys(ss, m, k, H, &probe) {
-		r.Verdict, r.Detail = Malformed, "sent two SSH_MSG_KEX_ECDH_INIT; after the reply to the first: "+probe.Detail
-		return
-	}
-	decide(r, ss.c.next(ss.algs.strict), sshwire.MsgKexECDHReply)
-	r.Detail = "sent two SSH_MSG_KEX_ECDH_INIT; after the reply to the first and SSH_MSG_NEWKEYS, got (under the new keys) " + r.Detail
+	afterReply(ss, m, k, H, r)
+	r.Detail = "sent two SSH_MSG_KEX_ECDH_INIT; got " + r.Detail
 }
 
 // runIgnoreInStrictKex sends SSH_MSG_IGNORE before SSH_MSG_KEX_ECDH_INIT:
-// under strict key exchange the server must end the connection.
+// under strict key exchange the server must end the connection (at the
+// latest before it takes a packet under the new keys).
 func runIgnoreInStrictKex(ss *session, m *method, r *Result) {
-	if !ss.algs.strict {
-		r.Verdict, r.Detail = NotApplicable, "the server does not offer strict key exchange ("+strictServer+")"
-		return
-	}
 	client := newClient(m, r)
 	if client == nil {
 		return
 	}
+	qc := client.init()
 	ignore := sshwire.AppendString([]byte{msgIgnore}, []byte("pqkex check"))
-	sendThenDecide(ss, r, "SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange",
-		sshwire.MsgKexECDHReply, ignore, sshwire.AppendKexECDHInit(nil, client.init()))
+	if !send(ss, r, ignore, sshwire.AppendKexECDHInit(nil, qc)) {
+		return
+	}
+	var probe Result
+	k, H, ok := readReply(ss, m, client, qc, &probe)
+	if !ok {
+		failedReply(r, &probe)
+		r.Detail = "sent SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange; got " + r.Detail
+		return
+	}
+	defer clear(k)
+	afterReply(ss, m, k, H, r)
+	r.Detail = "sent SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange; got " + r.Detail
 }
 
 // runNewKeysFirst sends SSH_MSG_NEWKEYS instead of SSH_MSG_KEX_ECDH_INIT.
@@ -197,6 +279,29 @@ func runNewKeysFirst(ss *session, m *method, r *Result) {
 	if r.Verdict == Accepted {
 		r.Verdict = Replied
 	}
+}
+
+// runTamperedRequest completes an honest key exchange, then sends
+// SSH_MSG_SERVICE_REQUEST with the last bit of its MAC (or AEAD tag)
+// flipped: the server must not take it. With the honest case, whose
+// untampered request is answered, it shows the server decrypts and
+// authenticates the client's packets rather than answering any bytes.
+func runTamperedRequest(ss *session, m *method, r *Result) {
+	k, ok := honestKex(ss, m, r)
+	if !ok {
+		r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
+		return
+	}
+	clear(k)
+	p := ss.c.out.Seal(ss.c.writeSeq, serviceRequestMsg)
+	ss.c.writeSeq++
+	p[len(p)-1] ^= 1
+	if _, err := ss.c.nc.Write(p); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_REQUEST: "+err.Error()
+		return
+	}
+	decide(r, nextAfterRequest(ss), msgServiceAccept)
+	r.Detail = "after an honest key exchange, sent SSH_MSG_SERVICE_REQUEST with one bit of its MAC flipped (" + ss.algs.cipherCS + "); got " + r.Detail
 }
 
 // guessName is a key exchange no server has: a KEXINIT that lists it
