@@ -41,6 +41,8 @@ type ClientOptions struct {
 	// Log, if set, receives a line for each connection that ran no case
 	// (peer bytes escaped).
 	Log func(string)
+
+	only []string // the case ids to run (nil: all), for tests
 }
 
 // ClientReport is what CheckClients found.
@@ -79,7 +81,9 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
 		}
 		for _, cs := range clientCases(m) {
-			queue = append(queue, pending{m, cs})
+			if opts.only == nil || slices.Contains(opts.only, cs.id) {
+				queue = append(queue, pending{m, cs})
+			}
 		}
 	}
 	keys, err := newHostKeys(opts.HostKeys)
@@ -380,9 +384,19 @@ func judgeRejection(c *conn, algs algorithms, t *transcript, H []byte, ev event,
 	case next.kind == evPacket:
 		r.Verdict = Accepted
 		r.Detail = "SSH_MSG_NEWKEYS, then " + describe(next) + " under the keys of the K the reply was signed with: the client went on"
-	case next.kind == evMalformed && errors.Is(next.err, sshwire.ErrPacketAuth):
+	case next.kind == evMalformed:
+		// A packet not under the keys of the K the reply was signed
+		// with: the client computed another K, and either went on with
+		// it (then it waits for our answer to its request) or sent
+		// SSH_MSG_DISCONNECT under its keys (then it closes).
+		if closes(c) {
+			r.Verdict = Closed
+			r.Detail = "SSH_MSG_NEWKEYS, then a packet not under the keys of the K the reply was signed with (an SSH_MSG_DISCONNECT under the client's own keys?), then the connection closed"
+			r.Note = "a late refusal: the client sent SSH_MSG_NEWKEYS before it had checked the reply, then ended the connection before using the new keys"
+			return
+		}
 		r.Verdict = Accepted
-		r.Detail = "SSH_MSG_NEWKEYS, then an encrypted packet (not under the keys of the K the reply was signed with): the client went on"
+		r.Detail = "SSH_MSG_NEWKEYS, then a packet not under the keys of the K the reply was signed with, and the connection stayed open: the client went on with keys of its own"
 	default:
 		decide(r, next, msgNewKeys)
 		r.Detail = "SSH_MSG_NEWKEYS, then " + r.Detail + " before any packet under the new keys"
@@ -390,6 +404,21 @@ func judgeRejection(c *conn, algs algorithms, t *transcript, H []byte, ev event,
 			r.Note = "a late refusal: the client sent SSH_MSG_NEWKEYS before it had checked the reply, then ended the connection before using the new keys"
 		}
 	}
+}
+
+// closes reports whether the peer closes the connection (before the
+// deadline, having sent at most 64 KiB more), what a client does once it
+// has sent SSH_MSG_DISCONNECT; one that went on waits for an answer.
+func closes(c *conn) bool {
+	buf := make([]byte, 4096)
+	for total := 0; total < 64<<10; {
+		n, err := c.br.Read(buf)
+		total += n
+		if err != nil {
+			return classify(err) == evClosed
+		}
+	}
+	return false
 }
 
 // readServiceRequest reads the client's first packet under the new keys,

@@ -66,10 +66,10 @@ func (c *clientHalf) init() []byte {
 // returns K_PQ and K_CL.
 func (c *clientHalf) finish(serverReply []byte) (kPQ, kCL []byte, err error) {
 	m := c.m
-	if len(serverReply) != m.ctSize+m.pointSize() {
-		return nil, nil, fmt.Errorf("S_REPLY is %d bytes, want %d", len(serverReply), m.ctSize+m.pointSize())
+	if len(serverReply) < m.ctSize || !m.pointLength(len(serverReply)-m.ctSize) {
+		return nil, nil, fmt.Errorf("S_REPLY is %d bytes, want %s", len(serverReply), m.lengths(m.ctSize))
 	}
-	peer, err := m.ecdhCurve().NewPublicKey(serverReply[m.ctSize:])
+	peer, err := m.ecdhCurve().NewPublicKey(m.uncompressed(serverReply[m.ctSize:]))
 	if err != nil {
 		return nil, nil, fmt.Errorf("the server's %s public key: %v", m.curve, err)
 	}

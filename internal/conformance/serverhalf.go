@@ -87,10 +87,10 @@ func (m *method) badPoints(point []byte) []badValue {
 // checks of RFC 10042 §2.1 / RFC 9941 §3 (exact length, FIPS 203 §7.2,
 // the peer's classical key), encapsulation, and a new classical key.
 func (m *method) answer(clientInit []byte) (*serverHalf, error) {
-	if len(clientInit) != m.ekSize+m.pointSize() {
-		return nil, fmt.Errorf("C_INIT is %d bytes, want %d", len(clientInit), m.ekSize+m.pointSize())
+	if len(clientInit) < m.ekSize || !m.pointLength(len(clientInit)-m.ekSize) {
+		return nil, fmt.Errorf("C_INIT is %d bytes, want %s", len(clientInit), m.lengths(m.ekSize))
 	}
-	ek, peer := clientInit[:m.ekSize], clientInit[m.ekSize:]
+	ek, peer := clientInit[:m.ekSize], m.uncompressed(clientInit[m.ekSize:])
 	h := &serverHalf{}
 	switch m.kem {
 	case "ML-KEM-768":
@@ -127,6 +127,50 @@ func (m *method) answer(clientInit []byte) (*serverHalf, error) {
 	}
 	h.pub = h.priv.PublicKey().Bytes()
 	return h, nil
+}
+
+// The length of C_INIT and S_REPLY is "the sum of the expected length of
+// each public key" (RFC 10042 §2.1), and for P-256 and P-384 "point
+// compression may be used" (§2.3.1-2.3.2, after RFC 5656 §4): a NIST
+// point is 65 / 97 bytes uncompressed or 33 / 49 compressed (SEC 1
+// §2.3.3), an X25519 key 32 bytes (RFC 8731 §3).
+
+// compressedSize is the length of m's compressed point (0 for X25519).
+func (m *method) compressedSize() int {
+	if m.x25519() {
+		return 0
+	}
+	return 1 + (m.pointSize()-1)/2
+}
+
+// pointLength reports whether n is a length m's public key may have.
+func (m *method) pointLength(n int) bool {
+	return n == m.pointSize() || n != 0 && n == m.compressedSize()
+}
+
+// lengths says which lengths a message of prefix bytes and m's public key
+// may have.
+func (m *method) lengths(prefix int) string {
+	if m.x25519() {
+		return fmt.Sprint(prefix + m.pointSize())
+	}
+	return fmt.Sprintf("%d (or %d with a compressed point)", prefix+m.pointSize(), prefix+m.compressedSize())
+}
+
+// uncompressed returns a compressed NIST point p as the uncompressed
+// point it stands for, and anything else unchanged (to be validated by
+// crypto/ecdh): a compressed encoding that is not a point stays as it is
+// and fails there.
+func (m *method) uncompressed(p []byte) []byte {
+	if m.x25519() || len(p) != m.compressedSize() {
+		return p
+	}
+	x, y := elliptic.UnmarshalCompressed(m.ellipticCurve(), p)
+	if x == nil {
+		return p
+	}
+	n := (m.pointSize() - 1) / 2
+	return append(append([]byte{4}, x.FillBytes(make([]byte, n))...), y.FillBytes(make([]byte, n))...)
 }
 
 // reply is S_REPLY: the ciphertext, then the public key (RFC 10042 §2.1,

@@ -1,0 +1,190 @@
+package conformance
+
+// The verdict properties: an honest peer is never flagged, and each
+// defective one always is, checked against the simulated peers of
+// sim_test.go. The default run is short (one honest check of each role,
+// every defect once per method); PQKEX_VERDICT_EXCHANGES and
+// PQKEX_VERDICT_RUNS make it as long as wanted (docs/testing.md has the
+// figures of the long runs):
+//
+//	PQKEX_VERDICT_EXCHANGES=100000 PQKEX_VERDICT_RUNS=1000 go test -run 'TestVerdict' -timeout 0 ./internal/conformance
+
+import (
+	"context"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// envInt is the integer in the environment variable name, or def.
+func envInt(t *testing.T, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive integer", name, s)
+	}
+	return n
+}
+
+// defectSpec is a simulated peer and the cases that must flag it; with
+// none, it behaves as the clauses allow and every case must conform (or
+// not apply).
+type defectSpec struct {
+	d       defect
+	methods func(*method) bool // the methods it concerns (nil: all)
+	flagged []string
+}
+
+func nist(m *method) bool       { return !m.x25519() }
+func x25519Only(m *method) bool { return m.x25519() }
+
+var serverDefects = []defectSpec{
+	{d: srvMpint, flagged: []string{"honest"}},
+	{d: srvMpintGrind, flagged: []string{"honest"}},
+	{d: srvNoDecrypt, flagged: []string{"packet-tampered"}},
+	{d: srvCompress, methods: nist},
+	{d: srvNonStrict},
+	{d: srvLateNewKey},
+	{d: srvDeferred},
+}
+
+var clientDefects = []defectSpec{
+	{d: cliMpint, flagged: []string{"honest", "sig-k-mpint"}},
+	{d: cliPublicS2C, flagged: []string{"honest"}},
+	{d: cliNoMAC, flagged: []string{"packet-tampered"}},
+	{d: cliSkipLength, flagged: []string{"s-reply-short", "s-reply-long"}},
+	{d: cliSkipZero, methods: x25519Only, flagged: func() (ids []string) {
+		for _, b := range x25519LowOrder {
+			ids = append(ids, b.id)
+		}
+		return ids
+	}()},
+	{d: cliNewKeysEarl},
+}
+
+func (s defectSpec) concerns(m *method) bool { return s.methods == nil || s.methods(m) }
+
+// checkSimServer runs the cases named in ids (all if nil) of method m
+// against a simulated server at addr.
+func checkSimServer(addr string, m *method, ids []string) []Result {
+	s := &serverChecker{opts: ServerOptions{Addr: addr, Timeout: 5 * time.Second}}
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	s.opts.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
+	var rs []Result
+	for _, cs := range serverCases(m) {
+		if ids == nil || slices.Contains(ids, cs.id) {
+			rs = append(rs, s.run(context.Background(), m, cs))
+		}
+	}
+	return rs
+}
+
+// checkSimClients runs the cases named in ids (all if nil) of method m
+// against simulated clients with defect d.
+func checkSimClients(t *testing.T, d defect, m *method, ids []string) []Result {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { simClients(ln.Addr().String(), d, []string{m.name}, stop); close(done) }()
+	defer func() { close(stop); <-done }()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Methods: []string{m.name}, Timeout: 5 * time.Second, only: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Results
+}
+
+// requireVerdicts checks rs against spec: the flagged cases must not
+// conform (and must have run), every other case of an allowed variant
+// must conform or not apply. It returns the exchanges (connections) used.
+func requireVerdicts(t *testing.T, spec defectSpec, rs []Result) int {
+	t.Helper()
+	n := 0
+	for _, r := range rs {
+		n += max(r.Attempts, 1)
+		switch {
+		case slices.Contains(spec.flagged, r.Case):
+			if r.Conforms || r.Verdict == NotRun || r.Verdict == NotApplicable {
+				t.Errorf("%s: %s %s was not flagged: %s: %s", spec.d, r.Method, r.Case, r.Observed(), r.Detail)
+			}
+		case spec.flagged == nil:
+			if !r.Conforms && r.Verdict != NotApplicable {
+				t.Errorf("%s: %s %s was flagged: %s: %s", describeSpec(spec), r.Method, r.Case, r.Observed(), r.Detail)
+			}
+		}
+	}
+	return n
+}
+
+func describeSpec(s defectSpec) string {
+	if s.d == honestPeer {
+		return "honest peer"
+	}
+	return string(s.d)
+}
+
+// TestVerdictHonestNeverFlagged: honest simulated servers and clients,
+// with fresh random keys on every connection, conform in every case of
+// every method, until PQKEX_VERDICT_EXCHANGES exchanges have run (default:
+// one check of each role).
+func TestVerdictHonestNeverFlagged(t *testing.T) {
+	want := envInt(t, "PQKEX_VERDICT_EXCHANGES", 1)
+	addr := simServer(t, honestPeer)
+	spec := defectSpec{d: honestPeer}
+	exchanges, runs := 0, 0
+	for exchanges < want || runs == 0 {
+		for _, m := range methods {
+			exchanges += requireVerdicts(t, spec, checkSimServer(addr, m, nil))
+			exchanges += requireVerdicts(t, spec, checkSimClients(t, honestPeer, m, nil))
+		}
+		runs++
+		if t.Failed() {
+			break
+		}
+	}
+	t.Logf("%d exchanges in %d checks of each role and method: none flagged", exchanges, runs)
+}
+
+// TestVerdictDefectsFlagged: each defective simulated peer is flagged by
+// its cases on every run (PQKEX_VERDICT_RUNS per method, default 1), and
+// each allowed variant conforms everywhere.
+func TestVerdictDefectsFlagged(t *testing.T) {
+	runs := envInt(t, "PQKEX_VERDICT_RUNS", 1)
+	for _, spec := range append(slices.Clone(serverDefects), clientDefects...) {
+		t.Run(string(spec.d), func(t *testing.T) {
+			var addr string
+			if spec.d.server() {
+				addr = simServer(t, spec.d)
+			}
+			total := 0
+			for range runs {
+				for _, m := range methods {
+					if !spec.concerns(m) {
+						continue
+					}
+					if spec.d.server() {
+						requireVerdicts(t, spec, checkSimServer(addr, m, spec.flagged))
+					} else {
+						requireVerdicts(t, spec, checkSimClients(t, spec.d, m, spec.flagged))
+					}
+					total++
+				}
+				if t.Failed() {
+					return
+				}
+			}
+			t.Logf("%d runs (method × repetition), flagged every time", total)
+		})
+	}
+}
