@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
@@ -33,9 +34,17 @@ type ClientOptions struct {
 	HostKeys []ssh.Signer
 	// Timeout bounds each connection (default 10 s).
 	Timeout time.Duration
-	// Idle ends the run when no client connects for this long (0: never;
-	// the run ends when every case has run or ctx is done).
+	// Idle ends the run when the client under test runs no case for this
+	// long (0: never; the run ends when every case has run or ctx is
+	// done). Connections of other clients, and connections that are not
+	// SSH, do not count as activity.
 	Idle time.Duration
+	// ClientAddr and ClientVersion select the client under test: the
+	// source IP address its connections come from, and its identification
+	// line (RFC 4253 §4.2), compared exactly. Empty: those of the first
+	// client that sends an identification line. Connections from another
+	// address or with another line take no case.
+	ClientAddr, ClientVersion string
 	// Progress, if set, is called with each result as it is known.
 	Progress func(Result)
 	// Log, if set, receives a line for each connection that ran no case
@@ -45,14 +54,25 @@ type ClientOptions struct {
 	only []string // the case ids to run (nil: all), for tests
 }
 
+// maxConcurrent bounds the connections served at once: a connection that
+// says nothing holds one slot until its timeout, not the whole run.
+const maxConcurrent = 16
+
 // ClientReport is what CheckClients found.
 type ClientReport struct {
 	Addr string `json:"listen"`
+	// Client is the client under test: its address and identification
+	// line, escaped.
+	ClientAddr    string `json:"client_addr,omitempty"`
+	ClientVersion string `json:"client_version,omitempty"`
 	// Versions are the identification lines of the clients that ran a
-	// case, escaped, in order of first appearance.
+	// case (the client under test's), escaped.
 	Versions []string `json:"peer_versions"`
 	Methods  []string `json:"methods"`
 	Results  []Result `json:"results"`
+	// Refused counts the connections that took no case because they came
+	// from another client.
+	Refused int `json:"refused_connections"`
 }
 
 // pending is a case waiting for a client.
@@ -61,11 +81,94 @@ type pending struct {
 	cs clientCase
 }
 
+// schedule is the cases of a CheckClients run: free, taken by a
+// connection that runs it, or done. Its methods are safe for concurrent
+// use.
+type schedule struct {
+	mu      sync.Mutex
+	queue   []pending
+	taken   []bool
+	done    []bool
+	results []caseResult
+	left    int
+}
+
+func newSchedule(queue []pending) *schedule {
+	return &schedule{queue: queue, taken: make([]bool, len(queue)), done: make([]bool, len(queue)),
+		results: make([]caseResult, len(queue)), left: len(queue)}
+}
+
+// offer is the methods with free cases, in queue order.
+func (s *schedule) offer() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var names []string
+	for i, p := range s.queue {
+		if !s.taken[i] && !s.done[i] && !slices.Contains(names, p.m.name) {
+			names = append(names, p.m.name)
+		}
+	}
+	return names
+}
+
+// take reserves the first free case of the key exchange kex.
+func (s *schedule) take(kex string) (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, p := range s.queue {
+		if !s.taken[i] && !s.done[i] && p.m.name == kex {
+			s.taken[i] = true
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// release frees case i, taken by a connection that did not run it.
+func (s *schedule) release(i int) {
+	s.mu.Lock()
+	s.taken[i] = false
+	s.mu.Unlock()
+}
+
+// complete records case i's result and returns how many cases are left.
+func (s *schedule) complete(i int, r caseResult) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.taken[i], s.done[i], s.results[i] = false, true, r
+	s.left--
+	return s.left
+}
+
+// binding is the client under test: the address and identification line
+// that the first client to send one fixes, unless given.
+type binding struct {
+	mu            sync.Mutex
+	addr, version string
+}
+
+// admit reports whether a connection from ip with identification line
+// version is the client under test's, fixing them on the first call.
+func (b *binding) admit(ip, version string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.addr == "" {
+		b.addr = ip
+	}
+	if b.version == "" {
+		b.version = version
+	}
+	return ip == b.addr && version == b.version
+}
+
 // CheckClients answers each client that connects to opts.Listener with
 // the next case of the method negotiated (the client's first preference
 // among the methods with cases left), one case per connection, until
-// every case has run, opts.Idle passes without a connection, or ctx is
-// done. Cases that did not run are reported with the verdict NotRun.
+// every case has run, opts.Idle passes without a case run, or ctx is
+// done. Connections are served concurrently (at most maxConcurrent), and
+// only those of the client under test (opts.ClientAddr, ClientVersion)
+// take cases. Cases that did not run are reported with the verdict
+// NotRun.
 func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
@@ -91,66 +194,98 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 		return nil, err
 	}
 	rep := &ClientReport{Addr: opts.Listener.Addr().String(), Methods: names}
-	done := make(map[int]caseResult)
+	sched := newSchedule(queue)
+	bind := &binding{addr: opts.ClientAddr, version: opts.ClientVersion}
 
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	stop := context.AfterFunc(ctx, func() { opts.Listener.Close() })
 	defer stop()
-	defer opts.Listener.Close()
-	type accepted struct {
-		nc  net.Conn
-		err error
+	type outcome struct {
+		idx  int
+		r    caseResult
+		line string
 	}
-	conns := make(chan accepted)
-	quit := make(chan struct{})
-	defer close(quit)
+	outcomes := make(chan outcome)
+	slots := make(chan struct{}, maxConcurrent)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer opts.Listener.Close()
+	wg.Add(1) // the accept loop, so that wg never reaches zero while it may add
 	go func() {
+		defer wg.Done()
 		for {
 			nc, err := opts.Listener.Accept()
-			select {
-			case conns <- accepted{nc, err}:
-			case <-quit:
-				if nc != nil {
-					nc.Close()
-				}
-				return
-			}
 			if err != nil {
 				return
 			}
+			select {
+			case slots <- struct{}{}:
+			default:
+				nc.Close() // too many at once: a client under test retries
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				// The run's end closes connections still open (a client
+				// that never speaks does not keep the run waiting).
+				defer context.AfterFunc(ctx, func() { nc.Close() })()
+				i, r, line := serveCase(nc, sched, keys, opts.Timeout, bind.admit)
+				select {
+				case outcomes <- outcome{i, r, line}:
+				case <-ctx.Done():
+					if i >= 0 {
+						sched.release(i)
+					}
+				}
+			}()
 		}
 	}()
 	var idle <-chan time.Time
-	for len(done) < len(queue) {
+	resetIdle := func() {
 		if opts.Idle > 0 {
 			idle = time.After(opts.Idle)
 		}
-		var a accepted
+	}
+	resetIdle()
+	for left := len(queue); left > 0; {
+		var o outcome
 		select {
-		case a = <-conns:
+		case o = <-outcomes:
 		case <-idle:
-			a.err = errIdle
+			cancel()
+		case <-ctx.Done():
 		}
-		if a.err != nil {
+		if ctx.Err() != nil {
 			break
 		}
-		i, r, logLine := serveCase(a.nc, queue, done, keys, opts.Timeout)
-		if i < 0 {
+		if o.idx < 0 {
+			if errors.Is(o.r.err, errNotUnderTest) {
+				rep.Refused++
+			}
 			if opts.Log != nil {
-				opts.Log(logLine)
+				opts.Log(o.line)
 			}
 			continue
 		}
-		done[i] = r
-		if v := sshwire.Printable(r.peer, 255); !slices.Contains(rep.Versions, v) {
+		left = sched.complete(o.idx, o.r)
+		resetIdle()
+		if v := sshwire.Printable(o.r.peer, 255); !slices.Contains(rep.Versions, v) {
 			rep.Versions = append(rep.Versions, v)
 		}
 		if opts.Progress != nil {
-			opts.Progress(r.Result)
+			opts.Progress(o.r.Result)
 		}
 	}
+	cancel()
+	rep.ClientAddr, rep.ClientVersion = bind.addr, sshwire.Printable(bind.version, 255)
+	sched.mu.Lock()
+	defer sched.mu.Unlock()
 	for i, p := range queue {
-		r, ok := done[i]
-		if !ok {
+		r := sched.results[i]
+		if !sched.done[i] {
 			r.Result = Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Verdict: NotRun,
 				Detail: "no client that offers " + p.m.name + " connected for this case"}
 		}
@@ -159,12 +294,15 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 	return rep, nil
 }
 
-var errIdle = errors.New("idle")
+// errNotUnderTest marks a connection from another client than the one
+// under test.
+var errNotUnderTest = errors.New("not the client under test")
 
 // caseResult is a result with the identification line of the client.
 type caseResult struct {
 	Result
 	peer string
+	err  error // why no case ran, for connections that ran none
 }
 
 // hostKeys are the server's keys by algorithm, and one other key of each
@@ -232,16 +370,23 @@ func newHostKeys(given []ssh.Signer) (*hostKeys, error) {
 }
 
 // serveCase runs the SSH transport as a server on nc up to the client's
-// SSH_MSG_KEX_ECDH_INIT, offering the methods with cases left, and runs
-// the next case of the method negotiated. It returns the case's index and result, or -1 and
-// a log line when the connection ran no case.
-func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *hostKeys, timeout time.Duration) (idx int, r caseResult, logLine string) {
+// SSH_MSG_KEX_ECDH_INIT, offering the methods with free cases in sched,
+// and runs the next case of the method negotiated. admit (nil: any)
+// decides from the client's address and identification line whether it
+// is the client under test. It returns the case's index and result, or
+// -1 and a log line when the connection ran no case (the case it took,
+// if any, is released).
+func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Duration, admit func(ip, version string) bool) (idx int, r caseResult, logLine string) {
 	defer nc.Close()
 	start := time.Now()
 	nc.SetDeadline(start.Add(timeout))
 	from := nc.RemoteAddr().String()
 	c := newConn(nc)
+	idx = -1
 	noCase := func(format string, args ...any) (int, caseResult, string) {
+		if idx >= 0 {
+			sched.release(idx)
+		}
 		return -1, caseResult{}, from + ": no case ran: " + fmt.Sprintf(format, args...)
 	}
 	if err := c.writeVersion(version); err != nil {
@@ -251,14 +396,18 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 	if err != nil {
 		return noCase("reading the client's identification line: %s", sshwire.Printable(err.Error(), 200))
 	}
+	if admit != nil && !admit(hostOf(nc.RemoteAddr()), peer) {
+		c.write(disconnectMsg(12, "pqkex check: this run is testing another client"))
+		i, r, line := noCase("%s is not the client under test", sshwire.Printable(peer, 255))
+		r.err = errNotUnderTest
+		return i, r, line
+	}
 	// Our KEXINIT offers every method with cases left (the client's
 	// preference picks one, RFC 4253 §7.1), so that it need not wait for
 	// the client's: some clients read the server's first.
-	var offer []string
-	for i, p := range queue {
-		if _, ok := done[i]; !ok && !slices.Contains(offer, p.m.name) {
-			offer = append(offer, p.m.name)
-		}
+	offer := sched.offer()
+	if len(offer) == 0 {
+		return noCase("no case left to run")
 	}
 	ki := newKexInit(append(offer, strictServer), keys.algos)
 	ours := sshwire.AppendKexInit(nil, ki)
@@ -286,18 +435,13 @@ func serveCase(nc net.Conn, queue []pending, done map[int]caseResult, keys *host
 			return noCase("waiting for the client's guessed key exchange packet: %s", describe(ev))
 		}
 	}
-	idx = -1
-	for i, p := range queue {
-		if _, ok := done[i]; !ok && p.m.name == algs.kex {
-			idx = i
-			break
-		}
-	}
-	if idx < 0 { // negotiate picks only what we offered: a method with cases left
+	var ok bool
+	if idx, ok = sched.take(algs.kex); !ok { // taken meanwhile by another connection
 		return noCase("negotiated %s, which has no case left", sshwire.Quote(algs.kex, 100))
 	}
-	p := queue[idx]
-	r = caseResult{Result: Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Attempts: 1}, peer: peer}
+	p := sched.queue[idx]
+	r = caseResult{Result: Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Attempts: 1,
+		Peer: from + " " + sshwire.Printable(peer, 255)}, peer: peer}
 	defer r.finish(start)
 	ev = c.next(algs.strict)
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHInit {
@@ -404,6 +548,18 @@ func judgeRejection(c *conn, algs algorithms, t *transcript, H []byte, ev event,
 			r.Note = "a late refusal: the client sent SSH_MSG_NEWKEYS before it had checked the reply, then ended the connection before using the new keys"
 		}
 	}
+}
+
+// hostOf is the IP address of a connection's remote end.
+func hostOf(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return ta.IP.String()
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	return host
 }
 
 // closes reports whether the peer closes the connection (before the

@@ -127,11 +127,11 @@ func fuzzClientStream(t fatalfer, which, stream []byte) {
 	for _, cs := range clientCases(m) {
 		queue = append(queue, pending{m, cs})
 	}
-	done := map[int]caseResult{}
+	sched := newSchedule(queue)
 	for j := range i {
-		done[j] = caseResult{}
+		sched.complete(j, caseResult{})
 	}
-	idx, r, line := serveCase(replayConn{bytes.NewReader(stream)}, queue, done, fuzzKeys(), time.Second)
+	idx, r, line := serveCase(replayConn{bytes.NewReader(stream)}, sched, fuzzKeys(), time.Second, nil)
 	if idx < 0 {
 		for _, c := range line {
 			if !strconv.IsPrint(c) {

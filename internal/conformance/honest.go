@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/kexhash"
@@ -26,10 +27,27 @@ import (
 // not conforming rather than as a case that could not run.
 const maxHonest = 32
 
+// honestEvidence is the number of agreeing exchanges that is already
+// evidence (0.498^20 < 2^-20) when the case's time runs out before
+// maxHonest.
+const honestEvidence = 20
+
 // runHonest repeats the honest exchange, each on a new connection, until
 // one completes with a K whose encodings differ, or one fails.
 func runHonest(ctx context.Context, s *serverChecker, m *method, r *Result) {
+	// However many exchanges it takes, the case takes at most
+	// honestBudget connection timeouts in all (a slow server cannot
+	// multiply them); if that ends it after enough exchanges whose K
+	// encodings all agreed, that is itself the finding.
+	s.caseEnd = time.Now().Add(honestBudget * s.opts.Timeout)
+	defer func() { s.caseEnd = time.Time{} }()
 	for {
+		if r.Attempts >= honestEvidence && time.Now().After(s.caseEnd) {
+			r.Verdict = Failed
+			r.Detail = fmt.Sprintf("%d honest exchanges completed before the case's time ran out, and in none did K's string and mpint encodings differ: "+
+				"a server that draws its keys at random does that with probability below 2^-20 (RFC 10042 §2.4 and RFC 9941 §3 fix K as a string)", r.Attempts)
+			return
+		}
 		ss := s.open(ctx, m, r, false)
 		if ss == nil {
 			return
@@ -191,7 +209,7 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 	defer clear(kPQ)
 	defer clear(kCL)
 	k = m.combine(kPQ, kCL)
-	H = kexhash.ExchangeHash(m.hash, []byte(version), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
+	H = kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
 	if err := verifyHostSignature(ss.algs.hostKey, hostKey, sig, H); err != nil {
 		r.Verdict, r.Detail = Failed, err.Error()+diagnoseK(m, ss, hostKey, qc, qs, kPQ, kCL, sig)
 		clear(k)
@@ -268,7 +286,7 @@ func diagnoseK(m *method, ss *session, hostKey, qc, qs, kPQ, kCL, sig []byte) st
 		{"K hashed without its length", k[4:]},
 		{"K = HASH(K_CL || K_PQ), the halves in the wrong order", reversed},
 	} {
-		H := kexhash.ExchangeHash(m.hash, []byte(version), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, alt.k)
+		H := kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, alt.k)
 		if verifyHostSignature(ss.algs.hostKey, hostKey, sig, H) == nil {
 			return "; it verifies over H computed with " + alt.what
 		}

@@ -39,7 +39,7 @@ func TestServeCaseClientOffersOnlyMarker(t *testing.T) {
 	}
 	ki := newKexInit([]string{strictServer, strictClient}, clientHostKeyAlgos)
 	stream := append([]byte("SSH-2.0-fuzz\r\n"), packets(sshwire.AppendKexInit(nil, ki))...)
-	idx, _, line := serveCase(replayConn{bytes.NewReader(stream)}, queue, map[int]caseResult{}, fuzzKeys(), time.Second)
+	idx, _, line := serveCase(replayConn{bytes.NewReader(stream)}, newSchedule(queue), fuzzKeys(), time.Second, nil)
 	if idx != -1 || !strings.Contains(line, "no key exchange in common") {
 		t.Fatalf("serveCase = %d, %q; want no case, no key exchange in common", idx, line)
 	}

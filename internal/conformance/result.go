@@ -61,7 +61,10 @@ type Result struct {
 	Note string `json:"note,omitempty"`
 	// Attempts is the number of connections the case took (the honest
 	// exchange repeats until K's string and mpint encodings differ).
-	Attempts  int     `json:"attempts"`
+	Attempts int `json:"attempts"`
+	// Peer is the address and identification line of the client that ran
+	// the case (check -listen), escaped.
+	Peer      string  `json:"peer,omitempty"`
 	ElapsedMS float64 `json:"elapsed_ms"`
 }
 

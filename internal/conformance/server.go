@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"net"
 	"slices"
 	"strings"
@@ -14,9 +15,28 @@ import (
 	"github.com/pqkex/pqkex/internal/sshwire"
 )
 
-// version is the identification line pqkex check sends, as a client and
-// as a server.
+// version is the identification line pqkex check sends as a server
+// (check -listen).
 const version = "SSH-2.0-pqkex_check"
+
+// clientIdents are identification lines of common clients; a server check
+// sends one of them, chosen at random for the run, so that a server
+// cannot recognize pqkex check by its identification line without also
+// treating every such client so (ServerOptions.Ident sets another).
+var clientIdents = []string{"SSH-2.0-OpenSSH_9.9", "SSH-2.0-OpenSSH_10.0", "SSH-2.0-PuTTY_Release_0.83", "SSH-2.0-Go"}
+
+// otherKex are key exchanges a server check lists after the one under
+// test, as a client's list does (the one under test comes first, so it is
+// the one negotiated with a server that offers it, RFC 4253 §7.1).
+var otherKex = []string{"curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256", "ecdh-sha2-nistp384", "ext-info-c"}
+
+// DefaultDeadline bounds a whole server check unless ServerOptions.Deadline
+// says otherwise.
+const DefaultDeadline = 30 * time.Minute
+
+// honestBudget is how many connection timeouts the honest case may take
+// in all, however many exchanges it runs.
+const honestBudget = 4
 
 // ServerOptions configure CheckServer.
 type ServerOptions struct {
@@ -31,6 +51,13 @@ type ServerOptions struct {
 	// Pause is waited between connections (for servers that penalize
 	// many short connections from one source).
 	Pause time.Duration
+	// Deadline bounds the whole check (default DefaultDeadline): cases
+	// not run by then are reported NotRun. Each case takes one connection,
+	// bounded by Timeout, except honest, bounded by honestBudget of them.
+	Deadline time.Duration
+	// Ident is the identification line sent (default: one of
+	// clientIdents, chosen at random for the run).
+	Ident string
 	// Dial opens a connection to Addr (default: TCP with Timeout).
 	Dial func(ctx context.Context, addr string) (net.Conn, error)
 	// Progress, if set, is called with each result as it is known.
@@ -48,6 +75,10 @@ type ServerReport struct {
 	Strict  bool     `json:"strict_kex"`
 	Methods []string `json:"methods"`
 	Results []Result `json:"results"`
+	// Deadline is the bound of the whole check; Ident the identification
+	// line sent.
+	Deadline string `json:"deadline"`
+	Ident    string `json:"ident"`
 }
 
 // CheckServer runs every case of every method against the server at
@@ -62,8 +93,17 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 		d := &net.Dialer{Timeout: s.opts.Timeout}
 		s.opts.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
 	}
-	rep := &ServerReport{Addr: opts.Addr}
-	probe, err := s.start(ctx, []string{strictClient}, false)
+	if s.opts.Deadline <= 0 {
+		s.opts.Deadline = DefaultDeadline
+	}
+	if s.opts.Ident == "" {
+		s.opts.Ident = clientIdents[mrand.IntN(len(clientIdents))]
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Deadline)
+	defer cancel()
+	rep := &ServerReport{Addr: opts.Addr, Deadline: s.opts.Deadline.String(), Ident: s.opts.Ident}
+	// The probe lists what a client would; it ends after the KEXINITs.
+	probe, err := s.start(ctx, append(Methods(), otherKex...), false)
 	if err != nil && probe == nil {
 		return nil, err
 	}
@@ -89,22 +129,30 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
 		}
 		offered := slices.Contains(probe.serverInit.KexAlgos, name)
-		for _, cs := range serverCases(m) {
-			if err := ctx.Err(); err != nil {
-				return rep, err
-			}
+		cases := serverCases(m)
+		results := make([]Result, len(cases))
+		// The cases run in a random order, so that a server cannot tell
+		// from a connection's place in the run which case it is; they
+		// are reported in their own order.
+		for _, i := range mrand.Perm(len(cases)) {
+			cs := cases[i]
 			var r Result
-			if offered {
-				r = s.run(ctx, m, cs)
-			} else {
+			switch {
+			case !offered:
 				r = Result{Method: name, Case: cs.id, Clause: cs.clause, Expected: cs.expect, Verdict: NotRun,
 					Detail: "the server does not offer " + name}
+			case ctx.Err() != nil:
+				r = Result{Method: name, Case: cs.id, Clause: cs.clause, Expected: cs.expect, Verdict: NotRun,
+					Detail: "the run ended before this case (its deadline, " + s.opts.Deadline.String() + ", or an interrupt)"}
+			default:
+				r = s.run(ctx, m, cs)
 			}
-			rep.Results = append(rep.Results, r)
+			results[i] = r
 			if opts.Progress != nil {
 				opts.Progress(r)
 			}
 		}
+		rep.Results = append(rep.Results, results...)
 	}
 	return rep, nil
 }
@@ -112,11 +160,14 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 type serverChecker struct {
 	opts   ServerOptions
 	dialed bool
+	// caseEnd, if set, bounds every connection of the case running.
+	caseEnd time.Time
 }
 
 // session is one connection to the server after both KEXINITs.
 type session struct {
 	c            *conn
+	ident        string // our identification line (V_C)
 	version      string // the server's identification line
 	ours, theirs []byte // I_C and I_S, the KEXINIT payloads
 	serverInit   *sshwire.KexInit
@@ -139,13 +190,17 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 	if err != nil {
 		return nil, err
 	}
-	nc.SetDeadline(time.Now().Add(s.opts.Timeout))
+	end := time.Now().Add(s.opts.Timeout)
+	if !s.caseEnd.IsZero() && s.caseEnd.Before(end) {
+		end = s.caseEnd
+	}
+	nc.SetDeadline(end)
 	c := newConn(nc)
 	fail := func(format string, args ...any) (*session, error) {
 		nc.Close()
 		return nil, fmt.Errorf(format, args...)
 	}
-	if err := c.writeVersion(version); err != nil {
+	if err := c.writeVersion(s.ident()); err != nil {
 		return fail("sending the identification line: %v", err)
 	}
 	peer, err := c.readVersion()
@@ -169,7 +224,7 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 	if err != nil {
 		return fail("the server's SSH_MSG_KEXINIT: %v", err)
 	}
-	ss := &session{c: c, version: peer, ours: ours, theirs: ev.payload, serverInit: serverInit}
+	ss := &session{c: c, ident: s.ident(), version: peer, ours: ours, theirs: ev.payload, serverInit: serverInit}
 	ss.algs, err = negotiate(ki, serverInit)
 	if err != nil {
 		return ss, fmt.Errorf("negotiating with the server (RFC 4253 §7.1): %v", err)
@@ -187,11 +242,25 @@ func (s *serverChecker) run(ctx context.Context, m *method, cs serverCase) Resul
 	return r
 }
 
+// ident is the identification line the check sends.
+func (s *serverChecker) ident() string {
+	if s.opts.Ident == "" {
+		return clientIdents[0]
+	}
+	return s.opts.Ident
+}
+
 // open starts a session negotiating m (after extra, which the server must
 // not have) with strict key exchange offered, or records why it could not.
 func (s *serverChecker) open(ctx context.Context, m *method, r *Result, firstKexFollows bool, extra ...string) *session {
 	r.Attempts++
-	kex := append(slices.Clone(extra), m.name, strictClient)
+	kex := append(slices.Clone(extra), m.name)
+	for _, name := range append(Methods(), otherKex...) {
+		if !slices.Contains(kex, name) {
+			kex = append(kex, name)
+		}
+	}
+	kex = append(kex, strictClient)
 	ss, err := s.start(ctx, kex, firstKexFollows)
 	if err != nil {
 		if ss != nil {

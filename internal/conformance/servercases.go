@@ -200,12 +200,8 @@ func afterReply(ss *session, m *method, k, H []byte, r *Result) {
 		ss.c.readSeq = 0
 	}
 	ss.c.in = in
-	if err := ss.c.write(serviceRequestMsg); err != nil {
-		// It may have closed at our SSH_MSG_NEWKEYS already.
-		decide(r, ss.c.next(false), msgServiceAccept)
-	} else {
-		decide(r, nextAfterRequest(ss), msgServiceAccept)
-	}
+	ss.c.write(serviceRequestMsg) // if it fails, the server has closed already: the read tells
+	decide(r, nextAfterRequest(ss), msgServiceAccept)
 	if r.Verdict == Replied {
 		r.Detail = "a verified KEX_ECDH_REPLY and SSH_MSG_NEWKEYS, then " + r.Detail + " to our SSH_MSG_SERVICE_REQUEST under the new keys: the server went on"
 		return

@@ -212,11 +212,11 @@ func binaryAppendSeq(p []byte, seq uint32) []byte {
 
 // simConnect runs one connection of a simulated client with defect d,
 // offering kex.
-func simConnect(nc net.Conn, d defect, kex []string) {
+func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	defer nc.Close()
 	nc.SetDeadline(time.Now().Add(20 * time.Second))
 	c := newConn(nc)
-	if c.writeVersion("SSH-2.0-sim_client") != nil {
+	if c.writeVersion(ident) != nil {
 		return
 	}
 	vs, err := c.readVersion()
@@ -286,7 +286,7 @@ func simConnect(nc net.Conn, d defect, kex []string) {
 	if d == cliMpint {
 		k = mpintOf(k[4:])
 	}
-	H := kexhash.ExchangeHash(m.hash, []byte("SSH-2.0-sim_client"), []byte(vs), ours, theirs, hostKey, qc, qs, k)
+	H := kexhash.ExchangeHash(m.hash, []byte(ident), []byte(vs), ours, theirs, hostKey, qc, qs, k)
 	newKeys := func() bool {
 		if c.write([]byte{msgNewKeys}) != nil {
 			return false
@@ -360,9 +360,12 @@ func simServer(t testing.TB, d defect) string {
 	return ln.Addr().String()
 }
 
-// simClients connects simulated clients with defect d, offering kex, to
-// addr one after the other until stop is closed.
-func simClients(addr string, d defect, kex []string, stop <-chan struct{}) {
+// simIdent is the simulated client's identification line.
+const simIdent = "SSH-2.0-sim_client"
+
+// simClients connects simulated clients with defect d, offering kex and
+// identifying as ident, to addr one after the other until stop is closed.
+func simClients(addr string, d defect, kex []string, ident string, stop <-chan struct{}) {
 	for {
 		select {
 		case <-stop:
@@ -374,6 +377,6 @@ func simClients(addr string, d defect, kex []string, stop <-chan struct{}) {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		simConnect(nc, d, kex)
+		simConnect(nc, d, kex, ident)
 	}
 }

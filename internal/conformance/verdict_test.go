@@ -94,7 +94,7 @@ func checkSimClients(t *testing.T, d defect, m *method, ids []string) []Result {
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	go func() { simClients(ln.Addr().String(), d, []string{m.name}, stop); close(done) }()
+	go func() { simClients(ln.Addr().String(), d, []string{m.name}, simIdent, stop); close(done) }()
 	defer func() { close(stop); <-done }()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -1,0 +1,110 @@
+package conformance
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// -listen binds its cases to the client under test: other clients'
+// connections take none and spoil none, a silent connection holds up
+// nobody, and connections that are not the client under test's do not
+// keep an idle run alive.
+
+// TestListenBindsClient: an honest client under test, chosen by its
+// identification line, runs while defective impostors (K as an mpint:
+// every case they took would fail) and a connection that never speaks
+// hit the same listener; every case conforms, every result names the
+// client under test, and the impostors were refused.
+func TestListenBindsClient(t *testing.T) {
+	m := methods[0]
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	silent, err := net.Dial("tcp", addr) // says nothing until the test ends
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, c := range []struct {
+		d     defect
+		ident string
+	}{{cliMpint, "SSH-2.0-impostor_1"}, {cliMpint, "SSH-2.0-impostor_2"}, {honestPeer, simIdent}} {
+		wg.Add(1)
+		go func() { defer wg.Done(); simClients(addr, c.d, []string{m.name}, c.ident, stop) }()
+	}
+	defer func() { close(stop); wg.Wait() }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Methods: []string{m.name}, Timeout: 20 * time.Second, ClientVersion: simIdent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireConforming(t, rep.Results, 1)
+	for _, r := range rep.Results {
+		if !strings.Contains(r.Peer, simIdent) {
+			t.Errorf("%s: run by %q, not the client under test", r.Case, r.Peer)
+		}
+	}
+	if rep.Refused == 0 {
+		t.Error("no impostor connection was refused")
+	}
+	if rep.ClientVersion != simIdent || rep.ClientAddr != "127.0.0.1" {
+		t.Errorf("client under test %s %s", rep.ClientAddr, rep.ClientVersion)
+	}
+	t.Logf("%d cases conform with the silent connection open; %d impostor connections refused", len(rep.Results), rep.Refused)
+}
+
+// TestListenIdleIgnoresOthers: with no client under test, connections
+// that are not SSH and clients from another identification line do not
+// restart the idle timer: the run ends after Idle.
+func TestListenIdleIgnoresOthers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if nc, err := net.Dial("tcp", addr); err == nil {
+				nc.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
+				nc.Close()
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		simClients(addr, honestPeer, []string{methods[0].name}, "SSH-2.0-other", stop)
+	}()
+	defer func() { close(stop); wg.Wait() }()
+	start := time.Now()
+	rep, err := CheckClients(context.Background(), ClientOptions{Listener: ln, Methods: []string{methods[0].name},
+		Timeout: 2 * time.Second, Idle: time.Second, ClientVersion: simIdent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("the run took %v with Idle 1s: other connections kept it alive", el)
+	}
+	for _, r := range rep.Results {
+		if r.Verdict != NotRun {
+			t.Errorf("%s: %s by %q, want not run", r.Case, r.Verdict, r.Peer)
+		}
+	}
+}
