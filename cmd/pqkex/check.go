@@ -29,7 +29,16 @@ type checkReport struct {
 	Listen  string `json:"listen,omitempty"`
 	Version string `json:"peer_version,omitempty"`
 	// Versions are the clients' identification lines (role client).
-	Versions []string             `json:"peer_versions,omitempty"`
+	Versions []string `json:"peer_versions,omitempty"`
+	// ClientAddr and ClientVersion are the client under test (role
+	// client); Refused counts other clients' connections.
+	ClientAddr    string `json:"client_addr,omitempty"`
+	ClientVersion string `json:"client_version,omitempty"`
+	Refused       int    `json:"refused_connections,omitempty"`
+	// Deadline bounds a server check; Ident is the identification line
+	// it sent (role server).
+	Deadline string               `json:"deadline,omitempty"`
+	Ident    string               `json:"ident,omitempty"`
 	Offered  []string             `json:"kex_offered,omitempty"`
 	Strict   *bool                `json:"strict_kex,omitempty"`
 	Methods  []string             `json:"methods"`
@@ -57,12 +66,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	allowRemote := fs.Bool("allow-remote", false, "with -listen: allow a non-loopback address")
 	timeout := fs.Duration("timeout", 10*time.Second, "timeout of each connection")
 	pause := fs.Duration("pause", 0, "wait between connections to a server (for servers that penalize many short connections, such as OpenSSH's PerSourcePenalties)")
-	idle := fs.Duration("idle", 5*time.Minute, "with -listen: stop after this long without a connection")
+	idle := fs.Duration("idle", 5*time.Minute, "with -listen: stop after this long without a case run by the client under test")
+	deadline := fs.Duration("deadline", conformance.DefaultDeadline, "bound of the whole check of a server")
+	ident := fs.String("ident", "", "identification line to send to a server (default: a common client's, chosen at random)")
+	clientAddr := fs.String("client-addr", "", "with -listen: the IP address of the client under test (default: the first client's)")
+	clientVersion := fs.String("client-version", "", "with -listen: the identification line of the client under test, e.g. SSH-2.0-OpenSSH_10.0 (default: the first client's)")
 	hostKey := fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	verbose := fs.Bool("v", false, "print each case on stderr as it finishes, and every case's detail")
-	if code, done := parseCommand(fs, args, stdout, -1, "usage: pqkex check [-kex LIST] [-timeout D] [-pause D] [-json] [-v] HOST[:PORT]",
-		"       pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-allow-remote] [-timeout D] [-idle D] [-json] [-v]",
+	if code, done := parseCommand(fs, args, stdout, -1, "usage: pqkex check [-kex LIST] [-timeout D] [-pause D] [-deadline D] [-ident LINE] [-json] [-v] HOST[:PORT]",
+		"       pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-client-addr IP] [-client-version LINE] [-allow-remote] [-timeout D] [-idle D] [-json] [-v]",
 		"Checks another SSH implementation's hybrid post-quantum key exchange against the specifications:",
 		"a server (HOST[:PORT]), with one connection per case, or clients connecting to -listen ADDR, one connection per case."); done {
 		return code
@@ -81,7 +94,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	progress := func(r conformance.Result) {
 		if *verbose {
-			fmt.Fprintf(stderr, "%-36s %-26s %-9s %s\n", r.Method, r.Case, mark(r), r.Detail)
+			by := ""
+			if r.Peer != "" {
+				by = " [" + r.Peer + "]"
+			}
+			fmt.Fprintf(stderr, "%-36s %-26s %-9s %s%s\n", r.Method, r.Case, mark(r), r.Detail, by)
 		}
 	}
 	start := time.Now()
@@ -106,28 +123,38 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "pqkex check:", err)
 			return checkNotRun
 		}
+		who := "the first client to connect"
+		if *clientAddr != "" || *clientVersion != "" {
+			who = strings.TrimSpace("the client " + *clientAddr + " " + *clientVersion)
+		}
 		fmt.Fprintf(stderr, "pqkex check: listening on %s; connect a client once per case (one connection runs one case; "+
-			"the run ends when every case has run, after %v without a connection, or on SIGINT/SIGTERM)\n", ln.Addr(), *idle)
+			"cases are run only by %s; the run ends when every case has run, after %v without a case, or on SIGINT/SIGTERM)\n", ln.Addr(), who, *idle)
 		cr, err := conformance.CheckClients(ctx, conformance.ClientOptions{
 			Listener: ln, Methods: methods, HostKeys: keys, Timeout: *timeout, Idle: *idle, Progress: progress,
+			ClientAddr: *clientAddr, ClientVersion: *clientVersion,
 			Log: func(line string) { fmt.Fprintln(stderr, "pqkex check:", line) },
 		})
 		if err != nil {
 			fmt.Fprintln(stderr, "pqkex check:", err)
 			return 2
 		}
-		rep = checkReport{Role: "client", Listen: cr.Addr, Versions: cr.Versions, Methods: cr.Methods, Results: cr.Results}
+		rep = checkReport{Role: "client", Listen: cr.Addr, Versions: cr.Versions, Methods: cr.Methods, Results: cr.Results,
+			ClientAddr: cr.ClientAddr, ClientVersion: cr.ClientVersion, Refused: cr.Refused}
 	case *listen == "" && fs.NArg() == 1:
 		addr := fs.Arg(0)
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			addr = net.JoinHostPort(addr, "22")
 		}
 		rep = checkReport{Role: "server", Target: addr}
+		if *verbose {
+			fmt.Fprintf(stderr, "pqkex check: the whole check is bounded by -deadline %v\n", *deadline)
+		}
 		sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
-			Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Progress: progress,
+			Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, Progress: progress,
 		})
 		if sr != nil {
 			rep.Version, rep.Offered, rep.Strict, rep.Methods, rep.Results = sr.Version, sr.Offered, &sr.Strict, sr.Methods, sr.Results
+			rep.Deadline, rep.Ident = sr.Deadline, sr.Ident
 		}
 		if err != nil {
 			rep.Error = err.Error()
@@ -195,7 +222,11 @@ func printCheck(w io.Writer, r *checkReport, verbose bool) {
 			fmt.Fprintf(w, "strict key exchange offered: %v\n", *r.Strict)
 		}
 	case "client":
-		fmt.Fprintf(w, "clients on %s: %s\n", r.Listen, strings.Join(r.Versions, "; "))
+		fmt.Fprintf(w, "client under test on %s: %s %s", r.Listen, r.ClientAddr, r.ClientVersion)
+		if r.Refused > 0 {
+			fmt.Fprintf(w, " (%d connections of other clients refused)", r.Refused)
+		}
+		fmt.Fprintln(w)
 	}
 	if len(r.Results) == 0 {
 		return // the error says why, on stderr

@@ -382,6 +382,7 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	nc.SetDeadline(start.Add(timeout))
 	from := nc.RemoteAddr().String()
 	c := newConn(nc)
+	c.deadline = start.Add(timeout)
 	idx = -1
 	noCase := func(format string, args ...any) (int, caseResult, string) {
 		if idx >= 0 {
@@ -628,10 +629,26 @@ func honestSession(c *conn, algs algorithms, r *Result) {
 
 // tamperedSession is the case packet-tampered after the key exchange: as
 // honestSession, but the SSH_MSG_SERVICE_ACCEPT has the last bit of its
-// MAC (or AEAD tag) flipped, which the client must not take.
+// MAC (or AEAD tag) flipped, which the client must not take. RFC 4253
+// does not require a client whose server authenticated explicitly (by a
+// signature) to wait for the accept before SSH_MSG_USERAUTH_REQUEST, and
+// some (dropbear's dbclient) send it at once: so before the forged packet
+// the client is given pipelineWait to send what it sends unprompted, and
+// a client that did is judged by whether it then ends the connection (it
+// refused the forged packet) or stays (it took it); one that did not must
+// end it instead of answering.
 func tamperedSession(c *conn, algs algorithms, r *Result) {
 	if !readServiceRequest(c, r) {
 		r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
+		return
+	}
+	c.nc.SetReadDeadline(time.Now().Add(pipelineWait))
+	early := c.next(false)
+	c.nc.SetReadDeadline(c.deadline)
+	pipelined := early.kind == evPacket
+	if early.kind != evPacket && early.kind != evTimeout {
+		decide(r, early, msgUserAuthRequest)
+		r.Verdict, r.Detail = NotRun, "the client ended the connection before the tampered packet was sent: "+r.Detail
 		return
 	}
 	p := c.out.Seal(c.writeSeq, serviceAcceptMsg)
@@ -641,13 +658,34 @@ func tamperedSession(c *conn, algs algorithms, r *Result) {
 		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_ACCEPT: "+err.Error()
 		return
 	}
-	ev := c.next(false)
-	decide(r, ev, msgUserAuthRequest)
-	if r.Verdict == Replied {
-		r.Verdict = Accepted
+	what := "sent SSH_MSG_SERVICE_ACCEPT with one bit of its MAC flipped (" + algs.cipherSC + "); got "
+	if !pipelined {
+		decide(r, c.next(false), msgUserAuthRequest)
+		if r.Verdict == Replied {
+			r.Verdict = Accepted
+		}
+		r.Detail = what + r.Detail
+		return
 	}
-	r.Detail = "sent SSH_MSG_SERVICE_ACCEPT with one bit of its MAC flipped (" + algs.cipherSC + "); got " + r.Detail
+	// The client sent early.payload before our accept: whatever else it
+	// sends, what decides is whether it ends the connection.
+	ev := c.next(false)
+	for i := 0; ev.kind == evPacket && i < maxSkipped; i++ {
+		ev = c.next(false)
+	}
+	decide(r, ev, msgUserAuthRequest)
+	if r.Verdict == Hung || r.Verdict == Ignored {
+		r.Verdict = Accepted
+		r.Detail = what + "no end of the connection: the client, which had sent " + messageName(early.payload[0]) +
+			" without waiting for the accept, went on after the forged packet"
+		return
+	}
+	r.Detail = what + r.Detail + " (the client had sent " + messageName(early.payload[0]) + " without waiting for the accept, as RFC 4253 allows)"
 }
+
+// pipelineWait is how long packet-tampered waits for what a client sends
+// after SSH_MSG_SERVICE_REQUEST without waiting for the accept.
+const pipelineWait = 300 * time.Millisecond
 
 // transcript is what goes into the exchange hash of one connection, and
 // the KEX_ECDH_REPLY a case builds from it.

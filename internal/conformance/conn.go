@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
 )
@@ -36,6 +37,7 @@ type conn struct {
 	br                *bufio.Reader
 	readSeq, writeSeq uint32
 	in, out           sshwire.PacketCipher // nil until SSH_MSG_NEWKEYS
+	deadline          time.Time            // the connection's, where a case needs to restore it
 }
 
 func newConn(nc net.Conn) *conn { return &conn{nc: nc, br: bufio.NewReader(nc)} }

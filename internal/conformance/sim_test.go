@@ -48,6 +48,8 @@ const (
 	cliSkipLength  defect = "client: S_REPLY at any length (zero-extended or truncated)"
 	cliSkipZero    defect = "client: no all-zero check of the X25519 secret"
 	cliNewKeysEarl defect = "client: SSH_MSG_NEWKEYS before it checks the signature, then aborts (allowed)"
+	cliPipeline    defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting for the accept (allowed)"
+	cliPipeNoMAC   defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, and takes packets whose MAC does not verify"
 )
 
 func (d defect) server() bool { return bytes.HasPrefix([]byte(d), []byte("server")) }
@@ -323,16 +325,20 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	if c.write(serviceRequestMsg) != nil {
 		return
 	}
-	ev = c.next(false)
-	accepted := ev.kind == evPacket && ev.payload[0] == msgServiceAccept ||
-		d == cliNoMAC && ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth)
-	if !accepted {
-		return
-	}
 	auth := sshwire.AppendString([]byte{msgUserAuthRequest}, []byte("sim"))
 	auth = sshwire.AppendString(auth, []byte("ssh-connection"))
 	auth = sshwire.AppendString(auth, []byte("none"))
-	if c.write(auth) != nil {
+	pipeline := d == cliPipeline || d == cliPipeNoMAC
+	if pipeline && c.write(auth) != nil {
+		return
+	}
+	ev = c.next(false)
+	accepted := ev.kind == evPacket && ev.payload[0] == msgServiceAccept ||
+		(d == cliNoMAC || d == cliPipeNoMAC) && ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth)
+	if !accepted {
+		return
+	}
+	if !pipeline && c.write(auth) != nil {
 		return
 	}
 	for c.next(false).kind == evPacket {
