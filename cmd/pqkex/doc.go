@@ -10,9 +10,9 @@
 //	            [-allow-remote] [-max-startups N] [-max-conns N]
 //	            [-login-grace-time D] [-idle-timeout D]
 //	pqkex kat [-dir DIR]                                     run known-answer vectors
-//	pqkex check [-kex LIST] [-timeout D] [-pause D] [-json] [-v] HOST[:PORT]
+//	pqkex check [-kex LIST] [-timeout D] [-pause D] [-deadline D] [-json] [-v] HOST[:PORT]
 //	                                                         test a server's hybrid key exchange
-//	pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-allow-remote]
+//	pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-client-version LINE] [-allow-remote]
 //	            [-timeout D] [-idle D] [-json] [-v]          test clients' hybrid key exchange
 //
 // "pqkex COMMAND -h" prints a command's flags and exits 0. Exit status 1
@@ -152,131 +152,72 @@
 // check tests another SSH implementation's hybrid post-quantum key
 // exchange on the wire, with messages pqkex builds itself: the honest
 // exchange, every value the specifications say must be refused, and a few
-// protocol violations, one case per connection. Each case names the
-// clause it comes from (RFC 10042 for the ML-KEM methods, RFC 9941 for
-// sntrup761x25519, FIPS 203 §7.2, RFC 8731 §3 and RFC 7748 §5 for X25519,
-// RFC 5656 §4 and SEC 1 §3.2.2 for the NIST curves, RFC 4253 for the
-// transport, OpenSSH's PROTOCOL §1.10 for strict key exchange); the
-// table of cases and what was found on real peers is docs/conformance.md.
+// protocol violations, one case per connection. Each case's expectation,
+// the sentence of RFC 10042, RFC 9941, RFC 8731, RFC 7748, RFC 5656,
+// RFC 4253, FIPS 203 or OpenSSH's PROTOCOL it rests on, what the verdicts
+// allow, and what was found on real peers are in docs/conformance.md.
+// pqkex's side is written out from crypto/mlkem, crypto/ecdh and the
+// sntrup761 package, not from pqkex's method engine.
 //
-// Both halves of pqkex's side are written out from crypto/mlkem,
-// crypto/ecdh and the sntrup761 package, not from pqkex's method engine,
-// so that checking pqkex's own server or client does not check the engine
-// against itself.
-//
-// check HOST[:PORT] plays the client. A first connection reads the
-// server's KEXINIT; then every case of every method pqkex knows that the
-// server offers (or of those named with -kex) runs on a new connection:
-//
-//   - honest: pqkex's client completes the exchange, computes the
-//     exchange hash H from the transcript itself and verifies the host
-//     key signature over it, then sends SSH_MSG_NEWKEYS and one encrypted
-//     SSH_MSG_SERVICE_REQUEST and requires the server's SSH_MSG_NEWKEYS
-//     and an SSH_MSG_SERVICE_ACCEPT that authenticates under the keys
-//     derived from K and H (aes256-ctr or aes128-ctr with hmac-sha2-256
-//     or -512, or chacha20-poly1305@openssh.com). K hashed as an mpint
-//     instead of a string differs only when K's first byte is zero or has
-//     its top bit set, so the exchange is repeated (up to 16 times) until
-//     that is so; the detail says how many it took. A signature that
-//     fails is tried against H with K as an mpint, as raw bytes and with
-//     K_PQ and K_CL swapped, and the detail says if one verifies.
-//   - c-init-short, c-init-long: C_INIT one byte off its exact length;
-//     ek-modulus-first, -odd, -last, -max (ML-KEM): an encapsulation key
-//     with one coefficient at or above q at an even, an odd, the last
-//     position and set to 4095; x25519-* (X25519): the seven low-order
-//     points (0, 1, two of order 8, p-1, p, p+1), each also with bit 255
-//     set; point-* (P-256, P-384): not on the curve, the point at
-//     infinity (as 04 and zeros, and as SEC1's single 00 byte), compressed
-//     zero-padded to 65/97 bytes, hybrid (06/07), coordinates zero-padded
-//     by a byte, x + p (for a point with a small x, and padded by a byte
-//     for the client's own point); point-compressed (RFC 10042 §2.3.1-2.3.2
-//     allow point compression: either answer conforms);
-//     init-truncated-string: C_INIT's length field one more than the
-//     bytes that follow. The server must abort.
-//   - second-init: two SSH_MSG_KEX_ECDH_INIT; after answering the first
-//     the server must end the connection (it is read under the new keys);
-//     ignore-in-strict-kex: SSH_MSG_IGNORE before SSH_MSG_KEX_ECDH_INIT
-//     under strict key exchange ("not applicable" when the server does
-//     not offer it); newkeys-before-init: SSH_MSG_NEWKEYS instead of
-//     SSH_MSG_KEX_ECDH_INIT; the server must abort. wrong-guess-ignored:
-//     first_kex_packet_follows with a wrong guess and a bogus guessed
-//     packet, which the server must ignore and then complete the honest
-//     exchange.
+// check HOST[:PORT] plays the client: a first connection reads the
+// server's KEXINIT, then every case of every method pqkex knows that the
+// server offers (or of those named with -kex) runs on a new connection,
+// in a random order per method. Server cases: honest (the exchange, the
+// signature over H computed from the transcript, SSH_MSG_NEWKEYS both
+// ways and an encrypted SSH_MSG_SERVICE_REQUEST answered under the keys
+// from K and H, repeated until K's string and mpint encodings differ),
+// packet-tampered (the same request with one bit of its MAC flipped),
+// c-init-short, c-init-long, ek-modulus-* (ML-KEM), x25519-* (the seven
+// low-order points, each also with bit 255 set), point-* (P-256, P-384),
+// init-truncated-string, second-init, ignore-in-strict-kex and
+// newkeys-before-init (under strict key exchange; not applicable without
+// it), wrong-guess-ignored. It sends a common client's identification
+// line (or -ident), and the whole check is bounded by -deadline.
 //
 // check -listen ADDR plays the server (ADDR on loopback unless
 // -allow-remote; host keys new Ed25519 and ECDSA P-256 ones, or -hostkey).
 // Connect the client under test to it once per case, e.g.
 //
-//	for i in $(seq 90); do ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -p PORT x@127.0.0.1 true; done
+//	for i in $(seq 100); do ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -p PORT x@127.0.0.1 true; done
 //
-// Each connection runs the next case of the method negotiated: check
-// offers every method with cases left, so the client's preference picks
-// one and a client offering several goes through all of them. A
-// connection that runs no case (not SSH, nothing in common) is logged on
-// stderr. The run ends when every case has run, after -idle without a
-// connection, or on SIGINT or SIGTERM; cases that did not run are
-// reported as such. The cases: honest (the client must send SSH_MSG_NEWKEYS and an
-// SSH_MSG_SERVICE_REQUEST that authenticates under keys from K and H);
-// s-reply-short, s-reply-long; the x25519-* and point-* values of the
-// server's half, signed, where that can be known, with the K a client
-// that skips the check would compute (the all-zero X25519 secret; the
-// point a compressed or hybrid encoding stands for), so that skipping it
-// shows as acceptance; sig-k-mpint (H computed with K as an mpint);
-// ct-tampered (one bit of the KEM ciphertext flipped: implicit rejection
-// must make the client's signature check fail); host-key-mismatch (signed
-// with another key than the host key shown). The client must abort every
-// case but honest before SSH_MSG_NEWKEYS.
+// Each connection runs the next case of the method negotiated (check
+// offers every method with cases left). Only the client under test runs
+// cases: the one at -client-addr with the identification line
+// -client-version, or else the first client to identify itself; other
+// connections are logged and refused, and only the client under test's
+// cases restart -idle. Client cases: honest (the client must answer our
+// SSH_MSG_SERVICE_ACCEPT with SSH_MSG_USERAUTH_REQUEST under the keys from
+// K and H), packet-tampered, s-reply-short, s-reply-long, the x25519-*
+// and point-* values, sig-k-mpint, ct-tampered, host-key-mismatch; each
+// reply is signed, where it can be known, with the K a client that skips
+// the check would compute.
 //
-// Verdicts: completed, failed (an exchange that must complete went
-// wrong), rejected (SSH_MSG_DISCONNECT; its reason code follows, as in
-// "rejected(2)"), closed (closed without SSH_MSG_DISCONNECT), replied (a
-// server answered a bad value with KEX_ECDH_REPLY), accepted (a client
-// answered a bad reply with SSH_MSG_NEWKEYS), ignored (another message,
-// such as SSH_MSG_UNIMPLEMENTED), hung (nothing decisive before -timeout),
-// malformed (not a valid SSH packet or message), not run, not applicable.
-// An abort conforms when rejected or closed; honest and
-// wrong-guess-ignored conform when completed; point-compressed ("either")
-// when rejected, closed, replied or accepted. Everything a peer sent is
-// escaped (and long messages cut) before it is printed.
+// Verdicts: completed, failed, rejected (SSH_MSG_DISCONNECT; its reason
+// code follows, as in "rejected(2)"), closed (without SSH_MSG_DISCONNECT),
+// replied (a server answered what it must refuse), accepted (a client
+// went on after a reply it must refuse), ignored, hung, malformed, not
+// run, not applicable. A conforming verdict may carry a note (closed
+// without the SSH_MSG_DISCONNECT an abort includes, a deferred or late
+// abort). Everything a peer sent is escaped (and long messages cut).
 //
 // The table has a row per case: method, case, spec clause, expected
-// (abort, complete or either), observed and ok, FAIL, NOT RUN or n/a; the details
-// of every case that did not conform or run follow (of every case with
-// -v, which also prints each case as it finishes, on stderr). Exit status
-// 0 when every case ran and conformed (not applicable ones aside), 1 when
-// a case did not conform, 3 when none failed but a case or the whole
-// check could not run (no connection, no method in common, a method named
-// with -kex not offered), 2 on usage errors.
+// (abort, complete or either), observed, and ok, FAIL, NOT RUN or n/a; the
+// details of every case that did not conform or run follow (of every case
+// with -v, which also prints each case as it finishes, on stderr). Exit
+// status 0 when every case ran and conformed (not applicable ones aside),
+// 1 when a case did not conform, 3 when none failed but a case or the
+// whole check could not run, 2 on usage errors.
 //
 // -json prints one object (schema "pqkex-check/1"; fields are only ever
-// added): schema, tool, role (what was checked: "server" or "client"),
-// target (role server) or listen (role client), peer_version (the
-// server's identification line) or peer_versions (the clients'),
-// kex_offered and strict_kex (role server), methods, results, summary
-// (cases, conforming, nonconforming, not_run, not_applicable), and error
-// when the check could not run. Each result has method, case, clause,
-// expected, verdict, conforms, detail, attempts (connections the case
-// took), elapsed_ms, and disconnect_reason and disconnect_message when
-// the peer sent SSH_MSG_DISCONNECT. For example (real output of "check
-// -json -kex mlkem768x25519-sha256" against OpenSSH 10.0's sshd,
-// shortened to one result):
-//
-//	{
-//	  "schema": "pqkex-check/1", "tool": "pqkex (devel)", "role": "server",
-//	  "target": "127.0.0.1:35559", "peer_version": "SSH-2.0-OpenSSH_10.0p2 Debian-7~bpo12+1",
-//	  "kex_offered": ["mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
-//	    "curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256", "ecdh-sha2-nistp384",
-//	    "ecdh-sha2-nistp521", "ext-info-s", "kex-strict-s-v00@openssh.com"],
-//	  "strict_kex": true, "methods": ["mlkem768x25519-sha256"],
-//	  "results": [
-//	    {"method": "mlkem768x25519-sha256", "case": "ignore-in-strict-kex", "clause": "OpenSSH PROTOCOL §1.10",
-//	     "expected": "abort", "verdict": "rejected", "conforms": true,
-//	     "detail": "sent SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange; got SSH_MSG_DISCONNECT 2 (PROTOCOL_ERROR) \"strict KEX violation: unexpected packet type 2 (seqnr 1)\"",
-//	     "disconnect_reason": 2, "disconnect_message": "strict KEX violation: unexpected packet type 2 (seqnr 1)",
-//	     "attempts": 1, "elapsed_ms": 25.264}
-//	  ],
-//	  "summary": {"cases": 26, "conforming": 19, "nonconforming": 7, "not_run": 0, "not_applicable": 0}
-//	}
+// added): schema, tool, role ("server" or "client"), target, peer_version,
+// kex_offered, strict_kex, deadline and ident (role server), or listen,
+// client_addr, client_version, peer_versions and refused_connections (role
+// client); methods, results, summary (cases, conforming, nonconforming,
+// not_run, not_applicable), and error when the check could not run. Each
+// result has method, case, clause, expected, verdict, conforms, detail,
+// note, attempts (connections the case took), peer (role client),
+// elapsed_ms, and disconnect_reason and disconnect_message when the peer
+// sent SSH_MSG_DISCONNECT.
 //
 // OpenSSH 10's PerSourcePenalties can refuse a source after many
 // connections that do not authenticate (as every case's does): against

@@ -51,7 +51,7 @@ func serverCases(m *method) []serverCase {
 		cases = append(cases, c)
 	}
 	return append(cases,
-		badInitPacket("init-truncated-string", "RFC 4251 §5; RFC 5656 §4",
+		badInitPacket("init-truncated-string", lengthClause(m)+"; RFC 4251 §5",
 			"SSH_MSG_KEX_ECDH_INIT whose C_INIT length is one more than the bytes that follow", truncatedInit),
 		serverCase{"second-init", "OpenSSH PROTOCOL §1.10 (strict key exchange)", ExpectAbort, inSession(strictOnly(runSecondInit))},
 		serverCase{"ignore-in-strict-kex", "OpenSSH PROTOCOL §1.10 (strict key exchange)", ExpectAbort, inSession(strictOnly(runIgnoreInStrictKex))},

@@ -116,6 +116,11 @@ func checkSimClients(t *testing.T, d defect, m *method, ids []string, timeout ti
 func requireVerdicts(t *testing.T, spec defectSpec, rs []Result) int {
 	t.Helper()
 	n := 0
+	for _, id := range spec.flagged {
+		if !slices.ContainsFunc(rs, func(r Result) bool { return r.Case == id }) {
+			t.Errorf("%s: no result of the case %s, which must flag it", spec.d, id)
+		}
+	}
 	for _, r := range rs {
 		n += max(r.Attempts, 1)
 		switch {
