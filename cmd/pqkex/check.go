@@ -68,6 +68,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	pause := fs.Duration("pause", 0, "wait between connections to a server (for servers that penalize many short connections, such as OpenSSH's PerSourcePenalties)")
 	idle := fs.Duration("idle", 5*time.Minute, "with -listen: stop after this long without a case run by the client under test")
 	deadline := fs.Duration("deadline", conformance.DefaultDeadline, "bound of the whole check of a server")
+	noPacing := fs.Bool("no-pacing", false, "do not wait out a server that refuses connections from this source (OpenSSH's PerSourcePenalties); such cases do not run")
 	ident := fs.String("ident", "", "identification line to send to a server (default: a common client's, chosen at random)")
 	clientAddr := fs.String("client-addr", "", "with -listen: the IP address of the client under test (default: the first client's)")
 	clientVersion := fs.String("client-version", "", "with -listen: the identification line of the client under test, e.g. SSH-2.0-OpenSSH_10.0 (default: the first client's)")
@@ -92,7 +93,17 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	total, done := 0, 0
+	f, isFile := stderr.(*os.File)
+	tty := isFile && isTerminal(f)
 	progress := func(r conformance.Result) {
+		done++
+		if tty && !*verbose && total > 0 {
+			fmt.Fprintf(stderr, "\rcase %d/%d %-60.60s", done, total, r.Method+" "+r.Case)
+			if done >= total {
+				fmt.Fprintf(stderr, "\r%80s\r", "")
+			}
+		}
 		if *verbose {
 			by := ""
 			if r.Peer != "" {
@@ -146,11 +157,20 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			addr = net.JoinHostPort(addr, "22")
 		}
 		rep = checkReport{Role: "server", Target: addr}
-		if *verbose {
-			fmt.Fprintf(stderr, "pqkex check: the whole check is bounded by -deadline %v\n", *deadline)
-		}
 		sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
-			Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, Progress: progress,
+			Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, NoPacing: *noPacing,
+			Progress: progress,
+			Planned: func(n int, least time.Duration) {
+				total = n
+				fmt.Fprintf(stderr, "pqkex check: %d cases, one connection each; expected to take %v or more (at most -deadline %v)\n",
+					n, (least + time.Duration(n)*100*time.Millisecond).Round(time.Second), *deadline)
+			},
+			Notice: func(msg string) {
+				if tty {
+					fmt.Fprint(stderr, "\n")
+				}
+				fmt.Fprintln(stderr, "pqkex check:", msg)
+			},
 		})
 		if sr != nil {
 			rep.Version, rep.Offered, rep.Strict, rep.Methods, rep.Results = sr.Version, sr.Offered, &sr.Strict, sr.Methods, sr.Results

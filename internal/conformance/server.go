@@ -30,6 +30,10 @@ var clientIdents = []string{"SSH-2.0-OpenSSH_9.9", "SSH-2.0-OpenSSH_10.0", "SSH-
 // the one negotiated with a server that offers it, RFC 4253 §7.1).
 var otherKex = []string{"curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256", "ecdh-sha2-nistp384", "ext-info-c"}
 
+// AllCases is the case of a result that stands for every case of a
+// method, such as "not applicable" for a method the peer does not offer.
+const AllCases = "*"
+
 // DefaultDeadline bounds a whole server check unless ServerOptions.Deadline
 // says otherwise.
 const DefaultDeadline = 30 * time.Minute
@@ -58,6 +62,15 @@ type ServerOptions struct {
 	// Ident is the identification line sent (default: one of
 	// clientIdents, chosen at random for the run).
 	Ident string
+	// NoPacing turns off waiting out a server's refusal of this source
+	// (see pacePause): such a connection's case does not run.
+	NoPacing bool
+	// Planned, if set, is called once the cases to run are known, with
+	// their number and the time they are expected to take at the least.
+	Planned func(cases int, least time.Duration)
+	// Notice, if set, receives what the check does on its own accord
+	// (pacing a server that refuses connections).
+	Notice func(string)
 	// Dial opens a connection to Addr (default: TCP with Timeout).
 	Dial func(ctx context.Context, addr string) (net.Conn, error)
 	// Progress, if set, is called with each result as it is known.
@@ -123,12 +136,29 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 		}
 	}
 	rep.Methods = names
+	s.pause = s.opts.Pause
 	for _, name := range names {
 		m := lookupMethod(name)
 		if m == nil {
 			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
 		}
-		offered := slices.Contains(probe.serverInit.KexAlgos, name)
+		if slices.Contains(probe.serverInit.KexAlgos, name) {
+			s.casesLeft += len(serverCases(m))
+		}
+	}
+	if opts.Planned != nil {
+		opts.Planned(s.casesLeft, time.Duration(s.casesLeft)*s.pause)
+	}
+	for _, name := range names {
+		m := lookupMethod(name)
+		if !slices.Contains(probe.serverInit.KexAlgos, name) {
+			r := Result{Method: name, Case: AllCases, Verdict: NotApplicable, Detail: "the server does not offer " + name}
+			rep.Results = append(rep.Results, r)
+			if opts.Progress != nil {
+				opts.Progress(r)
+			}
+			continue
+		}
 		cases := serverCases(m)
 		results := make([]Result, len(cases))
 		// The cases run in a random order, so that a server cannot tell
@@ -138,15 +168,13 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			cs := cases[i]
 			var r Result
 			switch {
-			case !offered:
-				r = Result{Method: name, Case: cs.id, Clause: cs.clause, Expected: cs.expect, Verdict: NotRun,
-					Detail: "the server does not offer " + name}
 			case ctx.Err() != nil:
 				r = Result{Method: name, Case: cs.id, Clause: cs.clause, Expected: cs.expect, Verdict: NotRun,
 					Detail: "the run ended before this case (its deadline, " + s.opts.Deadline.String() + ", or an interrupt)"}
 			default:
 				r = s.run(ctx, m, cs)
 			}
+			s.casesLeft--
 			results[i] = r
 			if opts.Progress != nil {
 				opts.Progress(r)
@@ -158,8 +186,10 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 }
 
 type serverChecker struct {
-	opts   ServerOptions
-	dialed bool
+	opts      ServerOptions
+	dialed    bool
+	pause     time.Duration // between connections: opts.Pause, or pacePause once a penalty was seen
+	casesLeft int
 	// caseEnd, if set, bounds every connection of the case running.
 	caseEnd time.Time
 }
@@ -178,34 +208,14 @@ type session struct {
 // offering kex), and negotiates. On a negotiation error the session is
 // returned too, with the server's KEXINIT.
 func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows bool) (*session, error) {
-	if s.dialed && s.opts.Pause > 0 {
-		select {
-		case <-time.After(s.opts.Pause):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	s.dialed = true
-	nc, err := s.opts.Dial(ctx, s.opts.Addr)
+	c, peer, err := s.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	end := time.Now().Add(s.opts.Timeout)
-	if !s.caseEnd.IsZero() && s.caseEnd.Before(end) {
-		end = s.caseEnd
-	}
-	nc.SetDeadline(end)
-	c := newConn(nc)
+	nc := c.nc
 	fail := func(format string, args ...any) (*session, error) {
 		nc.Close()
 		return nil, fmt.Errorf(format, args...)
-	}
-	if err := c.writeVersion(s.ident()); err != nil {
-		return fail("sending the identification line: %v", err)
-	}
-	peer, err := c.readVersion()
-	if err != nil {
-		return fail("reading the server's identification line (RFC 4253 §4.2): %v", err)
 	}
 	if !strings.HasPrefix(peer, "SSH-2.0-") && !strings.HasPrefix(peer, "SSH-1.99-") {
 		return fail("the server speaks %s, not SSH 2.0", sshwire.Printable(peer, 64))
@@ -240,6 +250,85 @@ func (s *serverChecker) run(ctx context.Context, m *method, cs serverCase) Resul
 	cs.run(ctx, s, m, &r)
 	r.finish(start)
 	return r
+}
+
+// Pacing for servers that refuse a source after many connections that do
+// not authenticate (OpenSSH 9.8 and later: PerSourcePenalties, by default
+// one second of penalty per such connection, refusing the source once 15
+// have built up, and the penalty decays in real time): a connection reset
+// or closed before the server's identification line is taken for such a
+// refusal; the check then waits for it to lift (retrying at penaltyRetry
+// for up to penaltyWait) and from then on leaves pacePause between
+// connections, which keeps the penalty from building up again.
+const (
+	pacePause    = 1100 * time.Millisecond
+	penaltyRetry = 2 * time.Second
+	penaltyWait  = 2 * time.Minute
+)
+
+// connect dials the server, sends our identification line and reads its
+// own, after the pause between connections; a refusal that looks like a
+// penalty on this source is waited out (see pacePause).
+func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
+	var waited time.Duration
+	for {
+		if s.dialed && s.pause > 0 {
+			select {
+			case <-time.After(s.pause):
+			case <-ctx.Done():
+				return nil, "", ctx.Err()
+			}
+		}
+		s.dialed = true
+		nc, err := s.opts.Dial(ctx, s.opts.Addr)
+		if err != nil {
+			return nil, "", err
+		}
+		end := time.Now().Add(s.opts.Timeout)
+		if !s.caseEnd.IsZero() && s.caseEnd.Before(end) {
+			end = s.caseEnd
+		}
+		nc.SetDeadline(end)
+		c := newConn(nc)
+		if err := c.writeVersion(s.ident()); err != nil {
+			nc.Close()
+			return nil, "", fmt.Errorf("sending the identification line: %v", err)
+		}
+		peer, err := c.readVersion()
+		if err == nil {
+			if waited > 0 {
+				s.notice(fmt.Sprintf("the server accepts connections again after %v", waited.Round(time.Second)))
+			}
+			return c, peer, nil
+		}
+		nc.Close()
+		if classify(err) != evClosed || s.opts.NoPacing || waited >= penaltyWait {
+			return nil, "", fmt.Errorf("reading the server's identification line (RFC 4253 §4.2): %v", err)
+		}
+		if waited == 0 {
+			msg := "the server closed a connection before its identification line, as OpenSSH's PerSourcePenalties does to a " +
+				"source with many connections that do not authenticate: waiting for the penalty to lift"
+			if s.pause < pacePause {
+				s.pause = pacePause
+				msg += fmt.Sprintf(", then leaving %v between connections (about %v more for this run)", pacePause,
+					(time.Duration(s.casesLeft) * pacePause).Round(time.Second))
+			}
+			s.notice(msg + " (-pause sets the pause; -no-pacing turns this off)")
+		}
+		select {
+		case <-time.After(penaltyRetry):
+			waited += penaltyRetry
+		case <-ctx.Done():
+			return nil, "", ctx.Err()
+		}
+		s.dialed = false // the wait was the pause
+	}
+}
+
+func (s *serverChecker) notice(msg string) {
+	if s.opts.Notice != nil {
+		s.opts.Notice(msg)
+	}
 }
 
 // ident is the identification line the check sends.
