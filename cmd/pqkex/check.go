@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -71,12 +74,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	noPacing := fs.Bool("no-pacing", false, "do not wait out a server that refuses connections from this source (OpenSSH's PerSourcePenalties); such cases do not run")
 	ident := fs.String("ident", "", "identification line to send to a server (default: a common client's, chosen at random)")
 	clientAddr := fs.String("client-addr", "", "with -listen: the IP address of the client under test (default: the first client's)")
+	runClient := fs.String("run", "", "with -listen: run this client command once per case, until every case has run ({host}, {port} and {addr} are replaced by the listening address; each run is bounded by twice -timeout)")
 	clientVersion := fs.String("client-version", "", "with -listen: the identification line of the client under test, e.g. SSH-2.0-OpenSSH_10.0 (default: the first client's)")
 	hostKey := fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	verbose := fs.Bool("v", false, "print each case on stderr as it finishes, and every case's detail")
 	if code, done := parseCommand(fs, args, stdout, -1, "usage: pqkex check [-kex LIST] [-timeout D] [-pause D] [-deadline D] [-ident LINE] [-json] [-v] HOST[:PORT]",
-		"       pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-client-addr IP] [-client-version LINE] [-allow-remote] [-timeout D] [-idle D] [-json] [-v]",
+		"       pqkex check -listen ADDR [-run COMMAND] [-kex LIST] [-hostkey FILE] [-client-addr IP] [-client-version LINE] [-allow-remote] [-timeout D] [-idle D] [-json] [-v]",
 		"Checks another SSH implementation's hybrid post-quantum key exchange against the specifications:",
 		"a server (HOST[:PORT]), with one connection per case, or clients connecting to -listen ADDR, one connection per case."); done {
 		return code
@@ -140,11 +144,18 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "pqkex check: listening on %s; connect a client once per case (one connection runs one case; "+
 			"cases are run only by %s; the run ends when every case has run, after %v without a case, or on SIGINT/SIGTERM)\n", ln.Addr(), who, *idle)
-		cr, err := conformance.CheckClients(ctx, conformance.ClientOptions{
+		listenCtx, stopListen := context.WithCancel(ctx)
+		defer stopListen()
+		if *runClient != "" {
+			go runClientLoop(listenCtx, *runClient, ln.Addr().(*net.TCPAddr), 2**timeout, stderr)
+		}
+		cr, err := conformance.CheckClients(listenCtx, conformance.ClientOptions{
 			Listener: ln, Methods: methods, HostKeys: keys, Timeout: *timeout, Idle: *idle, Progress: progress,
 			ClientAddr: *clientAddr, ClientVersion: *clientVersion,
-			Log: func(line string) { fmt.Fprintln(stderr, "pqkex check:", line) },
+			Log:    func(line string) { fmt.Fprintln(stderr, "pqkex check:", line) },
+			Notice: func(msg string) { total = countPrefix(msg); fmt.Fprintln(stderr, "pqkex check:", msg) },
 		})
+		stopListen()
 		if err != nil {
 			fmt.Fprintln(stderr, "pqkex check:", err)
 			return 2
@@ -213,6 +224,45 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return checkNotRun
 	}
 	return 0
+}
+
+// runClientLoop runs command (with sh -c, {host}, {port} and {addr}
+// replaced by addr's) again and again until ctx is done, each run killed
+// after limit: the client under test of check -listen -run.
+func runClientLoop(ctx context.Context, command string, addr *net.TCPAddr, limit time.Duration, stderr io.Writer) {
+	r := strings.NewReplacer("{host}", addr.IP.String(), "{port}", strconv.Itoa(addr.Port), "{addr}", addr.String())
+	line := r.Replace(command)
+	for ctx.Err() == nil {
+		runCtx, cancel := context.WithTimeout(ctx, limit)
+		cmd := exec.CommandContext(runCtx, "sh", "-c", line)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, io.Discard, io.Discard
+		cmd.WaitDelay = time.Second
+		start := time.Now()
+		err := cmd.Run()
+		cancel()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) && ctx.Err() == nil {
+			fmt.Fprintf(stderr, "pqkex check: -run: %v\n", err)
+			return
+		}
+		if time.Since(start) < 50*time.Millisecond { // a client that fails at once: do not spin
+			select {
+			case <-time.After(200 * time.Millisecond):
+			case <-ctx.Done():
+			}
+		}
+	}
+}
+
+// countPrefix is the number of cases in a notice "...; N cases, ...".
+func countPrefix(msg string) int {
+	i := strings.Index(msg, " cases, one connection each")
+	if i < 0 {
+		return 0
+	}
+	j := strings.LastIndex(msg[:i], " ")
+	n, _ := strconv.Atoi(msg[j+1 : i])
+	return n
 }
 
 // mark is a result's conformance in a word.

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,6 +51,9 @@ type ClientOptions struct {
 	// Log, if set, receives a line for each connection that ran no case
 	// (peer bytes escaped).
 	Log func(string)
+	// Notice, if set, is told the methods the client under test offers
+	// once its first KEXINIT is read, and how many cases that leaves.
+	Notice func(string)
 
 	only []string // the case ids to run (nil: all), for tests
 }
@@ -91,6 +95,8 @@ type schedule struct {
 	done    []bool
 	results []caseResult
 	left    int
+	learned bool // the client under test's key exchanges are known
+	notice  func(string)
 }
 
 func newSchedule(queue []pending) *schedule {
@@ -129,6 +135,51 @@ func (s *schedule) release(i int) {
 	s.mu.Lock()
 	s.taken[i] = false
 	s.mu.Unlock()
+}
+
+// remaining is the number of cases not done.
+func (s *schedule) remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.left
+}
+
+// learn restricts the run, on the first call, to the key exchanges the
+// client under test offers in its KEXINIT: the other methods' cases are
+// not applicable. It says what is left through s.notice.
+func (s *schedule) learn(clientKex []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.learned {
+		return
+	}
+	s.learned = true
+	var lacks, has []string
+	for i, p := range s.queue {
+		if slices.Contains(clientKex, p.m.name) {
+			if !slices.Contains(has, p.m.name) {
+				has = append(has, p.m.name)
+			}
+			continue
+		}
+		if !slices.Contains(lacks, p.m.name) {
+			lacks = append(lacks, p.m.name)
+		}
+		if !s.done[i] && !s.taken[i] {
+			s.done[i] = true
+			s.results[i] = caseResult{Result: Result{Method: p.m.name, Case: AllCases, Verdict: NotApplicable,
+				Detail: "the client does not offer " + p.m.name}}
+			s.left--
+		}
+	}
+	if s.notice == nil {
+		return
+	}
+	msg := fmt.Sprintf("the client offers %d of the methods: %s; %d cases, one connection each", len(has), strings.Join(has, ", "), s.left)
+	if len(lacks) > 0 {
+		msg += "; not applicable: " + strings.Join(lacks, ", ")
+	}
+	s.notice(msg)
 }
 
 // complete records case i's result and returns how many cases are left.
@@ -195,6 +246,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 	}
 	rep := &ClientReport{Addr: opts.Listener.Addr().String(), Methods: names}
 	sched := newSchedule(queue)
+	sched.notice = opts.Notice
 	bind := &binding{addr: opts.ClientAddr, version: opts.ClientVersion}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -250,7 +302,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 		}
 	}
 	resetIdle()
-	for left := len(queue); left > 0; {
+	for sched.remaining() > 0 {
 		var o outcome
 		select {
 		case o = <-outcomes:
@@ -270,7 +322,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 			}
 			continue
 		}
-		left = sched.complete(o.idx, o.r)
+		sched.complete(o.idx, o.r)
 		resetIdle()
 		if v := sshwire.Printable(o.r.peer, 255); !slices.Contains(rep.Versions, v) {
 			rep.Versions = append(rep.Versions, v)
@@ -285,9 +337,12 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 	defer sched.mu.Unlock()
 	for i, p := range queue {
 		r := sched.results[i]
-		if !sched.done[i] {
+		switch {
+		case !sched.done[i]:
 			r.Result = Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Verdict: NotRun,
 				Detail: "no client that offers " + p.m.name + " connected for this case"}
+		case r.Case == AllCases && slices.ContainsFunc(rep.Results, func(x Result) bool { return x.Method == p.m.name && x.Case == AllCases }):
+			continue // one row for a method the client does not offer
 		}
 		rep.Results = append(rep.Results, r.Result)
 	}
@@ -436,6 +491,7 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 			return noCase("waiting for the client's guessed key exchange packet: %s", describe(ev))
 		}
 	}
+	sched.learn(clientInit.KexAlgos)
 	var ok bool
 	if idx, ok = sched.take(algs.kex); !ok { // taken meanwhile by another connection
 		return noCase("negotiated %s, which has no case left", sshwire.Quote(algs.kex, 100))

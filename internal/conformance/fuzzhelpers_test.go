@@ -105,7 +105,7 @@ func fuzzClientStreams(f fuzzcorpus.F) func(t fatalfer, which, stream []byte) {
 // sends stream on every connection.
 func fuzzServerStream(t fatalfer, which, stream []byte) {
 	m, i := pick(which, func(m *method) int { return len(serverCases(m)) })
-	s := &serverChecker{opts: ServerOptions{Timeout: time.Second, Dial: func(context.Context, string) (net.Conn, error) {
+	s := &serverChecker{opts: ServerOptions{Timeout: time.Second, NoPacing: true, Dial: func(context.Context, string) (net.Conn, error) {
 		return replayConn{bytes.NewReader(stream)}, nil
 	}}}
 	checkResult(t, s.run(context.Background(), m, serverCases(m)[i]))
