@@ -7,8 +7,7 @@
 //	            [-max-startups S:R:F] [-per-source-max-startups N] [-per-source-max-conns N]
 //	            [-per-source-net-block-size V4:V6] [-max-conns N] [-max-sessions N]
 //	            [-unused-connection-timeout D] [-login-grace-time D] [-idle-timeout D]
-//	            [-allow-remote] [-max-startups N] [-max-conns N]
-//	            [-login-grace-time D] [-idle-timeout D]
+//	            [-allow-remote]
 //	pqkex kat [-dir DIR]                                     run known-answer vectors
 //	pqkex check [-kex LIST] [-timeout D] [-pause D] [-json] [-v] HOST[:PORT]
 //	                                                         test a server's hybrid key exchange
@@ -120,7 +119,16 @@
 // "kex=<negotiated key exchange>". It listens on 127.0.0.1:2222 by default
 // and refuses non-loopback addresses unless -allow-remote is given. Try:
 //
-//	ssh -o KexAlgorithms=sntrup761x25519-sha512 -p 2222 x@127.0.0.1 kex
+//	ssh -o StrictHostKeyChecking=accept-new -o KexAlgorithms=sntrup761x25519-sha512 -p 2222 x@127.0.0.1 kex
+//
+// Its host key is the unencrypted OpenSSH private key file -hostkey,
+// by default pqkex/serve_ed25519 in the user's configuration directory
+// (os.UserConfigDir: $XDG_CONFIG_HOME or ~/.config on Linux); if the file
+// does not exist, a new ed25519 key is written there (mode 0600, its
+// directory made 0700) and "created host key FILE" printed, so clients
+// see the same key after a restart. -hostkey "" makes a new key held in
+// memory each start. The first line after that, "listening on ADDR, host
+// key TYPE SHA256:FINGERPRINT (FILE)", gives the key's fingerprint.
 //
 // It is a test server, not a login service. It stays bounded under
 // hostile clients with limits named after sshd_config's (README.md has the
@@ -140,7 +148,8 @@
 // retried with backoff. Everything a peer controls is quoted in the log
 // and cut to 768 bytes with its length noted, and each source gets at
 // most 5 lines per kind every 10 s, then one summary line: at most 61
-// lines and 109 373 bytes per 10 s however many sources flood it.
+// lines and 109 373 bytes in any 10 s (a sliding window) however many
+// sources flood it.
 //
 // SIGTERM (as sent by systemd, docker stop or kill) and SIGINT stop it
 // alike: it stops accepting, closes every connection, writes the pending
