@@ -505,3 +505,28 @@ func TestBenchFlags(t *testing.T) {
 		t.Fatalf("zero time: exit %d", code)
 	}
 }
+
+// TestHelpVerb: "pqkex help VERB" prints exactly what "pqkex VERB -h"
+// prints, for every verb, and exits 0; "pqkex help" the general usage;
+// an unknown verb exits 2.
+func TestHelpVerb(t *testing.T) {
+	for name := range commands {
+		var help, helpErr, flagH, flagHErr bytes.Buffer
+		code := run([]string{"help", name}, &help, &helpErr)
+		want := run([]string{name, "-h"}, &flagH, &flagHErr)
+		if code != 0 || want != 0 || help.String() != flagH.String() || helpErr.Len() != 0 || !strings.HasPrefix(help.String(), "usage: pqkex "+name) {
+			t.Errorf("help %s: exit %d, stdout %q, stderr %q; %s -h: exit %d, stdout %q", name, code, help.String(), helpErr.String(), name, want, flagH.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"help"}, &out, &errOut); code != 0 || out.String() != usage {
+		t.Errorf("help: exit %d, stdout %q", code, out.String())
+	}
+	for _, args := range [][]string{{"help", "nonsense"}, {"help", "bench", "extra"}, {"nonsense"}, nil} {
+		out.Reset()
+		errOut.Reset()
+		if code := run(args, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "usage: pqkex <command>") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+	}
+}

@@ -14,7 +14,8 @@
 //	pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-allow-remote]
 //	            [-timeout D] [-idle D] [-json] [-v]          test clients' hybrid key exchange
 //
-// "pqkex COMMAND -h" prints a command's flags and exits 0. Exit status 1
+// "pqkex COMMAND -h" and "pqkex help COMMAND" print a command's usage and
+// flags and exit 0. Exit status 1
 // means the work failed or did not run (kat: a vector failed or none ran;
 // scan: an error, 3 when the server offers no post-quantum key exchange;
 // check: a case did not conform, 3 when a case could not run), 2 a usage
