@@ -35,7 +35,7 @@ var pqNames = []string{mlkem, sntrup, sntrupAlias, nistp256, nistp384}
 const caseTimeout = 30 * time.Second
 
 // programs are the example programs, built on first use.
-var programs = peertest.Programs{Packages: []string{"./gliderlabs", "./wish", "./client"}}
+var programs = peertest.Programs{Packages: []string{"./gliderlabs", "./wish", "./client", "./gogit", "./sftp"}}
 
 func TestMain(m *testing.M) { peertest.Main(m, sshkex.Register, &programs) }
 

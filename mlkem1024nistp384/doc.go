@@ -5,8 +5,10 @@
 // (FIPS 186-5, SP 800-56A; SEC1 encodings as in RFC 5656). It reproduces
 // PuTTY 0.85's key exchange code byte for byte on its vectors
 // (vectors/testdata). The method is offered by PuTTY 0.83 and later,
-// libssh 0.12 and PKIX-SSH (OpenSSH does not implement it); it is the CNSA
-// 2.0 choice. Every algorithm of it is approved in FIPS 140-3; pqkex
+// libssh 0.12 and PKIX-SSH (OpenSSH does not implement it); it is the
+// highest-strength NIST hybrid (the NSA's draft SSH profile for CNSA 2.0,
+// draft-becker-cnsa2-ssh-profile, points to pure ML-KEM-1024 instead).
+// Every algorithm of it is approved in FIPS 140-3; pqkex
 // itself is not a validated module.
 //
 // What the four method packages share (the messages' layout, the encoding

@@ -24,6 +24,9 @@
 #                         trixie-exec, forky-exec).
 #   --kex LIST            OpenSSH only: sshd KexAlgorithms (default: sshd's default)
 #   --loglevel L          OpenSSH only: sshd LogLevel (default DEBUG = DEBUG1)
+#   --sshd-option LINE    OpenSSH only: a further sshd_config line, written after
+#                         the others (repeatable), e.g. 'ForceCommand /usr/bin/git-shell
+#                         -c "$SSH_ORIGINAL_COMMAND"'; sshd -t checks the result
 #   --foreground          print the PEER_* lines, close stdout, then exec the server
 #                         (same PID; its stderr/stdout go to PEER_LOG); the caller
 #                         waits for the port itself.  Default: background it, wait
@@ -51,6 +54,7 @@ usage() { usage_from_header "$0"; exit 2; }
 
 # ------------------------------------------------------------------ options
 KIND="" PORT=0 HOSTKEY_IN="" AUTHKEYS_IN="" DIR="" KEX="" LOGLEVEL=DEBUG FG=0 OWN_DIR=0 STARTED=0
+SSHD_OPTIONS=()
 # a failed start removes the state dir it created
 cleanup_failed_start() { if [ "$OWN_DIR" = 1 ] && [ "$STARTED" = 0 ] && [ -n "$DIR" ]; then rm -rf "$DIR"; fi; }
 
@@ -65,6 +69,7 @@ parse_start() {
 		--dir) DIR="$2"; shift 2 ;;
 		--kex) KEX="$2"; shift 2 ;;
 		--loglevel) LOGLEVEL="$2"; shift 2 ;;
+		--sshd-option) SSHD_OPTIONS+=("$2"); shift 2 ;;
 		--foreground) FG=1; shift ;;
 		*) usage ;;
 		esac
@@ -177,6 +182,7 @@ write_sshd_config() { # $1 port
 		[ -n "$KEX" ] && echo "KexAlgorithms $KEX"
 		# >= 9.8: do not penalise 127.0.0.1 for many failed/aborted test connections
 		case "$KIND" in openssh10 | openssh106) echo "PerSourcePenalties no" ;; esac
+		for o in ${SSHD_OPTIONS[@]+"${SSHD_OPTIONS[@]}"}; do echo "$o"; done
 		true
 	} >"$DIR/sshd_config"
 	"$(sshd_bin)" -t -f "$DIR/sshd_config" || die "sshd -t rejected $DIR/sshd_config"

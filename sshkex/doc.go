@@ -54,7 +54,10 @@
 // mlkem768x25519-sha256, sntrup761x25519-sha512,
 // sntrup761x25519-sha512@openssh.com (OpenSSH 10's order), then
 // mlkem768nistp256-sha256 and mlkem1024nistp384-sha384, then x/crypto's
-// classical defaults. Advertising both sntrup761 names keeps post-quantum
+// classical defaults without the SHA-1 methods x/crypto marks insecure
+// (its defaults end with diffie-hellman-group14-sha1, which OpenSSH's
+// client does not offer by default; pqkex's list included it until
+// 2026-12). Advertising both sntrup761 names keeps post-quantum
 // protection with OpenSSH 9.0–9.8, which only know the @openssh.com name.
 // The NIST hybrids come after the X25519 hybrids, as in PuTTY 0.85's list
 // (OpenSSH 10.6 implements mlkem768nistp256-sha256 but does not offer it by
@@ -69,7 +72,10 @@
 // built on X25519 (which x/crypto itself keeps in FIPS mode).
 //
 // RecommendedKeyExchanges returns that list for explicit configurations;
-// Options.KeepDefaults leaves x/crypto's default list alone.
+// Options.KeepDefaults leaves x/crypto's default list alone. A client that
+// must reach an ancient server offering only diffie-hellman-group14-sha1
+// sets KeyExchanges to append(RecommendedKeyExchanges(),
+// ssh.InsecureKeyExchangeDH14SHA1) in that server's Config only.
 //
 // # The method packages
 //

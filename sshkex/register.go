@@ -242,9 +242,15 @@ func withPQFirst(list []string) []string {
 }
 
 // recommended returns the recommended default list built on x/crypto's
-// defaults: withPQFirst, and in FIPS 140-3 mode without unapproved names.
+// defaults: withPQFirst, without the methods x/crypto marks insecure
+// (ssh.InsecureAlgorithms: the SHA-1 ones, which x/crypto v0.57.0's
+// defaults still end with diffie-hellman-group14-sha1 of), as OpenSSH's
+// client default list has none; in FIPS 140-3 mode also without
+// unapproved names.
 func recommended(defaults []string) []string {
 	out := withPQFirst(defaults)
+	insecure := ssh.InsecureAlgorithms().KeyExchanges
+	out = slices.DeleteFunc(out, func(name string) bool { return slices.Contains(insecure, name) })
 	if fips140.Enabled() {
 		out = slices.DeleteFunc(out, func(name string) bool { return !sshwire.FIPSApprovedKEX(name) })
 	}
@@ -252,11 +258,15 @@ func recommended(defaults []string) []string {
 }
 
 // RecommendedKeyExchanges returns the key exchange list Register makes the
-// default: the post-quantum names in the order the package documentation
-// gives, then x/crypto/ssh's classical defaults (in FIPS 140-3 mode: the
-// two NIST hybrids, then x/crypto's approved defaults). Use it for a Config
-// that sets KeyExchanges explicitly; names x/crypto does not know (for
-// example before Register) are ignored by x/crypto.
+// default, shaped like OpenSSH's client default: the post-quantum names in
+// the order the package documentation gives, then x/crypto/ssh's classical
+// defaults less the SHA-1 methods x/crypto marks insecure (no
+// diffie-hellman-group14-sha1; in FIPS 140-3 mode: the two NIST hybrids,
+// then x/crypto's approved defaults). Use it for a Config that sets
+// KeyExchanges explicitly; names x/crypto does not know (for example
+// before Register) are ignored by x/crypto. A client that must still reach
+// a server offering nothing better appends
+// ssh.InsecureKeyExchangeDH14SHA1 to it in that Config.
 func RecommendedKeyExchanges() []string {
 	regMu.Lock()
 	defer regMu.Unlock()

@@ -255,6 +255,22 @@ func TestRegistered(t *testing.T) {
 	if RecommendedKeyExchanges()[0] != pq[0] {
 		t.Error("RecommendedKeyExchanges returns shared state")
 	}
+	// Like OpenSSH's client default: no method x/crypto marks insecure
+	// (x/crypto's own defaults end with diffie-hellman-group14-sha1).
+	for _, name := range ssh.InsecureAlgorithms().KeyExchanges {
+		if slices.Contains(RecommendedKeyExchanges(), name) || slices.Contains(cfg.KeyExchanges, name) {
+			t.Errorf("the defaults offer the insecure %s: %v", name, cfg.KeyExchanges)
+		}
+	}
+	if !fips140.Enabled() {
+		want := []string{KeyExchangeMLKEM768X25519, KeyExchangeSNTRUP761X25519, KeyExchangeSNTRUP761X25519OpenSSH,
+			KeyExchangeMLKEM768NISTP256, KeyExchangeMLKEM1024NISTP384,
+			ssh.KeyExchangeCurve25519, ssh.KeyExchangeECDHP256, ssh.KeyExchangeECDHP384, ssh.KeyExchangeECDHP521,
+			ssh.KeyExchangeDH14SHA256}
+		if got := RecommendedKeyExchanges(); !slices.Equal(got, want) {
+			t.Errorf("RecommendedKeyExchanges() = %v, want %v", got, want)
+		}
+	}
 }
 
 // TestFIPSMode runs the registration and handshake tests again in a child

@@ -42,6 +42,13 @@ type benchRow struct {
 	HandshakesPerS float64 `json:"handshakes_per_s"` // 0 for "baseline" rows: no SSH adapter
 	Samples        int     `json:"samples"`          // timed rounds per figure; each figure is their median
 	SpreadPct      float64 `json:"spread_pct"`       // largest (slowest - fastest round) / median of the row's three figures, in %
+
+	// For the verdict: the crypto's and one handshake's fastest and
+	// slowest rounds in µs (kex: client's plus server's), and their
+	// spreads in %; 0 when not measured (then SpreadPct around the median
+	// stands in).
+	kexLo, kexHi, hsLo, hsHi float64
+	kexSpread, hsSpread      float64
 }
 
 type benchPrimitive struct {
@@ -89,6 +96,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *d <= 0 {
+		fmt.Fprintf(stderr, "pqkex bench: -time must be a positive duration such as 1s or 500ms, not %v\n", *d)
 		fs.Usage()
 		return 2
 	}
@@ -109,11 +117,31 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pqkex bench: FIPS 140-3 mode: only key exchanges built on approved algorithms are measured")
 	}
 
-	progress := func(string) {}
+	// The steps, counted first for the progress line: an SSH row measures
+	// three figures of -time each, a baseline row two, a primitive one.
+	prog := &benchProgress{d: *d, now: time.Now}
 	if isTerminal(os.Stderr) && !*asJSON {
-		progress = func(s string) { fmt.Fprintf(stderr, "\r\033[K%s", s) }
-		defer fmt.Fprint(stderr, "\r\033[K")
+		prog.w = stderr
 	}
+	rowUnits := func(c benchCase) float64 {
+		if c.impl == "baseline" {
+			return 2
+		}
+		return 3
+	}
+	for _, c := range append(xcryptoCases(), pqkexCases()...) {
+		if want(c.ex.Name) {
+			prog.total++
+			prog.unitsTotal += rowUnits(c)
+		}
+	}
+	for _, p := range primitives(fips140.Enabled()) {
+		if slices.ContainsFunc(p.methods, want) {
+			prog.total++
+			prog.unitsTotal++
+		}
+	}
+	defer prog.end()
 
 	rep := &benchReport{Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuName(), SNTRUP761: vecarith.Label(),
 		Rows: []benchRow{}, Primitives: []benchPrimitive{}}
@@ -131,7 +159,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		if !want(c.ex.Name) {
 			continue
 		}
-		progress("x/crypto " + c.ex.Name)
+		prog.step("x/crypto "+c.ex.Name, rowUnits(c))
 		row := measureKex(c, *d)
 		row.addHandshakes(measureHandshakes(c.ex.Name, hostKey, *d, 1))
 		rep.Rows = append(rep.Rows, row)
@@ -148,7 +176,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		if !want(c.ex.Name) {
 			continue
 		}
-		progress(c.impl + " " + c.ex.Name + " " + c.variant)
+		prog.step(strings.TrimSpace(c.impl+" "+c.ex.Name+" "+c.variant), rowUnits(c))
 		row := measureKex(c, *d)
 		if c.impl == "baseline" {
 			rep.Rows = append(rep.Rows, row) // crypto only: it has no SSH adapter
@@ -167,11 +195,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		if !slices.ContainsFunc(p.methods, want) {
 			continue
 		}
-		progress(p.name)
+		prog.step(p.name, 1)
 		st := measure(*d, p.f)
 		rep.Primitives = append(rep.Primitives, benchPrimitive{Name: p.name, US: round1(st.median / p.per), Samples: st.rounds, SpreadPct: round1(st.spreadPct())})
 	}
-	progress("")
+	prog.end()
 
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

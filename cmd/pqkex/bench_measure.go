@@ -26,13 +26,16 @@ func measureKex(c benchCase, d time.Duration) benchRow {
 	kex := client.median + server.median
 	return benchRow{Method: c.ex.Name, Impl: c.impl, Variant: c.variant,
 		ClientUS: round1(client.median), ServerUS: round1(server.median), KexUS: round1(kex), KexPerS: round1(1e6 / kex),
-		Samples: client.rounds, SpreadPct: round1(max(client.spreadPct(), server.spreadPct()))}
+		Samples: client.rounds, SpreadPct: round1(max(client.spreadPct(), server.spreadPct())),
+		kexLo: client.min + server.min, kexHi: client.max + server.max,
+		kexSpread: max(client.spreadPct(), server.spreadPct())}
 }
 
 // addHandshakes records a handshake measurement in the row.
 func (r *benchRow) addHandshakes(h stat) {
 	r.HandshakesPerS = round1(1e6 / h.median)
 	r.SpreadPct = max(r.SpreadPct, round1(h.spreadPct()))
+	r.hsLo, r.hsHi, r.hsSpread = h.min, h.max, h.spreadPct()
 }
 
 func round1(x float64) float64 { return float64(int64(x*10+0.5)) / 10 }

@@ -135,4 +135,5 @@ func printBenchFooter(w io.Writer, r *benchReport) {
 		fmt.Fprintf(w, "NOTE: %d figures (marked !) vary by more than %.0f%% between rounds: this machine is noisy; differences smaller\n", len(loud), noisy)
 		fmt.Fprintln(w, "than the spread are not signal. Rerun with a longer -time, or use go test -bench -count 10 and benchstat.")
 	}
+	printBenchVerdict(w, r)
 }

@@ -444,8 +444,10 @@ func TestBenchFooter(t *testing.T) {
 	if strings.Contains(text, "NOTE:") {
 		t.Errorf("noise note with small spreads:\n%s", text)
 	}
-	// handshakes/s: a figure for the SSH rows, "-" for the baseline.
-	for _, l := range strings.Split(text, "\n") {
+	// handshakes/s: a figure for the SSH rows, "-" for the baseline (in
+	// the table, before the verdict).
+	table, _, _ := strings.Cut(text, "VERDICT")
+	for _, l := range strings.Split(table, "\n") {
 		f := strings.Fields(l)
 		if len(f) < 8 || f[0] != "m" {
 			continue
@@ -501,7 +503,131 @@ func TestBenchFlags(t *testing.T) {
 	if code := runBench([]string{"-methods", "nonsense"}, &out, &errOut); code != 2 {
 		t.Fatalf("unknown method: exit %d", code)
 	}
-	if code := runBench([]string{"-time", "0s"}, &out, &errOut); code != 2 {
-		t.Fatalf("zero time: exit %d", code)
+	for _, bad := range []string{"0s", "-1s"} {
+		errOut.Reset()
+		if code := runBench([]string{"-time", bad}, &out, &errOut); code != 2 || !strings.HasPrefix(errOut.String(), "pqkex bench: -time must be a positive duration") {
+			t.Fatalf("-time %s: exit %d, stderr %q", bad, code, errOut.String())
+		}
+	}
+}
+
+// TestHelpVerb: "pqkex help VERB" prints exactly what "pqkex VERB -h"
+// prints, for every verb, and exits 0; "pqkex help" the general usage;
+// an unknown verb exits 2.
+func TestHelpVerb(t *testing.T) {
+	for name := range commands {
+		var help, helpErr, flagH, flagHErr bytes.Buffer
+		code := run([]string{"help", name}, &help, &helpErr)
+		want := run([]string{name, "-h"}, &flagH, &flagHErr)
+		if code != 0 || want != 0 || help.String() != flagH.String() || helpErr.Len() != 0 || !strings.HasPrefix(help.String(), "usage: pqkex "+name) {
+			t.Errorf("help %s: exit %d, stdout %q, stderr %q; %s -h: exit %d, stdout %q", name, code, help.String(), helpErr.String(), name, want, flagH.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"help"}, &out, &errOut); code != 0 || out.String() != usage {
+		t.Errorf("help: exit %d, stdout %q", code, out.String())
+	}
+	for _, args := range [][]string{{"help", "nonsense"}, {"help", "bench", "extra"}, {"nonsense"}, nil} {
+		out.Reset()
+		errOut.Reset()
+		if code := run(args, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "usage: pqkex <command>") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+	}
+}
+
+// TestBenchVerdict: the verdict gives each row's cost as a ratio to
+// pqkex's mlkem768x25519-sha256 and in µs, calls a difference within the
+// spreads "no clear difference" (never a ranking: here the batch row's
+// handshakes are faster than the reference's, but within the spread),
+// and sets the costliest extra cost against a network round trip.
+func TestBenchVerdict(t *testing.T) {
+	row := func(method, impl, variant string, kexUS, hsPerS, spread float64) benchRow {
+		return benchRow{Method: method, Impl: impl, Variant: variant, KexUS: kexUS, HandshakesPerS: hsPerS, SpreadPct: spread, Samples: benchRounds}
+	}
+	rep := &benchReport{Rows: []benchRow{
+		row("curve25519-sha256", "x/crypto", "", 100, 2000, 5),
+		row("mlkem768x25519-sha256", "pqkex", "", 100, 2000, 5),  // 500 µs per handshake
+		row("sntrup761x25519-sha512", "pqkex", "", 400, 1000, 5), // 1000 µs
+		row("sntrup761x25519-sha512", "pqkex", "batch", 105, 2200, 20),
+		row("mlkem768nistp256-sha256", "baseline", "", 95, 0, 10),
+	}}
+	// The batch row's handshakes with their rounds' range: 420 to 600 µs
+	// overlaps the reference's 487.5 to 512.5 µs.
+	rep.Rows[3].hsLo, rep.Rows[3].hsHi, rep.Rows[3].hsSpread = 420, 600, 40
+	var out bytes.Buffer
+	printBenchVerdict(&out, rep)
+	text := out.String()
+	lineOf := func(method, impl string) string {
+		for _, l := range strings.Split(text, "\n") {
+			if f := strings.Fields(l); len(f) > 2 && f[0] == method && strings.HasPrefix(strings.Join(f[1:], " "), impl+" ") {
+				return l
+			}
+		}
+		t.Fatalf("no verdict line for %s %s:\n%s", method, impl, text)
+		return ""
+	}
+	for _, c := range []struct {
+		method, impl string
+		want         []string
+	}{
+		{"mlkem768x25519-sha256", "pqkex", []string{"100 µs (reference)", "500 µs (reference)"}},
+		{"curve25519-sha256", "x/crypto", []string{"100 µs: no clear difference (spread 5%)", "500 µs: no clear difference"}},
+		{"sntrup761x25519-sha512", "pqkex", []string{"400 µs: 4.0× (+300 µs)", "1000 µs: 2.0× (+500 µs)"}},
+		{"sntrup761x25519-sha512", "pqkex (batch)", []string{"105 µs: no clear difference (spread 20%)", "455 µs: no clear difference (spread 40%)"}},
+		{"mlkem768nistp256-sha256", "baseline", []string{"95 µs: no clear difference (spread 10%)", " -"}},
+	} {
+		l := lineOf(c.method, c.impl)
+		for _, w := range c.want {
+			if !strings.Contains(l, w) {
+				t.Errorf("%s %s: %q lacks %q", c.method, c.impl, l, w)
+			}
+		}
+	}
+	for _, want := range []string{"against pqkex's mlkem768x25519-sha256, measured in this run",
+		"The costliest of pqkex's methods here, sntrup761x25519-sha512 (pqkex), adds 300 µs of crypto per\nconnection",
+		"300 µs is 0.4% of the first and 38% of the second, so across the internet nobody will notice it;\ninside a data centre it lengthens"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, text)
+		}
+	}
+
+	// Everything within the spread: no ranking, the largest cost for scale.
+	for i := range rep.Rows {
+		rep.Rows[i].SpreadPct = 400
+	}
+	out.Reset()
+	printBenchVerdict(&out, rep)
+	if text := out.String(); !strings.Contains(text, "too noisy to\nrank them") || strings.Contains(text, "µs: 4.0×") ||
+		!strings.Contains(text, "For scale: the costliest of pqkex's methods here, sntrup761x25519-sha512 (pqkex), costs 400 µs") {
+		t.Errorf("noisy verdict:\n%s", text)
+	}
+
+	// Without the reference row: the first pqkex row, said so.
+	rep.Rows = rep.Rows[2:]
+	out.Reset()
+	printBenchVerdict(&out, rep)
+	if text := out.String(); !strings.Contains(text, "mlkem768x25519-sha256 (pqkex) was not measured in this run") ||
+		!strings.Contains(text, "against sntrup761x25519-sha512 (pqkex) instead") {
+		t.Errorf("verdict without the reference:\n%s", text)
+	}
+}
+
+// TestBenchProgress: each step shows n/N, what it measures and the time
+// left, estimated from the time per figure so far.
+func TestBenchProgress(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Unix(0, 0)
+	p := &benchProgress{w: &out, d: time.Second, total: 3, unitsTotal: 7, now: func() time.Time { return now }}
+	p.step("row a", 3) // before anything is done: 7 units of 1s and a third
+	now = now.Add(6 * time.Second)
+	p.step("row b", 3) // 2 s per unit so far, 4 units left
+	now = now.Add(6 * time.Second)
+	p.step("primitive", 1)
+	p.end()
+	got := strings.Split(strings.ReplaceAll(out.String(), "\033[K", ""), "\r")
+	want := []string{"", "[1/3] row a, about 9 s left", "[2/3] row b, about 8 s left", "[3/3] primitive, about 2 s left", ""}
+	if !slices.Equal(got, want) {
+		t.Errorf("progress %q, want %q", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 const usage = `usage: pqkex <command> [flags]
@@ -17,34 +18,48 @@ commands:
   kat     run the bundled known-answer vectors (and -dir DIR)
   check   test another SSH server's or client's hybrid key exchange against the specifications
 
-Run "pqkex <command> -h" for a command's flags.
+Run "pqkex help <command>" or "pqkex <command> -h" for a command's flags.
 `
 
-func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
+// commands are pqkex's verbs: each parses its own flags from args and
+// returns the exit status.
+var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"bench": runBench,
+	"scan":  runScan,
+	"serve": runServe,
+	"kat":   runKAT,
+	"check": runCheck,
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run runs the pqkex command line args (without the program name).
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
 	}
-	cmd, args := os.Args[1], os.Args[2:]
-	var code int
+	cmd, args := args[0], args[1:]
+	if verb, ok := commands[cmd]; ok {
+		return verb(args, stdout, stderr)
+	}
 	switch cmd {
-	case "bench":
-		code = runBench(args, os.Stdout, os.Stderr)
-	case "scan":
-		code = runScan(args, os.Stdout, os.Stderr)
-	case "serve":
-		code = runServe(args, os.Stdout, os.Stderr)
-	case "kat":
-		code = runKAT(args, os.Stdout, os.Stderr)
-	case "check":
-		code = runCheck(args, os.Stdout, os.Stderr)
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(os.Stdout, usage)
-	default:
-		fmt.Fprintf(os.Stderr, "pqkex: unknown command %q\n\n%s", cmd, usage)
-		code = 2
+		if len(args) == 0 {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		// "pqkex help VERB" is "pqkex VERB -h": the verb's usage and
+		// flags on stdout, exit status 0.
+		verb, ok := commands[args[0]]
+		if !ok || len(args) > 1 {
+			fmt.Fprintf(stderr, "pqkex help: unknown command %q\n\n%s", strings.Join(args, " "), usage)
+			return 2
+		}
+		return verb([]string{"-h"}, stdout, stderr)
 	}
-	os.Exit(code)
+	fmt.Fprintf(stderr, "pqkex: unknown command %q\n\n%s", cmd, usage)
+	return 2
 }
 
 // parseFlags parses args. done reports that the command must return code

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,7 +22,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:2222", "address to listen on")
 	kex := fs.String("kex", "", "comma-separated key exchanges to offer (default: pqkex's PQ-first list)")
-	hostKey := fs.String("hostkey", "", "OpenSSH private host key file (default: a new ed25519 key)")
+	hostKey := fs.String("hostkey", defaultHostKeyFile(), "OpenSSH private host key file, an ed25519 key created (0600) if missing; \"\" for a new key each start")
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address")
 	var lim serveLimits
 	lim.flags(fs)
@@ -48,10 +45,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pqkex serve:", err)
 		return 1
 	}
-	signer, err := loadHostKey(*hostKey)
+	signer, created, err := loadOrCreateHostKey(*hostKey)
 	if err != nil {
 		fmt.Fprintln(stderr, "pqkex serve:", err)
 		return 1
+	}
+	if created {
+		fmt.Fprintf(stdout, "created host key %s\n", *hostKey)
 	}
 	var kexs []string
 	if *kex != "" {
@@ -73,7 +73,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if offered == nil {
 		offered = sshkex.RecommendedKeyExchanges()
 	}
-	fmt.Fprintf(stdout, "listening on %s, host key %s %s\n", l.Addr(), signer.PublicKey().Type(), ssh.FingerprintSHA256(signer.PublicKey()))
+	keyFile := *hostKey
+	if keyFile == "" {
+		keyFile = "new, in memory only"
+	}
+	fmt.Fprintf(stdout, "listening on %s, host key %s %s (%s)\n", l.Addr(), signer.PublicKey().Type(), ssh.FingerprintSHA256(signer.PublicKey()), keyFile)
 	fmt.Fprintf(stdout, "offering %s\n", strings.Join(offered, ","))
 	fmt.Fprintf(stdout, "limits: %s\n", &lim)
 
@@ -120,29 +124,6 @@ func checkListen(addr string, allowRemote bool) error {
 		return nil
 	}
 	return fmt.Errorf("-listen %s is not a loopback address; this server accepts anyone without authentication, pass -allow-remote to listen there anyway", addr)
-}
-
-func loadHostKey(path string) (ssh.Signer, error) {
-	if path == "" {
-		_, priv, err := ed25519.GenerateKey(rand.Reader)
-		if err != nil {
-			return nil, err
-		}
-		return ssh.NewSignerFromKey(priv)
-	}
-	pem, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := ssh.ParsePrivateKey(pem)
-	if err != nil {
-		var missing *ssh.PassphraseMissingError
-		if errors.As(err, &missing) {
-			return nil, fmt.Errorf("host key %s is encrypted; use an unencrypted key", path)
-		}
-		return nil, fmt.Errorf("host key %s: %v", path, err)
-	}
-	return s, nil
 }
 
 // splitList splits a comma-separated list, dropping empty names.

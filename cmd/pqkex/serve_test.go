@@ -37,7 +37,16 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(runServe(strings.Fields(args), os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// "pqkex serve" without -hostkey keeps its key under the user's
+	// configuration directory: the tests' go to a directory of their own.
+	dir, err := os.MkdirTemp("", "pqkex-cmd-test-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // serveChild is "pqkex serve" running in a child process.

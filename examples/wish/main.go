@@ -17,6 +17,7 @@ package main
 import (
 	"flag"
 	"log"
+	"strconv"
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
@@ -39,7 +40,10 @@ func main() {
 	srv, err := wish.NewServer(
 		wish.WithAddress(*listen),
 		wish.WithHostKeyPath(*hostKey),
-		wish.WithMiddleware(printKex, logging.Middleware()),
+		// wish's logging middleware prints the user, command and TERM the
+		// client chose as they are: through quoted, a client cannot
+		// write escape sequences to the terminal or forge log lines.
+		wish.WithMiddleware(printKex, logging.MiddlewareWithLogger(quoted{log.Default()})),
 	)
 	if err != nil {
 		log.Fatal(err)
@@ -55,6 +59,38 @@ func printKex(next ssh.Handler) ssh.Handler {
 		wish.Printf(s, "kex=%s\n", kexOf(s))
 		next(s)
 	}
+}
+
+// quoted is a logging.Logger that quotes every string (and every string
+// of a []string, such as the command) in Go syntax, control characters
+// escaped, and cut to maxPeerText bytes, before formatting: values from
+// the client cannot start a line or reach the terminal.
+type quoted struct{ *log.Logger }
+
+const maxPeerText = 256
+
+func (q quoted) Printf(format string, v ...any) {
+	for i, a := range v {
+		switch a := a.(type) {
+		case string:
+			v[i] = quote(a)
+		case []string:
+			qs := make([]string, len(a))
+			for j, s := range a {
+				qs[j] = quote(s)
+			}
+			v[i] = qs
+		}
+	}
+	q.Logger.Printf(format, v...)
+}
+
+// quote quotes s, cut to maxPeerText bytes with its length noted.
+func quote(s string) string {
+	if len(s) > maxPeerText {
+		return strconv.QuoteToASCII(s[:maxPeerText]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+	}
+	return strconv.QuoteToASCII(s)
 }
 
 // kexOf returns the key exchange that the session's connection negotiated,

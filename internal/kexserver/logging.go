@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,20 +21,29 @@ const (
 
 // Log volume: per interval, each source may log logBurst lines of each
 // kind in full; the rest are counted and summarised at the end of the
-// interval, one line per source and kind. At most logMaxFull lines in
-// full and logMaxKeys summaries (sources times kinds) are written per
-// interval, plus one line counting what came from further sources, so
-// no flood, from however many sources, writes more than
-// logMaxFull+logMaxKeys+1 lines per interval. Each is at most
-// LogLineMax bytes long: a line holds at most two peer-controlled values
-// (the login line's version and user), each cut to PeerTextMax bytes,
-// and 256 bytes of the server's own (addresses, algorithm names,
-// numbers); a longer line (there is none) would be quoted and cut whole.
+// interval, one line per source and kind. A line is written in full only
+// while fewer than logMaxFull lines (of any sort) were written in the
+// last LogInterval, a sliding window; the summaries, at most logMaxKeys
+// (sources times kinds) plus one line counting what came from further
+// sources, are written when an interval ends, and intervals last at least
+// LogInterval, so any LogInterval-long window holds at most one set of
+// them (Close writes the pending ones at once, after the last interval
+// perhaps within LogInterval of the one before). So while the server
+// runs no flood, from however many sources, writes more than
+// logMaxFull+logMaxKeys+1 lines in any LogInterval-long window, wherever
+// it starts (not just per interval: before, a window across an
+// interval's end could hold one interval's full lines and summaries and
+// the next one's full lines, 91 lines). Each is at most LogLineMax bytes
+// long: a line holds at most two peer-controlled values (the login line's
+// version and user), each cut to PeerTextMax bytes, and 256 bytes of the
+// server's own (addresses, algorithm names, numbers); a longer line
+// (there is none) would be quoted and cut whole.
 const (
 	LogInterval         = 10 * time.Second
 	PeerTextMax         = 768
 	LogLineMax          = 2*PeerTextMax + 256
-	LogBytesPerInterval = (logMaxFull + logMaxKeys + 1) * (LogLineMax + 1) // a line end each
+	LogLinesPerInterval = logMaxFull + logMaxKeys + 1
+	LogBytesPerInterval = LogLinesPerInterval * (LogLineMax + 1) // a line end each; in any LogInterval-long window
 
 	logBurst   = 5
 	logMaxFull = 30
@@ -66,7 +76,7 @@ type logLimiter struct {
 
 	mu         sync.Mutex
 	start      time.Time      // of the current interval; zero: none yet
-	full       int            // lines written in full this interval
+	written    []time.Time    // when the lines of the last interval-long window were written, oldest first
 	seen       map[logKey]int // lines per key this interval
 	suppressed map[logKey]int // of those, not written
 	other      map[string]int // kind -> lines from keys beyond logMaxKeys
@@ -108,13 +118,24 @@ func (s *Server) event(src netip.Prefix, kind, line string) {
 		l.order = append(l.order, k)
 	}
 	l.seen[k] = n + 1
-	if n < logBurst && l.full < logMaxFull {
-		l.full++
+	if n < logBurst && l.recentLocked(now) < logMaxFull {
+		l.written = append(l.written, now)
 		s.Log(logLine(line))
 		return
 	}
 	l.suppressed[k]++
 	l.schedule(now)
+}
+
+// recentLocked returns how many lines were written in the window of one
+// interval ending at now, dropping older times. l.mu is held.
+func (l *logLimiter) recentLocked(now time.Time) int {
+	i := 0
+	for i < len(l.written) && now.Sub(l.written[i]) >= l.interval {
+		i++
+	}
+	l.written = append(l.written[:0], l.written[i:]...)
+	return len(l.written)
 }
 
 // schedule arranges for the summaries to be written when the interval
@@ -151,22 +172,28 @@ func (l *logLimiter) flushLocked() {
 	if l.start.IsZero() {
 		return
 	}
-	d := time.Since(l.start).Round(100 * time.Millisecond)
+	now := time.Now()
+	d := now.Sub(l.start).Round(100 * time.Millisecond)
 	for _, k := range l.order {
 		if n := l.suppressed[k]; n > 0 {
+			l.written = append(l.written, now)
 			l.s.Log(fmt.Sprintf("%s: %d more %s (%d in all in %v), not logged one by one", source(k.src), n, k.kind, l.seen[k], d))
 		}
 	}
-	kinds := make([]string, 0, len(l.other))
-	for kind := range l.other {
-		kinds = append(kinds, kind)
-	}
-	sort.Strings(kinds)
-	for _, kind := range kinds {
-		l.s.Log(fmt.Sprintf("%d %s from further sources in %v, not logged one by one", l.other[kind], kind, d))
+	if len(l.other) > 0 { // one line for every kind
+		kinds := make([]string, 0, len(l.other))
+		for kind := range l.other {
+			kinds = append(kinds, kind)
+		}
+		sort.Strings(kinds)
+		counts := make([]string, len(kinds))
+		for i, kind := range kinds {
+			counts[i] = fmt.Sprintf("%d %s", l.other[kind], kind)
+		}
+		l.written = append(l.written, now)
+		l.s.Log(fmt.Sprintf("from further sources in %v: %s, not logged one by one", d, strings.Join(counts, ", ")))
 	}
 	l.start = time.Time{}
-	l.full = 0
 }
 
 // source names a source in a summary.

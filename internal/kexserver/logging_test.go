@@ -83,7 +83,7 @@ func TestLogManySources(t *testing.T) {
 			summaries++
 		}
 	}
-	if len(got) > logMaxFull+logMaxKeys+1 || !strings.Contains(got[len(got)-1], "2910 refused connections from further sources") {
+	if len(got) > logMaxFull+logMaxKeys+1 || !strings.Contains(got[len(got)-1], ": 2910 refused connections, not logged one by one") {
 		t.Fatalf("%d lines (%d summaries) for 3000 events from 1000 sources; last %q", len(got), summaries, got[len(got)-1])
 	}
 	t.Logf("3000 refusals from 1000 sources: %d lines, the last %q", len(got), got[len(got)-1])

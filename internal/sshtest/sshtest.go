@@ -166,6 +166,9 @@ func Start(t testing.TB, cmd *exec.Cmd) io.ReadCloser {
 func StartServe(t testing.TB, bin string, onLine func(string), args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "-listen", "127.0.0.1:0"}, args...)...)
+	// Without -hostkey, serve keeps its key under the user's
+	// configuration directory: a directory of the test's own here.
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
 	stdout := Start(t, cmd)
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	sc := bufio.NewScanner(stdout)

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// defaultHostKeyFile is where "pqkex serve" keeps its host key unless
+// -hostkey says otherwise: pqkex/serve_ed25519 in the user's
+// configuration directory (os.UserConfigDir: $XDG_CONFIG_HOME or
+// ~/.config on Linux, ~/Library/Application Support on macOS,
+// %AppData% on Windows). "" if there is none.
+func defaultHostKeyFile() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "pqkex", "serve_ed25519")
+}
+
+// loadOrCreateHostKey reads the OpenSSH private host key in path, or, if
+// there is no such file, creates a new ed25519 key there (mode 0600, its
+// directory 0700 if it has to be made) and reports created. Two servers
+// starting at once end up with the same key: the file appears whole or
+// not at all (written aside, then hard-linked into place, which fails if
+// another got there first, whose key is then read). path "" is a new key
+// held in memory only. The key is secret: errors name the file, never
+// its contents.
+func loadOrCreateHostKey(path string) (s ssh.Signer, created bool, err error) {
+	if path == "" {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, false, err
+		}
+		s, err := ssh.NewSignerFromKey(priv)
+		return s, false, err
+	}
+	s, err = loadHostKey(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return s, false, err
+	}
+	if err := createHostKey(path); err != nil {
+		if errors.Is(err, fs.ErrExist) { // another process created it meanwhile
+			s, err := loadHostKey(path)
+			return s, false, err
+		}
+		return nil, false, fmt.Errorf("creating host key %s: %w", path, err)
+	}
+	s, err = loadHostKey(path)
+	return s, err == nil, err
+}
+
+// createHostKey writes a new ed25519 key to path, which must not exist.
+func createHostKey(path string) error {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "pqkex serve host key")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".serve_key-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(pem.EncodeToMemory(block)); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Link(tmp.Name(), path)
+}
+
+// loadHostKey reads an unencrypted OpenSSH private key file.
+func loadHostKey(path string) (ssh.Signer, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ssh.ParsePrivateKey(pem)
+	if err != nil {
+		var missing *ssh.PassphraseMissingError
+		if errors.As(err, &missing) {
+			return nil, fmt.Errorf("host key %s is encrypted; use an unencrypted key", path)
+		}
+		return nil, fmt.Errorf("host key %s: %v", path, err)
+	}
+	return s, nil
+}
