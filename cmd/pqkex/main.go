@@ -16,6 +16,7 @@ commands:
   serve   run a small SSH server that tells each client its key exchange
   kat     run the bundled known-answer vectors (and -dir DIR)
   check   test another SSH server's or client's hybrid key exchange against the specifications
+  version print pqkex's version
 
 Run "pqkex <command> -h" for a command's flags.
 `
@@ -38,6 +39,8 @@ func main() {
 		code = runKAT(args, os.Stdout, os.Stderr)
 	case "check":
 		code = runCheck(args, os.Stdout, os.Stderr)
+	case "version":
+		code = runVersion(args, os.Stdout, os.Stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(os.Stdout, usage)
 	default:
