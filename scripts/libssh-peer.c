@@ -11,7 +11,8 @@
  *     libssh-peer[PID]: kex: algorithm: NAME      after the key exchange
  *     libssh-peer[PID]: key exchange failed: ERR  when it fails
  *   A client whose public key is AUTHORIZED_PUBKEY (one key) logs in as any
- *   user; an exec request is answered with "kex=NAME\n" and exit status 0.
+ *   user; an exec request "echo WORDS" is answered with "WORDS\n", any other
+ *   with "kex=NAME\n", and exit status 0.
  * client: connects to HOST:PORT offering KEXLIST (default: libssh's),
  *   prints "libssh-peer: kex: algorithm: NAME" on stderr after the key
  *   exchange, then, with -K, requires the server's host key to be the
@@ -92,10 +93,16 @@ static int serve_session(ssh_session s, ssh_key authorized)
 			ssh_message_free(m);
 			continue;
 		} else if (authed && chan != NULL && !done && type == SSH_REQUEST_CHANNEL && sub == SSH_CHANNEL_REQUEST_EXEC) {
+			/* "echo WORDS" prints WORDS; any other command the kex */
+			const char *cmd = ssh_message_channel_request_command(m);
+			char out[256];
+			int n;
+			if (cmd != NULL && strncmp(cmd, "echo ", 5) == 0)
+				n = snprintf(out, sizeof out, "%.200s\n", cmd + 5);
+			else
+				n = snprintf(out, sizeof out, "kex=%s\n", ssh_get_kex_algo(s));
 			ssh_message_channel_request_reply_success(m);
 			ssh_message_free(m);
-			char out[256];
-			int n = snprintf(out, sizeof out, "kex=%s\n", ssh_get_kex_algo(s));
 			ssh_channel_write(chan, out, (uint32_t)n);
 			ssh_channel_request_send_exit_status(chan, 0);
 			ssh_channel_send_eof(chan);
