@@ -406,7 +406,9 @@ install_trixie() {
 }
 
 # ===================================================================== forky
-FORKY_PKGS="openssh-server openssh-client putty-tools"
+# libssh's packages (install_libssh) come along, to save a second apt run
+LIBSSH_PKGS="libssh-dev gcc libc6-dev"
+FORKY_PKGS="openssh-server openssh-client putty-tools $LIBSSH_PKGS"
 FORKY_MARK="$FORKY_ROOT/.pqkex-ready"
 FORKY_PROGS="ssh sshd ssh-keygen plink puttygen libssh-peer" # libssh-peer: install_libssh
 
@@ -511,7 +513,7 @@ install_forky() {
 
 # ===================================================================== libssh
 # libssh 0.12 (forky) and scripts/libssh-peer.c, built in the forky chroot
-LIBSSH_PKGS="libssh-dev gcc libc6-dev"
+# (LIBSSH_PKGS: with FORKY_PKGS; added here to a chroot made without them)
 LIBSSH_MARK="$FORKY_ROOT/.pqkex-libssh-ready"
 LIBSSH_SRC="$(dirname "$(readlink -f "$0")")/libssh-peer.c"
 LIBSSH_BUILT_SRC="$FORKY_ROOT/usr/local/src/pqkex/libssh-peer.c"

@@ -58,6 +58,20 @@ var (
 	// 0.85's plink sends with its default settings (names below PuTTY's
 	// "warn below here" line are sent too; the user is only warned).
 	// TestClientListsOfPeers compares it with the installed plink.
+	// libsshClient is libssh 0.12's default client list (its KEXINIT,
+	// as the installed libssh 0.12.2 sends it; TestClientListsOfPeers).
+	libsshClient = clientProfile{
+		Client: "libssh 0.12",
+		Source: "KEXINIT of libssh 0.12.2 (Debian forky libssh-4 0.12.2-1) with default options, captured on loopback",
+		Kex: []string{
+			"mlkem768x25519-sha256", "mlkem768nistp256-sha256", "mlkem1024nistp384-sha384",
+			"sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
+			"curve25519-sha256", "curve25519-sha256@libssh.org",
+			"ecdh-sha2-nistp256", "ecdh-sha2-nistp384", "ecdh-sha2-nistp521",
+			"diffie-hellman-group18-sha512", "diffie-hellman-group16-sha512",
+			"diffie-hellman-group-exchange-sha256", "diffie-hellman-group14-sha256",
+		},
+	}
 	puttyClient = clientProfile{
 		Client: "PuTTY 0.85",
 		Source: "KEXINIT of plink 0.85 (Debian forky putty-tools 0.85-3) with default settings, captured on loopback",
@@ -90,13 +104,13 @@ func xcryptoVersion() string {
 }
 
 // stockClients returns the clients whose negotiation scan predicts: the
-// OpenSSH and PuTTY defaults above, x/crypto/ssh's defaults without
+// OpenSSH, PuTTY and libssh defaults above, x/crypto/ssh's defaults without
 // pqkex, and sshkex.RecommendedKeyExchanges (read now, so after Register
 // it is the list a pqkex-registered client sends).
 func stockClients() []clientProfile {
 	v := xcryptoVersion()
 	return []clientProfile{
-		openSSH90Client, openSSH99Client, openSSH100Client, puttyClient,
+		openSSH90Client, openSSH99Client, openSSH100Client, puttyClient, libsshClient,
 		{Client: "x/crypto/ssh " + v, Source: "ssh.Config.SetDefaults of the linked x/crypto, before sshkex.Register", Kex: slices.Clone(xcryptoDefaults)},
 		{Client: "x/crypto/ssh " + v + " + pqkex", Source: "sshkex.RecommendedKeyExchanges after sshkex.Register", Kex: sshkex.RecommendedKeyExchanges()},
 	}

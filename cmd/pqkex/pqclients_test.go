@@ -84,6 +84,9 @@ func TestClientListsOfPeers(t *testing.T) {
 		{"PuTTY 0.85", "PQKEX_PLINK", func(bin string) func(string) []string {
 			return func(port string) []string { return []string{bin, "-batch", "-P", port, "root@127.0.0.1", "true"} }
 		}, puttyKex},
+		{"libssh 0.12", "PQKEX_LIBSSH_PEER", func(bin string) func(string) []string {
+			return func(port string) []string { return []string{bin, "client", "-p", port, "127.0.0.1"} }
+		}, libsshClient.Kex},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bin := peerProgram(t, c.env)

@@ -44,7 +44,7 @@ func testClients(t *testing.T) []clientProfile {
 		t.Fatal(err)
 	}
 	cs := stockClients()
-	if len(cs) != 6 {
+	if len(cs) != 7 {
 		t.Fatalf("%d clients", len(cs))
 	}
 	return cs
@@ -59,7 +59,7 @@ func TestXCryptoDefaults(t *testing.T) {
 		t.Errorf("x/crypto v0.52.0 defaults %q, want %q", xcryptoDefaults, want)
 	}
 	cs := testClients(t)
-	if pq := cs[5].Kex; len(pq) == 0 || !isPQKex(pq[0]) || slices.Equal(pq, xcryptoDefaults) {
+	if pq := cs[6].Kex; len(pq) == 0 || !isPQKex(pq[0]) || slices.Equal(pq, xcryptoDefaults) {
 		t.Errorf("pqkex client list %q", pq)
 	}
 }
@@ -83,7 +83,7 @@ func TestNegotiateKex(t *testing.T) {
 }
 
 // outcomes returns what each client negotiates, by client index: the
-// three OpenSSH ranges, PuTTY, x/crypto, x/crypto + pqkex.
+// three OpenSSH ranges, PuTTY, libssh, x/crypto, x/crypto + pqkex.
 func outcomes(v *pqVerdict) []string {
 	var out []string
 	for _, c := range v.Clients {
@@ -114,65 +114,66 @@ func TestAssessPQ(t *testing.T) {
 		server  []string
 		verdict string
 		first   bool
-		// what OpenSSH 9.0-9.8, 9.9, 10.x, PuTTY and x/crypto without
-		// pqkex negotiate (pqkex's own list changes: only PQ is checked).
+		// what OpenSSH 9.0-9.8, 9.9, 10.x, PuTTY, libssh and x/crypto
+		// without pqkex negotiate (pqkex's own list changes: only PQ is
+		// checked).
 		want    []string
 		pqkexPQ bool
 		recs    []string // prefixes of recommendations that must be there
 		notRecs []string // and that must not
 	}{
 		{"openssh10 default", openSSH100Ident, openSSH100Server, verdictPQAll, true,
-			[]string{alias, sntrup, mlkem, sntrup, mlkem}, true,
+			[]string{alias, sntrup, mlkem, sntrup, mlkem, mlkem}, true,
 			[]string{"keep mlkem768x25519-sha256, sntrup761x25519-sha512, sntrup761x25519-sha512@openssh.com:"},
 			[]string{"add", "optionally", "clients that"}},
 		{"openssh92 default", openSSH92Ident, openSSH92Server, verdictPQSome, true,
-			[]string{alias, sntrup, sntrup, sntrup, x25519}, true,
+			[]string{alias, sntrup, sntrup, sntrup, sntrup, x25519}, true,
 			[]string{"keep sntrup761x25519-sha512, sntrup761x25519-sha512@openssh.com:",
 				"add mlkem768x25519-sha256: upgrade from OpenSSH 9.2 to >= 9.9",
 				"clients that would negotiate a classical exchange: x/crypto/ssh"},
 			[]string{"add sntrup", "optionally"}},
 		{"dropbear default", "SSH-2.0-dropbear_2025.89", dropbearServer, verdictPQAll, true,
-			[]string{alias, sntrup, mlkem, sntrup, mlkem}, true,
+			[]string{alias, sntrup, mlkem, sntrup, mlkem, mlkem}, true,
 			[]string{"keep sntrup761x25519-sha512, sntrup761x25519-sha512@openssh.com, mlkem768x25519-sha256:"},
 			[]string{"add", "clients that"}},
 		// The case ssh-audit gets wrong: the only hybrid must stay.
 		{"tinysshd default", "SSH-2.0-tinyssh abcdef", tinysshdServer, verdictPQSome, false,
-			[]string{alias, alias, alias, alias, x25519}, true,
+			[]string{alias, alias, alias, alias, alias, x25519}, true,
 			[]string{"keep sntrup761x25519-sha512@openssh.com:",
 				"add mlkem768x25519-sha256 (OpenSSH >= 9.9",
 				"optionally list a hybrid first",
 				"clients that would negotiate a classical exchange: x/crypto/ssh"},
 			[]string{"add sntrup"}},
 		{"openssh92 classical only", openSSH92Ident, []string{x25519, p256, "ext-info-s"}, verdictNone, false,
-			[]string{x25519, x25519, x25519, x25519, x25519}, false,
+			[]string{x25519, x25519, x25519, x25519, x25519, x25519}, false,
 			[]string{"add mlkem768x25519-sha256: upgrade from OpenSSH 9.2",
 				"add sntrup761x25519-sha512@openssh.com to sshd_config's KexAlgorithms: OpenSSH 9.2 implements it"},
 			[]string{"keep", "optionally", "clients that"}},
 		{"openssh10 mlkem only", openSSH100Ident, []string{mlkem, x25519}, verdictPQSome, true,
-			[]string{x25519, mlkem, mlkem, mlkem, mlkem}, true,
+			[]string{x25519, mlkem, mlkem, mlkem, mlkem, mlkem}, true,
 			[]string{"keep mlkem768x25519-sha256:",
 				"add sntrup761x25519-sha512@openssh.com to sshd_config's KexAlgorithms: OpenSSH 10.0 implements it",
 				"clients that would negotiate a classical exchange: OpenSSH 9.0-9.8"},
 			[]string{"add mlkem"}},
 		{"openssh10 without mlkem", openSSH100Ident, []string{sntrup, alias, x25519}, verdictPQSome, true,
-			[]string{alias, sntrup, sntrup, sntrup, x25519}, true,
+			[]string{alias, sntrup, sntrup, sntrup, sntrup, x25519}, true,
 			[]string{"add mlkem768x25519-sha256 to sshd_config's KexAlgorithms: OpenSSH 10.0 implements it"},
 			[]string{"add sntrup", "optionally"}},
 		{"openssh10 hybrid last", openSSH100Ident, []string{x25519, p256, mlkem, sntrup, alias}, verdictPQAll, false,
-			[]string{alias, sntrup, mlkem, sntrup, mlkem}, true,
+			[]string{alias, sntrup, mlkem, sntrup, mlkem, mlkem}, true,
 			[]string{"optionally list a hybrid first"},
 			[]string{"add", "clients that"}},
 		{"other server, nist hybrid only", "SSH-2.0-Example_1.0", []string{nist, p256}, verdictPQSome, true,
-			[]string{p256, p256, p256, nist, p256}, true,
+			[]string{p256, p256, p256, nist, nist, p256}, true,
 			[]string{"keep mlkem768nistp256-sha256:", "add mlkem768x25519-sha256 (OpenSSH >= 9.9",
 				"add sntrup761x25519-sha512@openssh.com if the server's software implements it"},
 			nil},
 		{"old tinyssh, pre-standard only", "SSH-2.0-tinyssh old", []string{x25519, "sntrup4591761x25519-sha512@tinyssh.org"}, verdictPreStandard, false,
-			[]string{x25519, x25519, x25519, x25519, x25519}, false,
+			[]string{x25519, x25519, x25519, x25519, x25519, x25519}, false,
 			[]string{"add mlkem768x25519-sha256 (OpenSSH >= 9.9", "sntrup4591761x25519-sha512@tinyssh.org: pre-standard"},
 			[]string{"keep"}},
 		{"no common kex", "SSH-2.0-Example_1.0", []string{"diffie-hellman-group1-sha1"}, verdictNone, false,
-			[]string{"", "", "", "diffie-hellman-group1-sha1", ""}, false,
+			[]string{"", "", "", "diffie-hellman-group1-sha1", "", ""}, false,
 			[]string{"add mlkem768x25519-sha256 (OpenSSH >= 9.9"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -180,11 +181,11 @@ func TestAssessPQ(t *testing.T) {
 			if v.Verdict != c.verdict || v.FirstIsPQ != c.first {
 				t.Errorf("verdict %s, first %v; want %s, %v", v.Verdict, v.FirstIsPQ, c.verdict, c.first)
 			}
-			if got := outcomes(v)[:5]; !slices.Equal(got, c.want) {
+			if got := outcomes(v)[:6]; !slices.Equal(got, c.want) {
 				t.Errorf("negotiated %q, want %q", got, c.want)
 			}
-			if v.Clients[5].PQ != c.pqkexPQ {
-				t.Errorf("pqkex client: %s (pq %v)", v.Clients[5].Kex, v.Clients[5].PQ)
+			if v.Clients[6].PQ != c.pqkexPQ {
+				t.Errorf("pqkex client: %s (pq %v)", v.Clients[6].Kex, v.Clients[6].PQ)
 			}
 			for _, o := range v.Clients {
 				if o.PQ != isPQKex(o.Kex) {
@@ -287,8 +288,8 @@ func TestScanVerdict(t *testing.T) {
 	if !strings.HasPrefix(res.Tool, "pqkex ") || v == nil {
 		t.Fatalf("tool %q, verdict %v:\n%s", res.Tool, v, out.String())
 	}
-	if v.Verdict != verdictPQSome || v.FirstIsPQ || !slices.Equal(v.Offered, []string{sshkex.KeyExchangeMLKEM768X25519}) || len(v.Clients) != 6 ||
-		v.Clients[0].Kex != ssh.KeyExchangeCurve25519 || v.Clients[2].Kex != sshkex.KeyExchangeMLKEM768X25519 {
+	if v.Verdict != verdictPQSome || v.FirstIsPQ || !slices.Equal(v.Offered, []string{sshkex.KeyExchangeMLKEM768X25519}) || len(v.Clients) != 7 ||
+		v.Clients[0].Kex != ssh.KeyExchangeCurve25519 || v.Clients[2].Kex != sshkex.KeyExchangeMLKEM768X25519 || v.Clients[4].Kex != sshkex.KeyExchangeMLKEM768X25519 {
 		t.Errorf("verdict %+v", v)
 	}
 	for _, k := range []string{`"pq_verdict": {`, `"verdict": "pq-for-some-clients"`, `"pq_first": false`, `"recommendations": [`, `"source": "openssh-portable myproposal.h`} {
