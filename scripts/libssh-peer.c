@@ -160,7 +160,7 @@ static int run_server(int argc, char **argv)
 	}
 	fprintf(stderr, "libssh-peer: libssh %s listening on 127.0.0.1:%s, kex %s\n", ssh_version(0), port,
 		kex != NULL ? kex : "(libssh's default)");
-	signal(SIGCHLD, SIG_DFL);
+	signal(SIGCHLD, SIG_IGN); /* children are reaped by the kernel: no zombies */
 	/* The parent accepts; each child makes its session from the socket
 	 * (ssh_bind_accept_fd), so that nothing the parent frees can touch
 	 * a child's connection. */
@@ -187,10 +187,8 @@ static int run_server(int argc, char **argv)
 			_exit(rc);
 		}
 		close(fd);
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
 	}
-	while (wait(NULL) > 0)
+	while (wait(NULL) > 0 || errno == EINTR)
 		;
 	ssh_bind_free(b);
 	return 0;
