@@ -174,7 +174,7 @@ func assessPQ(ident string, serverKex []string, clients []clientProfile) *pqVerd
 		case isOpenSSH:
 			rec("add mlkem768x25519-sha256: upgrade from OpenSSH %d.%d to >= 9.9 (10.0 offers it by default); it is the standard hybrid (FIPS 203 ML-KEM) and OpenSSH 10 clients' first choice", major, minor)
 		default:
-			rec("add mlkem768x25519-sha256 (OpenSSH >= 9.9, PuTTY >= 0.83, x/crypto/ssh, pqkex): the standard hybrid (FIPS 203 ML-KEM) and OpenSSH 10 clients' first choice")
+			rec("add mlkem768x25519-sha256 (OpenSSH >= 9.9, PuTTY >= 0.83, x/crypto/ssh >= v0.38.0, pqkex): the standard hybrid (FIPS 203 ML-KEM) and OpenSSH 10 clients' first choice")
 		}
 	}
 	if !has(kexSNTRUP761OpenSSH) {
