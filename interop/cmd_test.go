@@ -6,6 +6,7 @@ import (
 	"net"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,15 +28,39 @@ func pqkexCommand(t *testing.T) string {
 	return pqkex.Path(t, "pqkex")
 }
 
-// TestScanOpenSSH runs `pqkex scan` against OpenSSH 10.0 and 9.2 servers:
-// it must pick the first post-quantum method of pqkex's order that the
-// server offers, complete it (the server's log proves which), and report
-// the server's host key.
+// TestScanOpenSSH runs `pqkex scan` against OpenSSH 10.0 and 9.2 servers
+// (and tinysshd, dropbear and libssh): it must pick the first post-quantum method
+// of pqkex's order that the server offers, complete it (the server's log
+// proves which, where it logs it), report the server's host key, and give
+// the post-quantum verdict of the server's default configuration.
 func TestScanOpenSSH(t *testing.T) {
 	needRoot(t)
-	for _, c := range []struct{ kind, want string }{
-		{"openssh10", "mlkem768x25519-sha256"},
-		{"openssh92", "sntrup761x25519-sha512"}, // 9.2 has no ML-KEM
+	for _, c := range []struct {
+		kind, want string
+		proof      func(string) func(string) bool
+		verdict    string
+		// what OpenSSH 9.0-9.8, 9.9, 10.x, PuTTY 0.85, libssh 0.12 and
+		// x/crypto without pqkex would negotiate
+		clients []string
+		rec     string // a recommendation that must be there
+	}{
+		{"openssh10", "mlkem768x25519-sha256", sshdProof, "pq-for-all-clients",
+			[]string{sntrupAlias, sntrup, mlkem, sntrup, mlkem, mlkem},
+			"keep mlkem768x25519-sha256, sntrup761x25519-sha512, sntrup761x25519-sha512@openssh.com: "},
+		{"openssh92", "sntrup761x25519-sha512", sshdProof, "pq-for-some-clients", // 9.2 has no ML-KEM
+			[]string{sntrupAlias, sntrup, sntrup, sntrup, sntrup, "curve25519-sha256"},
+			"add mlkem768x25519-sha256: upgrade from OpenSSH 9.2 to >= 9.9"},
+		{"tinysshd", sntrupAlias, tinysshdProof, "pq-for-some-clients",
+			[]string{sntrupAlias, sntrupAlias, sntrupAlias, sntrupAlias, sntrupAlias, "curve25519-sha256"},
+			"keep sntrup761x25519-sha512@openssh.com: "},
+		{"dropbear", mlkem, nil, "pq-for-all-clients", // dropbear does not log the kex
+			[]string{sntrupAlias, sntrup, mlkem, sntrup, mlkem, mlkem},
+			"keep sntrup761x25519-sha512, sntrup761x25519-sha512@openssh.com, mlkem768x25519-sha256: "},
+		// libssh-peer logs the kex once both NEWKEYS are through; scan
+		// stops before its NEWKEYS (TestPeerServer has the log proof)
+		{"libssh", mlkem, nil, "pq-for-all-clients",
+			[]string{sntrupAlias, sntrup, mlkem, sntrup, mlkem, mlkem},
+			"keep mlkem768x25519-sha256, mlkem768nistp256-sha256, mlkem1024nistp384-sha384, sntrup761x25519-sha512, sntrup761x25519-sha512@openssh.com: "},
 	} {
 		t.Run(c.kind, func(t *testing.T) {
 			hostKey, clientKey := newKey(t), newKey(t)
@@ -48,9 +73,19 @@ func TestScanOpenSSH(t *testing.T) {
 				t.Fatalf("pqkex scan: %v\n%s", err, out)
 			}
 			var res struct {
+				Tool        string `json:"tool"`
 				Selected    string `json:"selected"`
 				PQ          bool   `json:"post_quantum"`
 				Fingerprint string `json:"host_key_fingerprint"`
+				Verdict     struct {
+					Verdict string `json:"verdict"`
+					Clients []struct {
+						Client string `json:"client"`
+						Kex    string `json:"kex"`
+						PQ     bool   `json:"post_quantum"`
+					} `json:"clients"`
+					Recommendations []string `json:"recommendations"`
+				} `json:"pq_verdict"`
 			}
 			if err := json.Unmarshal(out, &res); err != nil {
 				t.Fatalf("%v\n%s", err, out)
@@ -61,10 +96,22 @@ func TestScanOpenSSH(t *testing.T) {
 			if res.Fingerprint != ssh.FingerprintSHA256(hostKey.pub()) {
 				t.Fatalf("fingerprint %s, want %s", res.Fingerprint, ssh.FingerprintSHA256(hostKey.pub()))
 			}
-			if line, err := peertest.WaitLogLine(srv.log, sshdProof(c.want)); err != nil {
-				t.Fatalf("sshd log has no proof of %s: %v", c.want, err)
+			v := res.Verdict
+			var got []string
+			for _, cl := range v.Clients {
+				got = append(got, cl.Kex)
+			}
+			if !strings.HasPrefix(res.Tool, "pqkex ") || v.Verdict != c.verdict || len(got) != 7 || !slices.Equal(got[:6], c.clients) || !v.Clients[6].PQ ||
+				!slices.ContainsFunc(v.Recommendations, func(r string) bool { return strings.HasPrefix(r, c.rec) }) {
+				t.Errorf("tool %q, verdict %s, clients %q, recommendations %q; want %s, %q, %q", res.Tool, v.Verdict, got, v.Recommendations, c.verdict, c.clients, c.rec)
+			}
+			if c.proof == nil {
+				return
+			}
+			if line, err := peertest.WaitLogLine(srv.log, c.proof(c.want)); err != nil {
+				t.Fatalf("server log has no proof of %s: %v", c.want, err)
 			} else {
-				t.Logf("sshd: %s", line)
+				t.Logf("server: %s", line)
 			}
 		})
 	}

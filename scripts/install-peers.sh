@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install-peers.sh - install the real SSH peers used by pqkex's interop tests.
 #
-#   scripts/install-peers.sh [openssh10|openssh92|trixie|forky|all]...   (default: all; root only)
+#   scripts/install-peers.sh [openssh10|openssh92|trixie|forky|libssh|all]...   (default: all; root only)
 #
 #   openssh10  OpenSSH 10.0 client+server from bookworm-backports, installed as
 #              the system ssh/sshd (/usr/bin/ssh, /usr/sbin/sshd). No service
@@ -19,6 +19,11 @@
 #              with mlkem768nistp256-sha256) and PuTTY 0.85 (putty-tools: plink,
 #              puttygen), plus wrappers $PQKEX_PEERS_DIR/bin/forky-{ssh,sshd,
 #              ssh-keygen,plink,puttygen} and forky-exec.  No service is started.
+#   libssh     libssh 0.12 (forky's libssh-dev, with gcc) in the forky chroot
+#              (made first if missing) and scripts/libssh-peer.c built there
+#              against it as /usr/bin/libssh-peer, a small server and client
+#              (wrapper $PQKEX_PEERS_DIR/bin/forky-libssh-peer).  Rebuilt
+#              whenever libssh-peer.c changes.
 #
 # Idempotent: what is already there is only checked (no apt, no network), so a
 # second run takes about a second.  Each part prints its versions and kex lists.
@@ -401,9 +406,11 @@ install_trixie() {
 }
 
 # ===================================================================== forky
-FORKY_PKGS="openssh-server openssh-client putty-tools"
+# libssh's packages (install_libssh) come along, to save a second apt run
+LIBSSH_PKGS="libssh-dev gcc libc6-dev"
+FORKY_PKGS="openssh-server openssh-client putty-tools $LIBSSH_PKGS"
 FORKY_MARK="$FORKY_ROOT/.pqkex-ready"
-FORKY_PROGS="ssh sshd ssh-keygen plink puttygen"
+FORKY_PROGS="ssh sshd ssh-keygen plink puttygen libssh-peer" # libssh-peer: install_libssh
 
 forky_ok() {
 	[ -f "$FORKY_MARK" ] && [ -x "$PEERS_BIN/forky-exec" ] &&
@@ -432,6 +439,30 @@ report_forky() {
 	"$PEERS_BIN/forky-sshd" -T -f "$d/cfg" 2>&1 | awk 'tolower($1)=="kexalgorithms"{print $2}' | tr ',' '\n' | sed 's/^/     /'
 	rm -rf "$d"
 	echo "-- wrappers: $PEERS_BIN/forky-{ssh,sshd,ssh-keygen,plink,puttygen,exec}"
+}
+
+# forky_apt_install URI PKG...: apt-get install PKG... inside the forky chroot
+# from a temporary source (URI from the host's apt sources), then remove the
+# source, the package lists and the .debs (they name the mirror)
+forky_apt_install() {
+	local uri="$1" rc=0 dlog="$PEERS_DIR/forky-install.log"
+	shift
+	# the suite's Release may be past its Valid-Until date: Check-Valid-Until no
+	rm -f "$FORKY_ROOT/etc/apt/sources.list"
+	printf 'Types: deb\nURIs: %s\nSuites: forky\nComponents: main\nSigned-By: %s\nCheck-Valid-Until: no\n' \
+		"$uri" /usr/share/keyrings/debian-archive-keyring.gpg >"$FORKY_ROOT/etc/apt/sources.list.d/pqkex-forky.sources"
+	log "forky: apt-get install $* (in the chroot)"
+	mount -t proc proc "$FORKY_ROOT/proc"
+	chroot "$FORKY_ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive \
+		sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $*" >>"$dlog" 2>&1 || rc=$?
+	umount "$FORKY_ROOT/proc"
+	rm -f "$FORKY_ROOT"/etc/apt/sources.list.d/* "$FORKY_ROOT"/var/cache/apt/archives/*.deb
+	find "$FORKY_ROOT/var/lib/apt/lists" -type f -delete
+	if [ "$rc" != 0 ]; then
+		tail -25 "$dlog" >&2
+		die "forky: apt-get install failed (log: $dlog)"
+	fi
+	rm -f "$dlog"
 }
 
 install_forky() {
@@ -463,25 +494,8 @@ install_forky() {
 	printf '#!/bin/sh\n# from pqkex scripts/install-peers.sh: never start services here\nexit 101\n' \
 		>"$FORKY_ROOT/usr/sbin/policy-rc.d"
 	chmod 755 "$FORKY_ROOT/usr/sbin/policy-rc.d"
-	# the suite's Release may be past its Valid-Until date: Check-Valid-Until no
-	rm -f "$FORKY_ROOT/etc/apt/sources.list"
-	printf 'Types: deb\nURIs: %s\nSuites: forky\nComponents: main\nSigned-By: %s\nCheck-Valid-Until: no\n' \
-		"$uri" /usr/share/keyrings/debian-archive-keyring.gpg >"$FORKY_ROOT/etc/apt/sources.list.d/pqkex-forky.sources"
-	log "forky: apt-get install $FORKY_PKGS (in the chroot)"
-	mount -t proc proc "$FORKY_ROOT/proc"
-	local rc=0
 	# shellcheck disable=SC2086 # a word list
-	chroot "$FORKY_ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive \
-		sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $FORKY_PKGS" >>"$dlog" 2>&1 || rc=$?
-	umount "$FORKY_ROOT/proc"
-	if [ "$rc" != 0 ]; then
-		tail -25 "$dlog" >&2
-		die "forky: apt-get install failed (log: $dlog)"
-	fi
-	rm -f "$dlog"
-	# the chroot's apt sources and lists name the mirror: drop them
-	rm -f "$FORKY_ROOT"/etc/apt/sources.list.d/* "$FORKY_ROOT"/var/cache/apt/archives/*.deb
-	find "$FORKY_ROOT/var/lib/apt/lists" -type f -delete
+	forky_apt_install "$uri" $FORKY_PKGS
 	if ss -Hltn 'sport = :22' 2>/dev/null | grep -q .; then
 		die "forky: something listens on port 22 after the install"
 	fi
@@ -497,11 +511,66 @@ install_forky() {
 	report_forky
 }
 
+# ===================================================================== libssh
+# libssh 0.12 (forky) and scripts/libssh-peer.c, built in the forky chroot
+# (LIBSSH_PKGS: with FORKY_PKGS; added here to a chroot made without them)
+LIBSSH_MARK="$FORKY_ROOT/.pqkex-libssh-ready"
+LIBSSH_SRC="$(dirname "$(readlink -f "$0")")/libssh-peer.c"
+LIBSSH_BUILT_SRC="$FORKY_ROOT/usr/local/src/pqkex/libssh-peer.c"
+
+libssh_ok() {
+	[ -f "$LIBSSH_MARK" ] && [ -x "$FORKY_ROOT/usr/bin/libssh-peer" ] &&
+		cmp -s "$LIBSSH_SRC" "$LIBSSH_BUILT_SRC" &&
+		grep -Eq '^libssh-4(:[a-z0-9]+)?[[:space:]]0\.(1[2-9]|[2-9][0-9])' "$LIBSSH_MARK"
+}
+
+report_libssh() {
+	echo "== libssh in the forky chroot: $(tr '\n' ' ' <"$LIBSSH_MARK")"
+	echo "-- wrapper: $PEERS_BIN/forky-libssh-peer (/usr/bin/libssh-peer, built from scripts/libssh-peer.c)"
+	echo "-- libssh-peer server default KEXINIT kex list (probed with ssh -vv):"
+	bash "$(dirname "$(readlink -f "$0")")/peer-server.sh" probe-kex libssh | tr ',' '\n' | sed 's/^/     /'
+}
+
+install_libssh() {
+	local t0=$SECONDS
+	forky_ok || install_forky
+	if libssh_ok; then
+		log "libssh: libssh-peer ready in $FORKY_ROOT"
+		write_forky_exec
+		report_libssh
+		return 0
+	fi
+	local n
+	# shellcheck disable=SC2086 # a word list
+	n="$(chroot "$FORKY_ROOT" dpkg-query -W -f='${db:Status-Status}\n' $LIBSSH_PKGS 2>/dev/null | grep -c '^installed$' || true)"
+	if [ "$n" = 3 ]; then
+		log "libssh: $LIBSSH_PKGS already in the forky chroot"
+	else
+		local src
+		src="$(derive_source bookworm trixie forky sid)" || die "libssh: no Debian apt source to derive the mirror from"
+		# shellcheck disable=SC2086 # a word list
+		forky_apt_install "${src%%$'\t'*}" $LIBSSH_PKGS
+	fi
+	log "libssh: building libssh-peer (gcc in the chroot, against its libssh)"
+	mkdir -p "$(dirname "$LIBSSH_BUILT_SRC")"
+	cp "$LIBSSH_SRC" "${LIBSSH_BUILT_SRC%.c}.new.c"
+	chroot "$FORKY_ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		gcc -O2 -Wall -Wextra -Werror -Wno-deprecated-declarations \
+		-o /usr/bin/libssh-peer /usr/local/src/pqkex/libssh-peer.new.c -lssh ||
+		die "libssh: libssh-peer.c does not build"
+	mv "${LIBSSH_BUILT_SRC%.c}.new.c" "$LIBSSH_BUILT_SRC"
+	chroot "$FORKY_ROOT" dpkg-query -W libssh-4 libssh-dev gcc >"$LIBSSH_MARK"
+	write_forky_exec
+	libssh_ok || die "libssh: libssh-peer was built but libssh is not 0.12 or later"
+	log "libssh: done in $((SECONDS - t0)) s"
+	report_libssh
+}
+
 # ===================================================================== main
 [ $# -gt 0 ] || set -- all
 for what in "$@"; do
 	case "$what" in
-	openssh10 | openssh92 | trixie | forky | all) ;;
+	openssh10 | openssh92 | trixie | forky | libssh | all) ;;
 	*) usage_from_header "$0"; exit 2 ;;
 	esac
 done
@@ -512,7 +581,8 @@ for what in "$@"; do
 	openssh92) install_openssh92 ;;
 	trixie) install_trixie ;;
 	forky) install_forky ;;
-	all) install_openssh10; install_openssh92; install_trixie; install_forky ;;
+	libssh) install_libssh ;;
+	all) install_openssh10; install_openssh92; install_trixie; install_forky; install_libssh ;;
 	esac
 	log "$what: $((SECONDS - t)) s"
 done

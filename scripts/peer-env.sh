@@ -36,6 +36,8 @@
 #   PQKEX_OPENSSH106_KEYGEN    ssh-keygen 10.6      (wrapper forky-ssh-keygen)
 #   PQKEX_PLINK                PuTTY 0.85 plink     (wrapper forky-plink)
 #   PQKEX_PUTTYGEN             PuTTY 0.85 puttygen  (wrapper forky-puttygen: OpenSSH key -> .ppk)
+#   PQKEX_LIBSSH_PEER          libssh 0.12 server and client (wrapper forky-libssh-peer: runs
+#                              /usr/bin/libssh-peer, built from scripts/libssh-peer.c)
 #   PQKEX_PEER_SERVER          scripts/peer-server.sh (start/stop any server peer)
 # The wrappers honour PQKEX_TRIXIE_BIND and PQKEX_TRIXIE_AUTHORIZED_KEYS, and
 # PQKEX_FORKY_BIND and PQKEX_FORKY_AUTHORIZED_KEYS (README.md).
@@ -86,6 +88,11 @@ _pqkex_peer_env() {
 		echo "PQKEX_PUTTYGEN=$PEERS_BIN/forky-puttygen"
 	else
 		echo "peer-env: forky chroot (OpenSSH 10.6, PuTTY plink) missing (install-peers.sh forky)" >&2; missing=1
+	fi
+	if [ -f "$FORKY_ROOT/.pqkex-libssh-ready" ] && [ -x "$FORKY_ROOT/usr/bin/libssh-peer" ] && [ -x "$PEERS_BIN/forky-exec" ]; then
+		echo "PQKEX_LIBSSH_PEER=$PEERS_BIN/forky-libssh-peer"
+	else
+		echo "peer-env: libssh 0.12 (libssh-peer in the forky chroot) missing (install-peers.sh libssh)" >&2; missing=1
 	fi
 	echo "PQKEX_PEER_SERVER=$here/peer-server.sh"
 	return "$missing"

@@ -9,7 +9,9 @@
 # KIND: openssh10 (/usr/sbin/sshd), openssh92 (unpacked 9.2 sshd),
 #       openssh106 (forky sshd 10.6, in its chroot through forky-exec),
 #       dropbear (trixie dropbear 2025.89), tinysshd (trixie tinysshd 20250501
-#       behind tcpserver).  Run install-peers.sh first.  Root only.
+#       behind tcpserver), libssh (forky's libssh 0.12 through libssh-peer, a
+#       server built from scripts/libssh-peer.c; it logs "kex: algorithm: NAME"
+#       per connection).  Run install-peers.sh first.  Root only.
 #
 # start options:
 #   --port N              127.0.0.1 port; 0/absent = a random free one
@@ -22,7 +24,7 @@
 #                         ${TMPDIR:-/tmp}.  For dropbear/tinysshd/openssh106 it is
 #                         bind-mounted at the same path inside the chroot (see
 #                         trixie-exec, forky-exec).
-#   --kex LIST            OpenSSH only: sshd KexAlgorithms (default: sshd's default)
+#   --kex LIST            OpenSSH and libssh only: the server's kex list (default: its default)
 #   --loglevel L          OpenSSH only: sshd LogLevel (default DEBUG = DEBUG1)
 #   --sshd-option LINE    OpenSSH only: a further sshd_config line, written after
 #                         the others (repeatable), e.g. 'ForceCommand /usr/bin/git-shell
@@ -60,7 +62,7 @@ cleanup_failed_start() { if [ "$OWN_DIR" = 1 ] && [ "$STARTED" = 0 ] && [ -n "$D
 
 parse_start() {
 	KIND="${1:-}"; shift || true
-	case "$KIND" in openssh10 | openssh92 | openssh106 | dropbear | tinysshd) ;; *) usage ;; esac
+	case "$KIND" in openssh10 | openssh92 | openssh106 | dropbear | tinysshd | libssh) ;; *) usage ;; esac
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--port) PORT="$2"; shift 2 ;;
@@ -212,6 +214,12 @@ server_cmd() {
 		# (-vv: debug lines on stderr = PEER_LOG, incl. "kex: kex selected: NAME")
 		CMD=("$PEERS_BIN/tcpserver" -HRDl0 127.0.0.1 "$port" /usr/sbin/tinysshd -vv "$DIR/keydir")
 		;;
+	libssh)
+		# one child per connection; logs "libssh-peer[PID]: kex: algorithm: NAME";
+		# the first key of authorized_keys may log in (any user)
+		CMD=("$PEERS_BIN/forky-libssh-peer" server -p "$port" -k "$HOSTKEY" -a "$DIR/authorized_keys")
+		if [ -n "$KEX" ]; then CMD+=(-x "$KEX"); fi
+		;;
 	esac
 }
 
@@ -221,13 +229,14 @@ prep_kind() {
 	openssh92) [ -x "$OSSH92_DIR/usr/sbin/sshd" ] || die "no OpenSSH 9.2: run install-peers.sh openssh92" ;;
 	openssh106) [ -x "$PEERS_BIN/forky-sshd" ] || die "no forky chroot: run install-peers.sh forky" ;;
 	dropbear | tinysshd) [ -x "$PEERS_BIN/trixie-exec" ] || die "no trixie chroot: run install-peers.sh trixie" ;;
+	libssh) [ -x "$FORKY_ROOT/usr/bin/libssh-peer" ] || die "no libssh-peer: run install-peers.sh libssh" ;;
 	esac
 	case "$KIND" in
 	openssh10 | openssh92)
 		mkdir -p /run/sshd && chown root:root /run/sshd && chmod 755 /run/sshd
 		;;
-	openssh106)
-		# sshd runs in the chroot: the state dir (config, keys, log) is
+	openssh106 | libssh)
+		# the server runs in the chroot: the state dir (config, keys, log) is
 		# bind-mounted at the same path; the chroot's /run/sshd exists
 		export PQKEX_FORKY_BIND="$DIR${PQKEX_FORKY_BIND:+:$PQKEX_FORKY_BIND}"
 		;;

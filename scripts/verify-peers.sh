@@ -15,6 +15,10 @@
 #   10.0's sshd, PuTTY 0.85's plink to OpenSSH 10.6's sshd (restricted to one
 #   kex with --kex K); sshd's log proves K, and plink's own -v line
 #   ("Doing ... key exchange") where it is the client.
+# libssh 0.12 (libssh-peer, forky chroot): as a server, logged in to by
+#   OpenSSH 10.6's ssh with each of its four hybrids and by plink with
+#   mlkem1024nistp384-sha384 (the server restricted to it; no OpenSSH has
+#   it); as a client, against OpenSSH 10.6's sshd with each hybrid it has.
 # Prints one PASS/FAIL line per check, then "verify-peers: N passed, M failed";
 # exits 1 if anything failed.  Leaves no process running.
 # shellcheck disable=SC2016 # single quotes inside messages are literal
@@ -123,6 +127,10 @@ OSSH106_KEX=mlkem768nistp256-sha256,mlkem768x25519-sha256,sntrup761x25519-sha512
 SR_SSH="$PQKEX_OPENSSH106_SSH" SR_ARGS="--kex $OSSH106_KEX" server_role openssh106 'kex: algorithm: ' \
 	mlkem768nistp256-sha256 mlkem768x25519-sha256 sntrup761x25519-sha512 \
 	sntrup761x25519-sha512@openssh.com
+# libssh's default list has all five hybrids; OpenSSH 10.6 has four of them
+SR_SSH="$PQKEX_OPENSSH106_SSH" server_role libssh 'kex: algorithm: ' \
+	mlkem768nistp256-sha256 mlkem768x25519-sha256 sntrup761x25519-sha512 \
+	sntrup761x25519-sha512@openssh.com
 
 # ---------------------------------------------------------------- client role
 ossh92_client() { # KEX ("" = default)
@@ -163,7 +171,7 @@ client_check() { # NAME FUNC KEX: sshd restricted to KEX ("" = default); FUNC KE
 		fail "$name -> $sname: wanted $kex, sshd negotiated '$neg'"
 	else
 		local cl
-		cl="$(grep -E -m1 '^(debug1: kex: algorithm: |Doing .* key exchange)' "$f.err" || true)"
+		cl="$(grep -E -m1 '^(debug1: kex: algorithm: |Doing .* key exchange|libssh-peer: kex: algorithm: )' "$f.err" || true)"
 		pass "$name -> $sname (KexAlgorithms ${kex:-default}): 'echo ok' ok; sshd: 'debug1: kex: algorithm: $neg [preauth]'${cl:+; client: '$cl'}"
 	fi
 	[ -n "$kex" ] || echo "   $name KEXINIT kex list (sshd DEBUG2 'peer client KEXINIT proposal'): $offered"
@@ -181,6 +189,32 @@ echo "== client role (server: OpenSSH 10.6 sshd, forky chroot, LogLevel DEBUG2)"
 "$PQKEX_PUTTYGEN" "$WORK/id_ed25519" -O private -o "$WORK/id_ed25519.ppk"
 for k in "" mlkem768nistp256-sha256 mlkem768x25519-sha256 sntrup761x25519-sha512 sntrup761x25519-sha512@openssh.com; do
 	CC_KIND=openssh106 client_check "PuTTY 0.85 plink" plink_client "$k"
+done
+
+# plink -> libssh server offering only mlkem1024nistp384-sha384: plink's
+# "Doing ML-KEM-1024 / NIST P384 ..." line and libssh-peer's log prove it
+k=mlkem1024nistp384-sha384
+start_server libssh --kex "$k"
+f="$WORK/libssh-plink"
+rc=0
+plink_client "$k" </dev/null >"$f.out" 2>"$f.err" || rc=$?
+crlf "$f.out" "$f.err"
+cl="$(grep -m1 'Doing ML-KEM-1024 / NIST P384' "$f.err" || true)"
+sl="$(grep -F -m1 "kex: algorithm: $k" "$PEER_LOG" || true)"
+if [ "$rc" = 0 ] && [ "$(cat "$f.out")" = ok ] && [ -n "$cl" ] && [ -n "$sl" ]; then
+	pass "PuTTY 0.85 plink -> libssh server (kex $k only): 'echo ok' ok; client: '$cl'; server: '$sl'"
+else
+	fail "PuTTY 0.85 plink -> libssh server ($k): rc=$rc out=$(cat "$f.out") $(tail -2 "$f.err" | tr '\n' ' ')"
+fi
+stop_server
+
+echo "== client role: libssh 0.12 (libssh-peer client) -> OpenSSH 10.6 sshd"
+libssh_client() { # KEX ("" = libssh's default); -K pins the host key
+	"$PQKEX_LIBSSH_PEER" client -p "$PEER_PORT" ${1:+-x "$1"} -K "$PEER_HOSTKEY_PUB" \
+		-i "$WORK/id_ed25519" -c "echo ok" 127.0.0.1
+}
+for k in "" mlkem768nistp256-sha256 mlkem768x25519-sha256 sntrup761x25519-sha512 sntrup761x25519-sha512@openssh.com; do
+	CC_KIND=openssh106 client_check "libssh 0.12 libssh-peer" libssh_client "$k"
 done
 
 echo "verify-peers: $PASS passed, $FAIL failed"

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,7 +195,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	rep.Schema, rep.Tool, rep.elapsed = checkSchema, toolVersion(), time.Since(start)
+	rep.Schema, rep.Tool, rep.elapsed = checkSchema, pqkexVersion(), time.Since(start)
 	if rep.Methods == nil {
 		rep.Methods = []string{}
 	}
@@ -333,12 +332,4 @@ func observed(r conformance.Result) string {
 		o += " " + msg
 	}
 	return o
-}
-
-// toolVersion names this build of pqkex.
-func toolVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return "pqkex " + bi.Main.Version
-	}
-	return "pqkex"
 }

@@ -17,6 +17,7 @@ commands:
   serve   run a small SSH server that tells each client its key exchange
   kat     run the bundled known-answer vectors (and -dir DIR)
   check   test another SSH server's or client's hybrid key exchange against the specifications
+  version print pqkex's version
 
 Run "pqkex help <command>" or "pqkex <command> -h" for a command's flags.
 `
@@ -24,11 +25,12 @@ Run "pqkex help <command>" or "pqkex <command> -h" for a command's flags.
 // commands are pqkex's verbs: each parses its own flags from args and
 // returns the exit status.
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"bench": runBench,
-	"scan":  runScan,
-	"serve": runServe,
-	"kat":   runKAT,
-	"check": runCheck,
+	"bench":   runBench,
+	"scan":    runScan,
+	"serve":   runServe,
+	"kat":     runKAT,
+	"check":   runCheck,
+	"version": runVersion,
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

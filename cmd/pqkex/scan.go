@@ -18,17 +18,6 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// postQuantumKex are the key exchanges with a post-quantum component that
-// scan recognises, whether or not pqkex implements them.
-var postQuantumKex = []string{
-	"mlkem768x25519-sha256",
-	"sntrup761x25519-sha512",
-	"sntrup761x25519-sha512@openssh.com",
-	"mlkem768nistp256-sha256",
-	"mlkem1024nistp384-sha384",
-	"sntrup4591761x25519-sha512@tinyssh.org",
-}
-
 // extensionMarkers are the names a KEXINIT lists among its key exchanges
 // that are not key exchanges but signal protocol extensions.
 var extensionMarkers = map[string]string{
@@ -36,6 +25,7 @@ var extensionMarkers = map[string]string{
 	"ext-info-s":                   "extension negotiation, RFC 8308",
 	"kex-strict-c-v00@openssh.com": "strict key exchange, the Terrapin countermeasure",
 	"kex-strict-s-v00@openssh.com": "strict key exchange, the Terrapin countermeasure",
+	"kexguess2@matt.ucc.asn.au":    "dropbear's key exchange guess, a variant of first_kex_packet_follows",
 }
 
 // isExtensionMarker reports whether a kex_algorithms name is an extension
@@ -43,7 +33,7 @@ var extensionMarkers = map[string]string{
 // two families above).
 func isExtensionMarker(name string) bool {
 	_, ok := extensionMarkers[name]
-	return ok || strings.HasPrefix(name, "ext-info-") || strings.HasPrefix(name, "kex-strict-")
+	return ok || strings.HasPrefix(name, "ext-info-") || strings.HasPrefix(name, "kex-strict-") || strings.HasPrefix(name, "kexguess")
 }
 
 // knownKex returns every key exchange name scan and serve accept in -kex:
@@ -77,6 +67,7 @@ func parseKexList(s string) ([]string, error) {
 // never null: [] when there is nothing (or on an error before the
 // server's KEXINIT).
 type scanResult struct {
+	Tool          string   `json:"tool"`
 	Host          string   `json:"host"`
 	ServerVersion string   `json:"server_version"`
 	KexOffered    []string `json:"kex_offered"`
@@ -89,6 +80,9 @@ type scanResult struct {
 	Fingerprint   string   `json:"host_key_fingerprint,omitempty"`
 	ElapsedMS     float64  `json:"elapsed_ms,omitempty"`
 	Error         string   `json:"error,omitempty"`
+	// PQVerdict is the post-quantum assessment (pqverdict.go), present
+	// once the server's KEXINIT was read.
+	PQVerdict *pqVerdict `json:"pq_verdict,omitempty"`
 }
 
 // runScan implements "pqkex scan". Exit status: 0 when a post-quantum key
@@ -165,7 +159,7 @@ func printScan(w io.Writer, r *scanResult) {
 	fmt.Fprintln(w, "key exchanges offered (PQ = post-quantum hybrid):")
 	for _, k := range r.KexOffered {
 		mark := "  "
-		if slices.Contains(postQuantumKex, k) {
+		if isPQKex(k) {
 			mark = "PQ"
 		}
 		fmt.Fprintf(w, "  %s  %s\n", mark, printable(k))
@@ -182,11 +176,14 @@ func printScan(w io.Writer, r *scanResult) {
 	}
 	if r.Selected == "" {
 		fmt.Fprintln(w, "selected    none: no key exchange in common")
-		return
+	} else {
+		fmt.Fprintf(w, "selected    %s (first of our preferences the server offers)\n", r.Selected)
+		if r.HostKeyType != "" {
+			fmt.Fprintf(w, "negotiated  %s, host key %s %s, %.1f ms\n", r.Selected, r.HostKeyType, r.Fingerprint, r.ElapsedMS)
+		}
 	}
-	fmt.Fprintf(w, "selected    %s (first of our preferences the server offers)\n", r.Selected)
-	if r.HostKeyType != "" {
-		fmt.Fprintf(w, "negotiated  %s, host key %s %s, %.1f ms\n", r.Selected, r.HostKeyType, r.Fingerprint, r.ElapsedMS)
+	if r.PQVerdict != nil {
+		printPQVerdict(w, r.PQVerdict)
 	}
 }
 
@@ -201,18 +198,19 @@ var errScanDone = errors.New("scan: key exchange complete")
 // scan reads the server's KEXINIT, then completes a key exchange with the
 // client preference prefs and stops before authentication.
 func scan(addr string, prefs []string, timeout time.Duration) (*scanResult, error) {
-	res := &scanResult{Host: addr, KexOffered: []string{}, PQOffered: []string{}, Extensions: []string{}, HostKeyAlgos: []string{}}
+	res := &scanResult{Tool: pqkexVersion(), Host: addr, KexOffered: []string{}, PQOffered: []string{}, Extensions: []string{}, HostKeyAlgos: []string{}}
 	version, ki, err := readServerKexInit(addr, timeout)
 	res.ServerVersion = version
 	if err != nil {
 		return res, err
 	}
 	res.HostKeyAlgos = append(res.HostKeyAlgos, ki.HostKeyAlgos...)
+	res.PQVerdict = assessPQ(version, ki.KexAlgos, stockClients())
 	for _, k := range ki.KexAlgos {
 		switch {
 		case isExtensionMarker(k):
 			res.Extensions = append(res.Extensions, k)
-		case slices.Contains(postQuantumKex, k):
+		case isPQKex(k):
 			res.PQOffered = append(res.PQOffered, k)
 			fallthrough
 		default:
@@ -229,7 +227,7 @@ func scan(addr string, prefs []string, timeout time.Duration) (*scanResult, erro
 	if res.Selected == "" {
 		return res, fmt.Errorf("no key exchange in common with the server (it offers %s)", printable(strings.Join(res.KexOffered, ",")))
 	}
-	res.PQ = slices.Contains(postQuantumKex, res.Selected)
+	res.PQ = isPQKex(res.Selected)
 
 	start := time.Now()
 	nc, err := net.DialTimeout("tcp", addr, timeout)
