@@ -278,6 +278,7 @@ var conformanceServers = []conformanceServer{
 	{"openssh-9.2", "SSH-2.0-OpenSSH_9.2", false, fromPeer("openssh92")},
 	{"dropbear-2025.89", "SSH-2.0-dropbear_2025.89", false, fromPeer("dropbear")},
 	{"tinysshd-20250501", "SSH-2.0-tinyssh ", false, fromPeer("tinysshd")},
+	{"libssh-0.12", "SSH-2.0-libssh_0.12", false, fromPeer("libssh")},
 	{"x/crypto+sshkex", "SSH-2.0-Go", true, startXCryptoServer},
 	{"pqkex serve", "SSH-2.0-Go", true, startPQKEXServe},
 }
@@ -308,6 +309,7 @@ var conformanceClients = []conformanceClient{
 	{"openssh-9.2", "SSH-2.0-OpenSSH_9.2", false, []string{sntrup, sntrupAlias}, "openssh92"},
 	{"dbclient-2025.89", "SSH-2.0-dropbear_2025.89", false, allKex, "dbclient"},
 	{"plink-0.85", "SSH-2.0-PuTTY_Release_0.85", false, allFive, "plink"},
+	{"libssh-0.12", "SSH-2.0-libssh_0.12", false, allFive, "libssh"},
 	{"x/crypto+sshkex", "SSH-2.0-Go", true, allFive, ""},
 }
 

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/pqkex/pqkex/internal/conformance"
@@ -47,7 +46,11 @@ type checkReport struct {
 	Results  []conformance.Result `json:"results"`
 	Summary  conformance.Summary  `json:"summary"`
 	Error    string               `json:"error,omitempty"`
-	elapsed  time.Duration
+	// Baselined lists the results ("METHOD CASE") whose finding the
+	// -baseline file accepts.
+	Baselined []string `json:"baselined,omitempty"`
+	elapsed   time.Duration
+	base      *baseline
 }
 
 const checkSchema = "pqkex-check/1"
@@ -76,12 +79,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	runClient := fs.String("run", "", "with -listen: run this client command once per case, until every case has run ({host}, {port} and {addr} are replaced by the listening address; each run is bounded by twice -timeout)")
 	clientVersion := fs.String("client-version", "", "with -listen: the identification line of the client under test, e.g. SSH-2.0-OpenSSH_10.0 (default: the first client's)")
 	hostKey := fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)")
-	asJSON := fs.Bool("json", false, "print the results as JSON")
+	baselineFile := fs.String("baseline", "", "accept the findings listed in FILE (FINDING-ID [METHOD|*] [PEER-VERSION-PREFIX] a line): exit 0 when only they remain, 1 on a new one or on an entry that matches nothing")
+	writeBaselineFile := fs.String("write-baseline", "", "write the findings of this run to FILE as a baseline")
+	junitFile := fs.String("junit", "", "write the results to FILE as JUnit XML (a failure per finding)")
+	asJSON := fs.Bool("json", false, "print the results as JSON (an array when several servers are checked)")
 	verbose := fs.Bool("v", false, "print each case on stderr as it finishes, and every case's detail")
-	if code, done := parseCommand(fs, args, stdout, -1, "usage: pqkex check [-kex LIST] [-timeout D] [-pause D] [-deadline D] [-ident LINE] [-json] [-v] HOST[:PORT]",
+	if code, done := parseCommand(fs, args, stdout, -1, "usage: pqkex check [-kex LIST] [-timeout D] [-pause D] [-deadline D] [-ident LINE] [-baseline FILE] [-junit FILE] [-json] [-v] HOST[:PORT]...",
 		"       pqkex check -listen ADDR [-run COMMAND] [-kex LIST] [-hostkey FILE] [-client-addr IP] [-client-version LINE] [-allow-remote] [-timeout D] [-idle D] [-json] [-v]",
 		"Checks another SSH implementation's hybrid post-quantum key exchange against the specifications:",
-		"a server (HOST[:PORT]), with one connection per case, or clients connecting to -listen ADDR, one connection per case."); done {
+		"servers (HOST[:PORT], one or more), with one connection per case, or clients connecting to -listen ADDR, one connection per case."); done {
 		return code
 	}
 	var methods []string
@@ -92,6 +98,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "pqkex check: -kex: %q is not a key exchange pqkex check knows (%s)\n", m, strings.Join(conformance.Methods(), ","))
 				return 2
 			}
+		}
+	}
+	var base *baseline
+	if *baselineFile != "" {
+		var err error
+		if base, err = readBaseline(*baselineFile); err != nil {
+			fmt.Fprintln(stderr, "pqkex check: -baseline:", err)
+			return 2
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -112,13 +126,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			if r.Peer != "" {
 				by = " [" + r.Peer + "]"
 			}
-			fmt.Fprintf(stderr, "%-36s %-26s %-9s %s%s\n", r.Method, r.Case, mark(r), r.Detail, by)
+			fmt.Fprintf(stderr, "%-36s %-26s %-9s %s%s\n", r.Method, r.Case, mark(r, false), r.Detail, by)
 		}
 	}
-	start := time.Now()
-	var rep checkReport
+	var reps []*checkReport
 	switch {
 	case *listen != "" && fs.NArg() == 0:
+		start := time.Now()
+		var rep checkReport
 		if err := checkListen(*listen, *allowRemote); err != nil {
 			fmt.Fprintln(stderr, "pqkex check:", err)
 			return 2
@@ -161,65 +176,140 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		rep = checkReport{Role: "client", Listen: cr.Addr, Versions: cr.Versions, Methods: cr.Methods, Results: cr.Results,
 			ClientAddr: cr.ClientAddr, ClientVersion: cr.ClientVersion, Refused: cr.Refused}
-	case *listen == "" && fs.NArg() == 1:
-		addr := fs.Arg(0)
-		if _, _, err := net.SplitHostPort(addr); err != nil {
-			addr = net.JoinHostPort(addr, "22")
-		}
-		rep = checkReport{Role: "server", Target: addr}
-		sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
-			Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, NoPacing: *noPacing,
-			Progress: progress,
-			Planned: func(n int, least time.Duration) {
-				total = n
-				fmt.Fprintf(stderr, "pqkex check: %d cases, one connection each; expected to take %v or more (at most -deadline %v)\n",
-					n, (least + time.Duration(n)*100*time.Millisecond).Round(time.Second), *deadline)
-			},
-			Notice: func(msg string) {
-				if tty {
-					fmt.Fprint(stderr, "\n")
-				}
-				fmt.Fprintln(stderr, "pqkex check:", msg)
-			},
-		})
-		if sr != nil {
-			rep.Version, rep.Offered, rep.Strict, rep.Methods, rep.Results = sr.Version, sr.Offered, &sr.Strict, sr.Methods, sr.Results
-			rep.Deadline, rep.Ident = sr.Deadline, sr.Ident
-		}
-		if err != nil {
-			rep.Error = err.Error()
-		} else if len(rep.Methods) == 0 {
-			rep.Error = "the server offers none of the key exchanges pqkex check knows (" + strings.Join(conformance.Methods(), ", ") + ")"
+		rep.elapsed = time.Since(start)
+		reps = append(reps, &rep)
+	case *listen == "" && fs.NArg() >= 1:
+		for _, target := range fs.Args() {
+			start := time.Now()
+			var rep checkReport
+			total, done = 0, 0
+			addr := target
+			if _, _, err := net.SplitHostPort(addr); err != nil {
+				addr = net.JoinHostPort(addr, "22")
+			}
+			rep = checkReport{Role: "server", Target: addr}
+			sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
+				Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, NoPacing: *noPacing,
+				Progress: progress,
+				Planned: func(n int, least time.Duration) {
+					total = n
+					fmt.Fprintf(stderr, "pqkex check: %d cases, one connection each; expected to take %v or more (at most -deadline %v)\n",
+						n, (least + time.Duration(n)*100*time.Millisecond).Round(time.Second), *deadline)
+				},
+				Notice: func(msg string) {
+					if tty {
+						fmt.Fprint(stderr, "\n")
+					}
+					fmt.Fprintln(stderr, "pqkex check:", msg)
+				},
+			})
+			if sr != nil {
+				rep.Version, rep.Offered, rep.Strict, rep.Methods, rep.Results = sr.Version, sr.Offered, &sr.Strict, sr.Methods, sr.Results
+				rep.Deadline, rep.Ident = sr.Deadline, sr.Ident
+			}
+			if err != nil {
+				rep.Error = err.Error()
+			} else if len(rep.Methods) == 0 {
+				rep.Error = "the server offers none of the key exchanges pqkex check knows (" + strings.Join(conformance.Methods(), ", ") + ")"
+			}
+			rep.elapsed = time.Since(start)
+			reps = append(reps, &rep)
+			if ctx.Err() != nil {
+				break
+			}
 		}
 	default:
 		fs.Usage()
 		return 2
 	}
-	rep.Schema, rep.Tool, rep.elapsed = checkSchema, pqkexVersion(), time.Since(start)
-	if rep.Methods == nil {
-		rep.Methods = []string{}
+	code := 0
+	for _, rep := range reps {
+		rep.Schema, rep.Tool, rep.base = checkSchema, pqkexVersion(), base
+		if rep.Methods == nil {
+			rep.Methods = []string{}
+		}
+		if rep.Results == nil {
+			rep.Results = []conformance.Result{}
+		}
+		rep.Summary = conformance.Summarize(rep.Results)
+		for _, res := range rep.Results {
+			if rep.baselined(res) {
+				rep.Baselined = append(rep.Baselined, res.Method+" "+res.Case)
+			}
+		}
+		code = worse(code, rep.exitStatus(*asJSON, stderr))
 	}
-	if rep.Results == nil {
-		rep.Results = []conformance.Result{}
-	}
-	rep.Summary = conformance.Summarize(rep.Results)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		enc.Encode(rep)
+		if len(reps) == 1 {
+			enc.Encode(reps[0])
+		} else {
+			enc.Encode(reps)
+		}
 	} else {
-		printCheck(stdout, &rep, *verbose)
+		for i, rep := range reps {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			printCheck(stdout, rep, *verbose)
+		}
+		printSummary(stdout, reps, base)
+	}
+	if base != nil && len(base.stale(reps)) > 0 {
+		code = worse(code, checkNonConforming)
+	}
+	if *junitFile != "" {
+		if err := writeJUnit(*junitFile, reps); err != nil {
+			fmt.Fprintln(stderr, "pqkex check: -junit:", err)
+			return 2
+		}
+	}
+	if *writeBaselineFile != "" {
+		if err := writeBaseline(*writeBaselineFile, reps); err != nil {
+			fmt.Fprintln(stderr, "pqkex check: -write-baseline:", err)
+			return 2
+		}
+	}
+	return code
+}
+
+// worse is the combined exit status of two checks: a finding (1) before
+// a check that could not run (3) before success (0).
+func worse(a, b int) int {
+	rank := func(c int) int { return map[int]int{0: 0, checkNotRun: 1, checkNonConforming: 2}[c] }
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// baselined reports whether the report's baseline accepts res.
+func (r *checkReport) baselined(res conformance.Result) bool {
+	return !res.Conforms && r.base.accepts(r.peerVersion(), res)
+}
+
+// exitStatus is the status one report calls for: 1 for a finding the
+// baseline does not accept, 3 when a case or the check could not run or
+// nothing was checked, 0 otherwise. It prints the report's error on
+// stderr unless asJSON.
+func (rep *checkReport) exitStatus(asJSON bool, stderr io.Writer) int {
+	nonconforming := 0
+	for _, res := range rep.Results {
+		if !res.Conforms && res.Verdict != conformance.NotRun && res.Verdict != conformance.NotApplicable && !rep.baselined(res) {
+			nonconforming++
+		}
 	}
 	switch {
-	case rep.Summary.NonConforming > 0:
+	case nonconforming > 0:
 		return checkNonConforming
 	case rep.Error != "":
-		if !*asJSON {
+		if !asJSON {
 			fmt.Fprintln(stderr, "pqkex check:", rep.Error)
 		}
 		return checkNotRun
-	case rep.Summary.NotRun > 0 || rep.Summary.Conforming == 0:
+	case rep.Summary.NotRun > 0 || rep.Summary.Conforming+rep.Summary.NonConforming == 0:
 		return checkNotRun // something could not run, or nothing was checked
 	}
 	return 0
@@ -262,74 +352,4 @@ func countPrefix(msg string) int {
 	j := strings.LastIndex(msg[:i], " ")
 	n, _ := strconv.Atoi(msg[j+1 : i])
 	return n
-}
-
-// mark is a result's conformance in a word.
-func mark(r conformance.Result) string {
-	switch {
-	case r.Verdict == conformance.NotRun:
-		return "NOT RUN"
-	case r.Verdict == conformance.NotApplicable:
-		return "n/a"
-	case r.Conforms:
-		return "ok"
-	}
-	return "FAIL"
-}
-
-// printCheck prints the table: per method, case, clause, expected,
-// observed and whether it conforms; then the details of every case that
-// did not conform or run (every case with verbose).
-func printCheck(w io.Writer, r *checkReport, verbose bool) {
-	if r.Role == "server" && r.Version == "" {
-		return // nothing to describe: the error alone, on stderr
-	}
-	switch r.Role {
-	case "server":
-		fmt.Fprintf(w, "server  %s  %s\n", r.Target, r.Version)
-		if r.Strict != nil {
-			fmt.Fprintf(w, "strict key exchange offered: %v\n", *r.Strict)
-		}
-	case "client":
-		fmt.Fprintf(w, "client under test on %s: %s %s", r.Listen, r.ClientAddr, r.ClientVersion)
-		if r.Refused > 0 {
-			fmt.Fprintf(w, " (%d connections of other clients refused)", r.Refused)
-		}
-		fmt.Fprintln(w)
-	}
-	if len(r.Results) == 0 {
-		return // the error says why, on stderr
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "METHOD\tCASE\tSPEC\tEXPECTED\tOBSERVED\tRESULT")
-	for _, res := range r.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", res.Method, res.Case, res.Clause, res.Expected, observed(res), mark(res))
-	}
-	tw.Flush()
-	var details []string
-	for _, res := range r.Results {
-		if verbose || !res.Conforms && res.Verdict != conformance.NotApplicable {
-			details = append(details, fmt.Sprintf("  %s %s: %s", res.Method, res.Case, res.Detail))
-		}
-	}
-	if len(details) > 0 {
-		fmt.Fprintln(w, "details:")
-		fmt.Fprintln(w, strings.Join(details, "\n"))
-	}
-	s := r.Summary
-	fmt.Fprintf(w, "%d cases: %d conform, %d do not conform, %d could not run, %d not applicable (%.1f s)\n",
-		s.Cases, s.Conforming, s.NonConforming, s.NotRun, s.NotApplicable, r.elapsed.Seconds())
-}
-
-// observed is the verdict with the disconnect reason and message.
-func observed(r conformance.Result) string {
-	o := r.Observed()
-	if r.Verdict == conformance.Rejected && r.DisconnectMessage != "" {
-		msg := r.DisconnectMessage
-		if len(msg) > 60 {
-			msg = msg[:57] + "..."
-		}
-		o += " " + msg
-	}
-	return o
 }

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,8 +50,14 @@ func TestCheckServeConforms(t *testing.T) {
 	if code := runCheck([]string{"-kex", sshkex.KeyExchangeMLKEM768NISTP256, addr}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(out.String(), "mlkem768nistp256-sha256  point-hybrid") || !strings.Contains(out.String(), "22 cases: 22 conform, 0 do not conform") {
+	if !strings.Contains(out.String(), "mlkem768nistp256-sha256\n  CASE") || !strings.Contains(out.String(), "\n  point-hybrid ") ||
+		!strings.Contains(out.String(), "22 cases: 22 conform, 0 do not conform") || !strings.Contains(out.String(), "no finding") {
 		t.Errorf("table:\n%s", out.String())
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if len(l) > 100 {
+			t.Errorf("a line of %d columns (at most 100): %q", len(l), l)
+		}
 	}
 }
 
@@ -239,5 +248,74 @@ func TestCheckListenGarbage(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "16 cases: 0 conform, 0 do not conform, 16 could not run") {
 		t.Errorf("summary:\n%s", out.String())
+	}
+}
+
+// TestCheckBaseline: a baseline accepts the findings it names (exit 0);
+// a finding it does not name fails the check (exit 1), and so does an
+// entry that matches nothing (a fixed finding still listed); the JUnit
+// report counts the accepted findings as skipped and the others as
+// failures; several servers give one combined status.
+func TestCheckBaseline(t *testing.T) {
+	garbage := fakeServer(t, "SSH-2.0-fake_1.0", kexInitOffering(sshkex.KeyExchangeMLKEM768X25519), func(p []byte) [][]byte {
+		if p[0] == sshwire.MsgKexECDHInit {
+			return [][]byte{sshwire.AppendKexECDHReply(nil, []byte("key"), make([]byte, 1120), []byte("sig"))}
+		}
+		return nil
+	})
+	good, _ := startTestServer(t, sshkex.RecommendedKeyExchanges())
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base")
+	check := func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		code := runCheck(append([]string{"-timeout", "2s", "-kex", sshkex.KeyExchangeMLKEM768X25519}, args...), &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+	if code, out := check("-write-baseline", base, garbage); code != 1 {
+		t.Fatalf("exit %d without a baseline, want 1:\n%s", code, out)
+	}
+	written, err := os.ReadFile(base)
+	if err != nil || !strings.Contains(string(written), "mlkem-ek-check mlkem768x25519-sha256 SSH-2.0-fake_1.0") {
+		t.Fatalf("written baseline %q: %v", written, err)
+	}
+	junit := filepath.Join(dir, "report.xml")
+	// The fake server fails honest, so packet-tampered cannot run: 3,
+	// not 1, once its findings are accepted.
+	if code, out := check("-baseline", base, "-junit", junit, garbage, good); code != 3 || strings.Contains(out, "FAIL") {
+		t.Errorf("exit %d with the written baseline, want 3 (a case could not run) and no FAIL:\n%s", code, out)
+	}
+	if code, out := check("-baseline", base, good); code != 0 {
+		t.Errorf("exit %d for a conforming server with a baseline whose entries are for another, want 0:\n%s", code, out)
+	}
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Suites   []struct {
+			Name string `xml:"name,attr"`
+		} `xml:"testsuite"`
+	}
+	data, _ := os.ReadFile(junit)
+	if err := xml.Unmarshal(data, &suites); err != nil || suites.Failures != 0 || suites.Skipped < 20 || len(suites.Suites) != 2 {
+		t.Errorf("JUnit report: %+v, %v\n%s", suites, err, data)
+	}
+	lines := strings.Split(strings.TrimSpace(string(written)), "\n")
+	var dropped []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "mlkem-ek-check") {
+			dropped = append(dropped, l)
+		}
+	}
+	os.WriteFile(base, []byte(strings.Join(dropped, "\n")+"\n"), 0o644)
+	if code, out := check("-baseline", base, garbage); code != 1 || !strings.Contains(out, "mlkem-ek-check") {
+		t.Errorf("exit %d with the modulus finding not accepted, want 1 naming it:\n%s", code, out)
+	}
+	os.WriteFile(base, append(written, "strict-kex * SSH-2.0-fake\n"...), 0o644)
+	if code, out := check("-baseline", base, garbage); code != 1 || !strings.Contains(out, "match no finding") {
+		t.Errorf("exit %d with a stale entry, want 1 saying so:\n%s", code, out)
+	}
+	os.WriteFile(base, []byte("no-such-finding\n"), 0o644)
+	if code, out := check("-baseline", base, garbage); code != 2 {
+		t.Errorf("exit %d with an unknown finding id, want 2:\n%s", code, out)
 	}
 }

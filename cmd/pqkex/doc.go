@@ -9,10 +9,11 @@
 //	            [-unused-connection-timeout D] [-login-grace-time D] [-idle-timeout D]
 //	            [-allow-remote]
 //	pqkex kat [-dir DIR]                                     run known-answer vectors
-//	pqkex check [-kex LIST] [-timeout D] [-pause D] [-deadline D] [-json] [-v] HOST[:PORT]
-//	                                                         test a server's hybrid key exchange
-//	pqkex check -listen ADDR [-kex LIST] [-hostkey FILE] [-client-version LINE] [-allow-remote]
-//	            [-timeout D] [-idle D] [-json] [-v]          test clients' hybrid key exchange
+//	pqkex check [-kex LIST] [-baseline FILE] [-junit FILE] [-json] [-v] HOST[:PORT]...
+//	                                                         test servers' hybrid key exchange
+//	pqkex check -listen ADDR [-run COMMAND] [-kex LIST] [-hostkey FILE] [-json] [-v]
+//	                                                         test clients' hybrid key exchange
+//	pqkex version                                            print pqkex's version
 //
 // "pqkex COMMAND -h" and "pqkex help COMMAND" print a command's usage and
 // flags and exit 0. Exit status 1
@@ -182,33 +183,41 @@
 // pqkex's side is written out from crypto/mlkem, crypto/ecdh and the
 // sntrup761 package, not from pqkex's method engine.
 //
-// check HOST[:PORT] plays the client: a first connection reads the
+// check HOST[:PORT]... plays the client: a first connection reads the
 // server's KEXINIT, then every case of every method pqkex knows that the
 // server offers (or of those named with -kex) runs on a new connection,
-// in a random order per method. Server cases: honest (the exchange, the
-// signature over H computed from the transcript, SSH_MSG_NEWKEYS both
-// ways and an encrypted SSH_MSG_SERVICE_REQUEST answered under the keys
-// from K and H, repeated until K's string and mpint encodings differ),
-// packet-tampered (the same request with one bit of its MAC flipped),
-// c-init-short, c-init-long, ek-modulus-* (ML-KEM), x25519-* (the seven
-// low-order points, each also with bit 255 set), point-* (P-256, P-384),
+// in a random order per method; a method the server does not offer is one
+// not-applicable row. Server cases: honest (the exchange, the signature
+// over H computed from the transcript, SSH_MSG_NEWKEYS both ways and an
+// encrypted SSH_MSG_SERVICE_REQUEST answered under the keys from K and H,
+// repeated until K's string and mpint encodings differ), packet-tampered
+// (the same request with one bit of its MAC flipped), c-init-short,
+// c-init-long, ek-modulus-* (ML-KEM), x25519-* (the seven low-order
+// points, each also with bit 255 set), point-* (P-256, P-384),
 // init-truncated-string, second-init, ignore-in-strict-kex and
 // newkeys-before-init (under strict key exchange; not applicable without
 // it), wrong-guess-ignored. It sends a common client's identification
-// line (or -ident), and the whole check is bounded by -deadline.
+// line (or -ident), and the whole check is bounded by -deadline. A server
+// that closes connections before its identification line (OpenSSH's
+// PerSourcePenalties) is waited out and then paced 1.1 s apart, which
+// stderr says (-no-pacing turns this off, -pause sets a pause from the
+// start). Several servers may be named: one summary, one exit status.
 //
 // check -listen ADDR plays the server (ADDR on loopback unless
 // -allow-remote; host keys new Ed25519 and ECDSA P-256 ones, or -hostkey).
-// Connect the client under test to it once per case, e.g.
+// -run COMMAND runs the client under test once per case ({host}, {port}
+// and {addr} replaced by the listening address), e.g.
 //
-//	for i in $(seq 100); do ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -p PORT x@127.0.0.1 true; done
+//	pqkex check -listen 127.0.0.1:2200 -run 'ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -p {port} x@{host} true'
 //
-// Each connection runs the next case of the method negotiated (check
-// offers every method with cases left). Only the client under test runs
-// cases: the one at -client-addr with the identification line
-// -client-version, or else the first client to identify itself; other
-// connections are logged and refused, and only the client under test's
-// cases restart -idle. Client cases: honest (the client must answer our
+// or connect it by hand once per case. Each connection runs the next case
+// of the method negotiated; the client's first KEXINIT tells which
+// methods it offers (the others are one not-applicable row each), and the
+// run ends after their last case. Only the client under test runs cases:
+// the one at -client-addr with the identification line -client-version,
+// or else the first client to identify itself; other connections are
+// logged and refused, and only the client under test's cases restart
+// -idle. Client cases: honest (the client must answer our
 // SSH_MSG_SERVICE_ACCEPT with SSH_MSG_USERAUTH_REQUEST under the keys from
 // K and H), packet-tampered, s-reply-short, s-reply-long, the x25519-*
 // and point-* values, sig-k-mpint, ct-tampered, host-key-mismatch; each
@@ -223,28 +232,32 @@
 // without the SSH_MSG_DISCONNECT an abort includes, a deferred or late
 // abort). Everything a peer sent is escaped (and long messages cut).
 //
-// The table has a row per case: method, case, spec clause, expected
-// (abort, complete or either), observed, and ok, FAIL, NOT RUN or n/a; the
-// details of every case that did not conform or run follow (of every case
-// with -v, which also prints each case as it finishes, on stderr). Exit
-// status 0 when every case ran and conformed (not applicable ones aside),
-// 1 when a case did not conform, 3 when none failed but a case or the
-// whole check could not run, 2 on usage errors.
+// The output has a table per method: case, expected (abort, complete or
+// either), observed, result (ok, FAIL, accepted by the baseline, NOT RUN
+// or n/a) and the finding (severity and id, docs/conformance.md "Findings
+// by id"); then the details of every case that did not conform or run (of
+// every case, with its clause and note, with -v, which also prints each
+// case as it finishes, on stderr); then a summary: the counts, findings
+// per severity, the worst and what to do about it. -baseline FILE accepts
+// the findings it lists (lines "FINDING-ID [METHOD|*]
+// [PEER-VERSION-PREFIX]"), -write-baseline FILE writes a run's findings as
+// one, -junit FILE writes JUnit XML. Exit status 0 when every case ran and
+// conformed or its finding is accepted, 1 on a finding not accepted or a
+// baseline entry that matches nothing, 3 when none of those but a case or
+// the whole check could not run, 2 on usage errors.
 //
 // -json prints one object (schema "pqkex-check/1"; fields are only ever
-// added): schema, tool, role ("server" or "client"), target, peer_version,
-// kex_offered, strict_kex, deadline and ident (role server), or listen,
-// client_addr, client_version, peer_versions and refused_connections (role
-// client); methods, results, summary (cases, conforming, nonconforming,
-// not_run, not_applicable), and error when the check could not run. Each
-// result has method, case, clause, expected, verdict, conforms, detail,
-// note, attempts (connections the case took), peer (role client),
-// elapsed_ms, and disconnect_reason and disconnect_message when the peer
-// sent SSH_MSG_DISCONNECT.
-//
-// OpenSSH 10's PerSourcePenalties can refuse a source after many
-// connections that do not authenticate (as every case's does): against
-// such a server use -pause, or check from an address it exempts.
+// added), an array of them when several servers are checked: schema,
+// tool, role ("server" or "client"), target, peer_version, kex_offered,
+// strict_kex, deadline and ident (role server), or listen, client_addr,
+// client_version, peer_versions and refused_connections (role client);
+// methods, results, summary (cases, conforming, nonconforming, not_run,
+// not_applicable), baselined (the results a baseline accepts), and error
+// when the check could not run. Each result has method, case, clause,
+// expected, verdict, conforms, detail, note, finding, severity, attempts
+// (connections the case took), peer (role client), elapsed_ms, and
+// disconnect_reason and disconnect_message when the peer sent
+// SSH_MSG_DISCONNECT.
 //
 // # kat
 //

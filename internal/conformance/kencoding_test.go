@@ -3,7 +3,10 @@ package conformance
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/big"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/pqkex/pqkex/kexhash"
@@ -52,6 +55,34 @@ func TestKEncodingsDifferExhaustive(t *testing.T) {
 	for _, d := range [][]byte{{0, 0x80, 1}, {0, 0x7f, 1}, {0x80}, {0x7f}, {0, 0, 0}} {
 		if got, want := kexhash.Mpint(d), mpintOf(d); !bytes.Equal(got, want) {
 			t.Errorf("kexhash.Mpint(%x) = %x, want %x", d, got, want)
+		}
+	}
+}
+
+// TestFindingsDocumented: every finding id is an anchor of
+// docs/conformance.md's "Findings by id", with its severity, and every
+// case that can fail has a finding.
+func TestFindingsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/conformance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range Findings() {
+		row := fmt.Sprintf("| <a id=%q></a>`%s` | %s | %s |", f.ID, f.ID, f.Severity, f.Title)
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/conformance.md has no row %q", row)
+		}
+	}
+	for _, m := range methods {
+		for _, c := range serverCases(m) {
+			if _, ok := FindingOf(c.id); !ok {
+				t.Errorf("server case %s has no finding", c.id)
+			}
+		}
+		for _, c := range clientCases(m) {
+			if _, ok := FindingOf(c.id); !ok && c.expect != ExpectEither {
+				t.Errorf("client case %s has no finding", c.id)
+			}
 		}
 	}
 }

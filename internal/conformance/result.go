@@ -60,6 +60,10 @@ type Result struct {
 	// but does not prefer (closed without SSH_MSG_DISCONNECT; a deferred
 	// or late abort); empty otherwise.
 	Note string `json:"note,omitempty"`
+	// Finding and Severity classify a result that does not conform, or
+	// conforms with a note (severity info): findings.go.
+	Finding  string   `json:"finding,omitempty"`
+	Severity Severity `json:"severity,omitempty"`
 	// Attempts is the number of connections the case took (the honest
 	// exchange repeats until K's string and mpint encodings differ).
 	Attempts int `json:"attempts"`
@@ -94,6 +98,7 @@ func (r *Result) finish(start time.Time) {
 				", not 3 (KEY_EXCHANGE_FAILED), which the clause asks an abort to give (informational)"
 		}
 	}
+	r.classify()
 	r.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 }
 

@@ -1,0 +1,127 @@
+package conformance
+
+import "strings"
+
+// Severity ranks what a non-conforming result means for the peer's users.
+// The scale (docs/conformance.md, "Findings by id"):
+//
+//   - high: keys or authentication can be wrong: the exchange hash, K or
+//     the keys derived from them, a signature or a MAC not checked;
+//   - medium: a required check of a value the peer receives is missing,
+//     but the value is in the signed exchange hash (the peer only spoils
+//     its own exchange), or a strict key exchange violation is taken;
+//   - low: leniency about a value's length or encoding that stands for a
+//     valid key, or an interoperability fault;
+//   - info: a conforming verdict with a note (SSH_MSG_DISCONNECT missing
+//     where the exchange ended anyway, a deferred or late abort).
+type Severity string
+
+const (
+	SeverityHigh   Severity = "high"
+	SeverityMedium Severity = "medium"
+	SeverityLow    Severity = "low"
+	SeverityInfo   Severity = "info"
+)
+
+// Severities lists the scale from the worst.
+var Severities = []Severity{SeverityHigh, SeverityMedium, SeverityLow, SeverityInfo}
+
+// Finding is a kind of non-conformance: a stable id (an anchor of
+// docs/conformance.md), its severity and a title.
+type Finding struct {
+	ID       string
+	Severity Severity
+	Title    string
+	Fix      string // what to change, in a sentence
+}
+
+var findings = []struct {
+	Finding
+	cases func(caseID string) bool
+}{
+	{Finding{"kex-honest", SeverityHigh, "the honest key exchange does not complete correctly", "compute K = HASH(K_PQ ‖ K_CL) and hash it as a string, H over the transcript, and both directions' keys from K and H (the detail names the mismatch)"}, is("honest")},
+	{Finding{"packet-mac", SeverityHigh, "a packet whose MAC does not verify is taken", "verify every packet's MAC (or AEAD tag) before using it, and end the connection when it fails"}, is("packet-tampered")},
+	{Finding{"k-encoding", SeverityHigh, "a signature over H with K as an mpint is accepted", "hash K as a string in H and in key derivation, never as an mpint"}, is("sig-k-mpint")},
+	{Finding{"implicit-rejection", SeverityHigh, "a reply with a tampered KEM ciphertext is accepted", "verify the host key signature over H computed with the decapsulated K"}, is("ct-tampered")},
+	{Finding{"host-signature", SeverityHigh, "a signature by another key than the host key shown is accepted", "verify the signature over H with the host key K_S that the reply carries"}, is("host-key-mismatch")},
+	{Finding{"mlkem-ek-check", SeverityMedium, "no FIPS 203 §7.2 check of the ML-KEM encapsulation key", "run FIPS 203 §7.2's modulus check on the client's encapsulation key and abort when it fails"}, prefix("ek-modulus-")},
+	{Finding{"x25519-mask", SeverityLow, "bit 255 of a received X25519 key is not masked", "clear bit 255 of a received X25519 key before the multiplication (RFC 7748 §5)"}, suffix("-bit255")},
+	{Finding{"x25519-zero", SeverityMedium, "a low-order X25519 key (all-zero secret) is taken", "abort when the X25519 shared secret is all zero (RFC 8731 §3)"}, prefix("x25519-")},
+	{Finding{"nist-point-invalid", SeverityMedium, "a NIST point that fails validation is taken", "validate the peer's point (on the curve, not the point at infinity) and abort when it fails"},
+		is("point-not-on-curve", "point-infinity", "point-infinity-sec1")},
+	{Finding{"nist-point-encoding", SeverityLow, "a non-standard encoding of a valid NIST point is taken", "take only SEC 1 uncompressed (or compressed) points of the field's length with coordinates below p"}, prefix("point-")},
+	{Finding{"length", SeverityLow, "C_INIT or S_REPLY of the wrong length is taken", "check that C_INIT / S_REPLY is exactly the sum of the expected lengths of its parts, and abort otherwise"},
+		is("c-init-short", "c-init-long", "s-reply-short", "s-reply-long", "init-truncated-string")},
+	{Finding{"strict-kex", SeverityMedium, "a message that taints strict key exchange is taken", "under strict key exchange, end the connection on any message the key exchange does not require"},
+		is("second-init", "ignore-in-strict-kex", "newkeys-before-init")},
+	{Finding{"kex-guess", SeverityLow, "a wrongly guessed key exchange packet is not ignored", "ignore a wrongly guessed key exchange packet (first_kex_packet_follows) and go on with the negotiated method"}, is("wrong-guess-ignored")},
+}
+
+func is(ids ...string) func(string) bool {
+	return func(id string) bool {
+		for _, x := range ids {
+			if x == id {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func prefix(p string) func(string) bool {
+	return func(id string) bool { return strings.HasPrefix(id, p) }
+}
+func suffix(s string) func(string) bool {
+	return func(id string) bool { return strings.HasSuffix(id, s) }
+}
+
+// FindingOf is the finding a non-conforming result of case caseID stands
+// for (the first that matches, in the order above).
+func FindingOf(caseID string) (Finding, bool) {
+	for _, f := range findings {
+		if f.cases(caseID) {
+			return f.Finding, true
+		}
+	}
+	return Finding{}, false
+}
+
+// Findings lists every finding, in order of severity then as above.
+func Findings() []Finding {
+	var out []Finding
+	for _, s := range Severities {
+		for _, f := range findings {
+			if f.Severity == s {
+				out = append(out, f.Finding)
+			}
+		}
+	}
+	return out
+}
+
+// classify sets r's finding and severity: a non-conforming result's
+// finding; info for a conforming one with a note.
+func (r *Result) classify() {
+	switch {
+	case r.Verdict == NotRun || r.Verdict == NotApplicable:
+	case !r.Conforms:
+		if f, ok := FindingOf(r.Case); ok {
+			r.Finding, r.Severity = f.ID, f.Severity
+		}
+	case r.Note != "":
+		r.Finding, r.Severity = noteFinding(r.Note), SeverityInfo
+	}
+}
+
+// noteFinding is the id of a note's informational finding.
+func noteFinding(note string) string {
+	switch {
+	case strings.HasPrefix(note, "a deferred abort"):
+		return "deferred-abort"
+	case strings.HasPrefix(note, "a late refusal"):
+		return "late-refusal"
+	case strings.HasPrefix(note, "disconnect reason"):
+		return "abort-reason"
+	}
+	return "abort-without-disconnect"
+}
