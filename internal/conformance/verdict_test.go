@@ -11,10 +11,13 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -95,7 +98,8 @@ func checkSimServer(addr string, m *method, ids []string) []Result {
 func checkSimClients(t *testing.T, d defect, m *method, ids []string, timeout time.Duration) []Result {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err) // not Fatal: it runs on the test's workers too
+		return nil
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -105,7 +109,8 @@ func checkSimClients(t *testing.T, d defect, m *method, ids []string, timeout ti
 	defer cancel()
 	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Methods: []string{m.name}, Timeout: timeout, only: ids})
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return nil
 	}
 	return rep.Results
 }
@@ -168,37 +173,55 @@ func TestVerdictHonestNeverFlagged(t *testing.T) {
 
 // TestVerdictDefectsFlagged: each defective simulated peer is flagged by
 // its cases on every run (PQKEX_VERDICT_RUNS per method, default 1), and
-// each allowed variant conforms everywhere.
+// each allowed variant conforms everywhere. The peers run side by side,
+// and each one's runs on verdictWorkers connections at a time (most of a
+// run is waiting on loopback).
 func TestVerdictDefectsFlagged(t *testing.T) {
 	runs := envInt(t, "PQKEX_VERDICT_RUNS", 1)
 	for _, spec := range append(slices.Clone(serverDefects), clientDefects...) {
 		t.Run(string(spec.d), func(t *testing.T) {
+			t.Parallel()
 			var addr string
 			if spec.d.server() {
 				addr = simServer(t, spec.d)
 			}
-			total := 0
+			timeout := 5 * time.Second
+			if spec.waits {
+				timeout = time.Second
+			}
+			type job struct{ m *method }
+			jobs := make(chan job)
+			var wg sync.WaitGroup
+			var total atomic.Int64
+			for range verdictWorkers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for j := range jobs {
+						if spec.d.server() {
+							requireVerdicts(t, spec, checkSimServer(addr, j.m, spec.flagged))
+						} else {
+							requireVerdicts(t, spec, checkSimClients(t, spec.d, j.m, spec.flagged, timeout))
+						}
+						if n := total.Add(1); runs > 1 && n%500 == 0 {
+							fmt.Fprintf(os.Stderr, "verdict: %s: %d runs\n", spec.d, n)
+						}
+					}
+				}()
+			}
 			for range runs {
 				for _, m := range methods {
-					if !spec.concerns(m) {
-						continue
+					if spec.concerns(m) && !t.Failed() {
+						jobs <- job{m}
 					}
-					if spec.d.server() {
-						requireVerdicts(t, spec, checkSimServer(addr, m, spec.flagged))
-					} else {
-						timeout := 5 * time.Second
-						if spec.waits {
-							timeout = time.Second
-						}
-						requireVerdicts(t, spec, checkSimClients(t, spec.d, m, spec.flagged, timeout))
-					}
-					total++
-				}
-				if t.Failed() {
-					return
 				}
 			}
-			t.Logf("%d runs (method × repetition), flagged every time", total)
+			close(jobs)
+			wg.Wait()
+			t.Logf("%d runs (method × repetition), every one as required", total.Load())
 		})
 	}
 }
+
+// verdictWorkers is how many checks of one simulated peer run at once.
+const verdictWorkers = 4
