@@ -173,6 +173,27 @@ func (m *method) uncompressed(p []byte) []byte {
 	return append(append([]byte{4}, x.FillBytes(make([]byte, n))...), y.FillBytes(make([]byte, n))...)
 }
 
+// redrawClassical replaces h's classical key pair and secret with new
+// ones for the client's C_INIT (already checked by answer).
+func (h *serverHalf) redrawClassical(m *method, clientInit []byte) error {
+	curve := m.ecdhCurve()
+	peerKey, err := curve.NewPublicKey(m.uncompressed(clientInit[m.ekSize:]))
+	if err != nil {
+		return err
+	}
+	priv, err := curve.GenerateKey(nil)
+	if err != nil {
+		return err
+	}
+	kCL, err := priv.ECDH(peerKey)
+	if err != nil {
+		return err
+	}
+	clear(h.kCL)
+	h.priv, h.kCL, h.pub = priv, kCL, priv.PublicKey().Bytes()
+	return nil
+}
+
 // reply is S_REPLY: the ciphertext, then the public key (RFC 10042 §2.1,
 // RFC 9941 §3).
 func (h *serverHalf) reply() []byte { return append(append([]byte(nil), h.ct...), h.pub...) }

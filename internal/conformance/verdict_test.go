@@ -81,7 +81,7 @@ func (s defectSpec) concerns(m *method) bool { return s.methods == nil || s.meth
 // checkSimServer runs the cases named in ids (all if nil) of method m
 // against a simulated server at addr.
 func checkSimServer(addr string, m *method, ids []string) []Result {
-	s := &serverChecker{opts: ServerOptions{Addr: addr, Timeout: 5 * time.Second}}
+	s := &serverChecker{opts: ServerOptions{Addr: addr, Timeout: 10 * time.Second}}
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	s.opts.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
 	var rs []Result
@@ -161,7 +161,7 @@ func TestVerdictHonestNeverFlagged(t *testing.T) {
 	for exchanges < want || runs == 0 {
 		for _, m := range methods {
 			exchanges += requireVerdicts(t, spec, checkSimServer(addr, m, nil))
-			exchanges += requireVerdicts(t, spec, checkSimClients(t, honestPeer, m, nil, 5*time.Second))
+			exchanges += requireVerdicts(t, spec, checkSimClients(t, honestPeer, m, nil, 10*time.Second))
 		}
 		runs++
 		if t.Failed() {
@@ -185,7 +185,7 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 			if spec.d.server() {
 				addr = simServer(t, spec.d)
 			}
-			timeout := 5 * time.Second
+			timeout := 10 * time.Second
 			if spec.waits {
 				timeout = time.Second
 			}
