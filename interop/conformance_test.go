@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,6 +39,8 @@ type checkReport struct {
 	Versions []string             `json:"peer_versions"`
 	Results  []conformance.Result `json:"results"`
 	Error    string               `json:"error"`
+	// Baselined are the results ("METHOD CASE") a -baseline accepts.
+	Baselined []string `json:"baselined"`
 }
 
 // column is one peer's results in the matrix.
@@ -210,7 +213,7 @@ func compareMatrix(t *testing.T, tables map[string]string) {
 			t.Fatalf("%s has no %q ... %q block", conformanceDoc, begin, end)
 		}
 		committed := text[i+len(begin) : j]
-		if committed == tables[name] {
+		if committed == tables[name] || !update && sameAborts(committed) == sameAborts(tables[name]) {
 			continue
 		}
 		if update {
@@ -227,6 +230,16 @@ func compareMatrix(t *testing.T, tables map[string]string) {
 		t.Logf("rewrote %s", conformanceDoc)
 	}
 }
+
+// rejectedCell is a cell of a peer that sent SSH_MSG_DISCONNECT.
+var rejectedCell = regexp.MustCompile(`\| rejected\(\d+\) `)
+
+// sameAborts is a matrix with every abort written as "closed": the two
+// conforming ways to abort compare equal. Whether a DISCONNECT sent just
+// before the close reaches us is a race on some peers (libssh's server
+// after a bad MAC: its close can reset the connection before the
+// message is read), and the difference is only the informational note.
+func sameAborts(table string) string { return rejectedCell.ReplaceAllString(table, "| closed ") }
 
 // lineDiff lists the lines only in a and only in b.
 func lineDiff(a, b string) string {
