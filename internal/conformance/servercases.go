@@ -223,50 +223,40 @@ func deferredNote(r *Result) string {
 // SSH_MSG_NEWKEYS or the first packet under the new keys at the latest)
 // instead of answering the second.
 func runSecondInit(ss *session, m *method, r *Result) {
-	client := newClient(m, r)
-	if client == nil {
-		return
-	}
-	qc := client.init()
-	init := sshwire.AppendKexECDHInit(nil, qc)
-	if !send(ss, r, init, init) {
-		return
-	}
-	var probe Result
-	k, H, ok := readReply(ss, m, client, qc, &probe)
-	if !ok {
-		failedReply(r, &probe)
-		r.Detail = "sent two SSH_MSG_KEX_ECDH_INIT; to the first: " + r.Detail
-		return
-	}
-	defer clear(k)
-	afterReply(ss, m, k, H, r)
-	r.Detail = "sent two SSH_MSG_KEX_ECDH_INIT; got " + r.Detail
+	replyThenDecide(ss, m, r, "two SSH_MSG_KEX_ECDH_INIT", func(init []byte) [][]byte { return [][]byte{init, init} })
 }
 
 // runIgnoreInStrictKex sends SSH_MSG_IGNORE before SSH_MSG_KEX_ECDH_INIT:
 // under strict key exchange the server must end the connection (at the
 // latest before it takes a packet under the new keys).
 func runIgnoreInStrictKex(ss *session, m *method, r *Result) {
+	ignore := sshwire.AppendString([]byte{msgIgnore}, []byte("pqkex check"))
+	replyThenDecide(ss, m, r, "SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange",
+		func(init []byte) [][]byte { return [][]byte{ignore, init} })
+}
+
+// replyThenDecide sends the packets around an honest SSH_MSG_KEX_ECDH_INIT
+// (what says what they are) that the server must not go on from, and
+// decides r: by the server's answer if it is not a verified reply, else
+// by afterReply.
+func replyThenDecide(ss *session, m *method, r *Result, what string, packets func(init []byte) [][]byte) {
 	client := newClient(m, r)
 	if client == nil {
 		return
 	}
 	qc := client.init()
-	ignore := sshwire.AppendString([]byte{msgIgnore}, []byte("pqkex check"))
-	if !send(ss, r, ignore, sshwire.AppendKexECDHInit(nil, qc)) {
+	if !send(ss, r, packets(sshwire.AppendKexECDHInit(nil, qc))...) {
 		return
 	}
 	var probe Result
 	k, H, ok := readReply(ss, m, client, qc, &probe)
 	if !ok {
 		failedReply(r, &probe)
-		r.Detail = "sent SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange; got " + r.Detail
-		return
+	} else {
+		defer clear(k)
+		afterReply(ss, m, k, H, r)
 	}
-	defer clear(k)
-	afterReply(ss, m, k, H, r)
-	r.Detail = "sent SSH_MSG_IGNORE, then an honest SSH_MSG_KEX_ECDH_INIT, under strict key exchange; got " + r.Detail
+	r.Detail = "sent " + what + "; got " + r.Detail
 }
 
 // runNewKeysFirst sends SSH_MSG_NEWKEYS instead of SSH_MSG_KEX_ECDH_INIT.

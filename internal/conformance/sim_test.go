@@ -9,7 +9,6 @@ package conformance
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pqkex/pqkex/internal/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/kexhash"
 	"golang.org/x/crypto/curve25519"
@@ -56,15 +56,23 @@ func (d defect) server() bool { return bytes.HasPrefix([]byte(d), []byte("server
 
 // simHostKey is the simulated server's host key.
 func simHostKey(t testing.TB) ssh.AlgorithmSigner {
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := sshtest.Ed25519Key(t)
 	return s.(ssh.AlgorithmSigner)
+}
+
+// simKexInit sends our KEXINIT and reads the peer's: the payloads and the
+// peer's, parsed.
+func simKexInit(c *conn, ki *sshwire.KexInit) (ours, theirs []byte, peer *sshwire.KexInit, ok bool) {
+	ours = sshwire.AppendKexInit(nil, ki)
+	if c.write(ours) != nil {
+		return nil, nil, nil, false
+	}
+	ev := c.next(false)
+	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexInit {
+		return nil, nil, nil, false
+	}
+	peer, err := sshwire.ParseKexInit(ev.payload)
+	return ours, ev.payload, peer, err == nil
 }
 
 // kAgrees reports whether string(d) and mpint(d) are the same bytes,
@@ -88,17 +96,8 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 		kex = append(kex, strictServer)
 	}
 	ki := newKexInit(kex, []string{ssh.KeyAlgoED25519})
-	ours := sshwire.AppendKexInit(nil, ki)
-	if c.write(ours) != nil {
-		return
-	}
-	ev := c.next(false)
-	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexInit {
-		return
-	}
-	theirs := ev.payload
-	ci, err := sshwire.ParseKexInit(theirs)
-	if err != nil {
+	ours, theirs, ci, ok := simKexInit(c, ki)
+	if !ok {
 		return
 	}
 	algs, err := negotiate(ci, ki)
@@ -114,6 +113,7 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 	}
 	tainted := false
 	var qc []byte
+	var ev event
 	for qc == nil {
 		ev = c.next(algs.strict)
 		if ev.kind != evPacket {
@@ -226,17 +226,8 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 		return
 	}
 	ki := newKexInit(append(slices.Clone(kex), strictClient), clientHostKeyAlgos)
-	ours := sshwire.AppendKexInit(nil, ki)
-	if c.write(ours) != nil {
-		return
-	}
-	ev := c.next(false)
-	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexInit {
-		return
-	}
-	theirs := ev.payload
-	si, err := sshwire.ParseKexInit(theirs)
-	if err != nil {
+	ours, theirs, si, ok := simKexInit(c, ki)
+	if !ok {
 		return
 	}
 	algs, err := negotiate(ki, si)
@@ -252,7 +243,7 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	if c.write(sshwire.AppendKexECDHInit(nil, qc)) != nil {
 		return
 	}
-	ev = c.next(algs.strict)
+	ev := c.next(algs.strict)
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHReply {
 		return
 	}
