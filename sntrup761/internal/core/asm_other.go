@@ -1,0 +1,10 @@
+//go:build !amd64 || purego
+
+package core
+
+// Stand-ins for the assembly path's functions (asm_amd64.go), never
+// called: asmEnabled is a constant false in this build.
+
+func recipRqAVX2(out *[P]int16, a *[P]int16, scale int16) int32 { panic("core: no assembly path") }
+
+func r3RecipAVX2(out *[P]int8, a *[P]int8) int32 { panic("core: no assembly path") }
