@@ -89,7 +89,7 @@ func divstepBlocks(q16 Mem) {
 		VPSUBW(u, t, t)   // t = ca*y - cb*x
 		VPMULHW(cah, Y, h)
 		VPMULHW(cbh, X, l)
-		VPSUBW(l, h, h)  // quotient estimates, subtracted
+		VPSUBW(l, h, h)   // quotient estimates, subtracted
 		VPMULLW(qv, h, h) // times q
 		VPSUBW(h, t, t)
 		VMOVDQU(t, Mem{Base: y, Disp: off})
@@ -124,13 +124,13 @@ const (
 // (a.nz &^ (a.sg ^ b.sg)), sg = (a.sg | b.sg) ^ (a.nz & b.nz).
 func add3(anz, asg, bnz, bsg Register) {
 	t, u := YMM(), YMM()
-	VPXOR(bsg, asg, t)   // a.sg ^ b.sg
-	VPANDN(anz, t, t)    // a.nz &^ t
-	VPXOR(bnz, anz, u)   // a.nz ^ b.nz
-	VPOR(t, u, u)        // new nz
-	VPAND(bnz, anz, t)   // a.nz & b.nz
-	VPOR(bsg, asg, asg)  // a.sg | b.sg
-	VPXOR(t, asg, asg)   // new sg
+	VPXOR(bsg, asg, t)  // a.sg ^ b.sg
+	VPANDN(anz, t, t)   // a.nz &^ t
+	VPXOR(bnz, anz, u)  // a.nz ^ b.nz
+	VPOR(t, u, u)       // new nz
+	VPAND(bnz, anz, t)  // a.nz & b.nz
+	VPOR(bsg, asg, asg) // a.sg | b.sg
+	VPXOR(t, asg, asg)  // new sg
 	VMOVDQA(u, anz)
 }
 
