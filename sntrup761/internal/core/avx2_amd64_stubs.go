@@ -8,9 +8,13 @@ package core
 // coefficients (a multiple of 64) of x and y: y = ca*y - cb*x mod q
 // (Shoup products, not reduced) and x = y or x by the mask sw, with
 // k = ca, cah, cb, cbh, sw. Constant time in x, y and k.
+//
+//go:noescape
 func divstepBlocksAVX2(x *[768]int16, y *[768]int16, m int, k *[8]int16)
 
 // r3StepAVX2 runs one divstep of the R/3 inversion on the state s
 // (f, g, v, r as bit-planes, see r3State) with the masks m = sw, cnz,
 // csg. Constant time in s and m.
+//
+//go:noescape
 func r3StepAVX2(s *[96]uint64, m *[3]uint64)

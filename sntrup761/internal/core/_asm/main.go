@@ -58,6 +58,7 @@ func main() {
 // sw, never a branch.
 func divstepBlocks(q16 Mem) {
 	TEXT("divstepBlocksAVX2", NOSPLIT, "func(x, y *[768]int16, m int, k *[8]int16)")
+	Pragma("noescape")
 	Doc("divstepBlocksAVX2 runs one divstep's update on the first m",
 		"coefficients (a multiple of 64) of x and y: y = ca*y - cb*x mod q",
 		"(Shoup products, not reduced) and x = y or x by the mask sw, with",
@@ -177,6 +178,7 @@ func shiftUp(d, x, y Register) {
 // constant.
 func r3Step() {
 	TEXT("r3StepAVX2", NOSPLIT, "func(s *[96]uint64, m *[3]uint64)")
+	Pragma("noescape")
 	Doc("r3StepAVX2 runs one divstep of the R/3 inversion on the state s",
 		"(f, g, v, r as bit-planes, see r3State) with the masks m = sw, cnz,",
 		"csg. Constant time in s and m.")
