@@ -133,3 +133,39 @@ func r3RecipAVX2(out *[P]int8, a *[P]int8) int32 {
 	clear(m[:])
 	return nzMask(delta)
 }
+
+// sortShortAVX2 is sortShort on the assembly path: the 761 keys followed
+// by 263 sentinels 0xffffffff (which no key equals) through the sorting
+// network of sortKeys1024AVX2.
+func sortShortAVX2(L *[P]uint32) {
+	var x [1024]uint32
+	copy(x[:], L[:])
+	for i := P; i < len(x); i++ {
+		x[i] = 0xffffffff
+	}
+	sortKeys1024AVX2(&x)
+	copy(L[:], x[:P])
+	clear(x[:])
+}
+
+// shortFromListAVX2 is shortFromList on the assembly path: the keys are
+// L[i] with bit 0 cleared for i < W and with bits 0, 1 set to 01 for the
+// others (by public index); sorted, their low two bits minus one are the
+// coefficients.
+func shortFromListAVX2(out *[P]int8, L *[P]uint32) {
+	var x [1024]uint32
+	for i := range W {
+		x[i] = L[i] &^ 1
+	}
+	for i := W; i < P; i++ {
+		x[i] = L[i]&^3 | 1
+	}
+	for i := P; i < len(x); i++ {
+		x[i] = 0xffffffff
+	}
+	sortKeys1024AVX2(&x)
+	for i := range out {
+		out[i] = int8(x[i]&3) - 1
+	}
+	clear(x[:])
+}

@@ -168,3 +168,38 @@ func TestR3RecipAsm(t *testing.T) {
 		t.Fatal("no invertible input: the comparison of results never ran")
 	}
 }
+
+// TestSortAsm: sortShort and shortFromList on the assembly path give the
+// scalar path's results for random lists, lists of few distinct values
+// (ties) and sorted/reversed lists.
+func TestSortAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for it := range asmIterations(200) {
+		var L [P]uint32
+		for i := range L {
+			switch it % 4 {
+			case 0:
+				L[i] = rng.Uint32() % 0xffffffff
+			case 1:
+				L[i] = uint32(rng.IntN(4)) << uint(rng.IntN(31))
+			case 2:
+				L[i] = uint32(i) * 5
+			case 3:
+				L[i] = 0xfffffffe - uint32(i)
+			}
+		}
+		got, want := L, L
+		sortShort(&got)
+		withoutAsm(func() { sortShort(&want) })
+		if got != want {
+			t.Fatalf("iteration %d: sortShort differs", it)
+		}
+		var gs, ws [P]int8
+		shortFromList(&gs, &L)
+		withoutAsm(func() { shortFromList(&ws, &L) })
+		if gs != ws {
+			t.Fatalf("iteration %d: shortFromList differs", it)
+		}
+	}
+}

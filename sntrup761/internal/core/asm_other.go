@@ -8,3 +8,7 @@ package core
 func recipRqAVX2(out *[P]int16, a *[P]int16, scale int16) int32 { panic("core: no assembly path") }
 
 func r3RecipAVX2(out *[P]int8, a *[P]int8) int32 { panic("core: no assembly path") }
+
+func sortShortAVX2(L *[P]uint32) { panic("core: no assembly path") }
+
+func shortFromListAVX2(out *[P]int8, L *[P]uint32) { panic("core: no assembly path") }

@@ -18,3 +18,9 @@ func divstepBlocksAVX2(x *[768]int16, y *[768]int16, m int, k *[8]int16)
 //
 //go:noescape
 func r3StepAVX2(s *[96]uint64, m *[3]uint64)
+
+// sortKeys1024AVX2 sorts the 1024 keys of x in place (ascending), with
+// a fixed sorting network: constant time in the keys.
+//
+//go:noescape
+func sortKeys1024AVX2(x *[1024]uint32)

@@ -44,6 +44,7 @@ func main() {
 
 	divstepBlocks(q16)
 	r3Step()
+	sortKeys(laneReverseData())
 	Generate()
 }
 
