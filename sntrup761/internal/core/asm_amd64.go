@@ -15,11 +15,11 @@ package core
 // code; the kernels themselves are constant time (see _asm/main.go).
 
 // recipRqAVX2 is recipRq on the assembly path: out = scale/a in R/q and 0,
-// or -1 if a is not invertible. It runs the 2p-1 divsteps directly on 16
-// coefficients per instruction, with the representation and bounds of
-// recipRqSIMD (recipq_simd_amd64.go, which explains them): coefficients
-// congruent mod q, below 1.5q in absolute value, g and v shifted by
-// moving the window, not the data.
+// or -1 if a is not invertible. recipRqStepsAVX2 runs the 2p-1 divsteps
+// directly on 16 coefficients per instruction, with the representation
+// and bounds of recipRqSIMD (recipq_simd_amd64.go, which explains them):
+// coefficients congruent mod q, below 1.5q in absolute value, g and v
+// shifted by moving the window, not the data.
 func recipRqAVX2(out *[P]int16, a *[P]int16, scale int16) int32 {
 	const (
 		steps = 2*P - 1
@@ -32,27 +32,7 @@ func recipRqAVX2(out *[P]int16, a *[P]int16, scale int16) int32 {
 		gs[P-1-i] = a[i]
 	}
 	r[0] = scale
-	var k [8]int16
-	delta := int32(1)
-	for s := range steps {
-		// Blocks of f, g that matter and of v, r that can be nonzero
-		// (public: they depend on s alone).
-		nfg := (min(steps-s, P+1) + 63) &^ 63
-		nvr := (min(s+2, P+1) + 63) &^ 63
-		g := (*[n]int16)(gs[s : s+n])
-		v := (*[n]int16)(vs[steps-s-1 : steps-s-1+n])
-
-		f0 := int32(freezeQ(int64(f[0])))
-		g0 := int32(freezeQ(int64(g[0])))
-		swap := negMask(-delta) & nzMask(g0)
-		delta ^= swap & (delta ^ -delta)
-		delta++
-		k[0], k[1] = shoupPair16((f0 ^ swap) - swap)
-		k[2], k[3] = shoupPair16((g0 ^ swap) - swap)
-		k[4] = int16(swap)
-		divstepBlocksAVX2(&f, g, nfg, &k)
-		divstepBlocksAVX2(v, &r, nvr, &k)
-	}
+	delta := recipRqStepsAVX2(&f, &r, &gs, &vs)
 	c := int64(recipQ(freezeQ(int64(f[0]))))
 	for i := range P {
 		out[i] = freezeQ(c * int64(vs[P-1-i]))
@@ -61,16 +41,7 @@ func recipRqAVX2(out *[P]int16, a *[P]int16, scale int16) int32 {
 	clear(r[:])
 	clear(gs[:])
 	clear(vs[:])
-	clear(k[:])
 	return nzMask(delta)
-}
-
-// shoupPair16 returns c (|c| <= Q12) and its Shoup companion
-// round(c*2^16/q), as shoupPair in recipq_simd_amd64.go does (the division
-// is by a constant: a multiplication, no DIV instruction).
-func shoupPair16(c int32) (int16, int16) {
-	h := int32((uint32(c+Q)<<16+Q/2)/Q) - 1<<16
-	return int16(c), int16(h)
 }
 
 // r3State is the state of r3RecipAVX2: f, g, v, r, each as two bit-planes

@@ -73,40 +73,17 @@ func randomSmallPoly(rng *rand.Rand, a *[P]int8) {
 	}
 }
 
-// TestDivstepBlocksAVX2 compares the kernel with divstepBlocksRef on
-// random int16 lanes (any values: the kernel's arithmetic wraps as the
-// model's does), random multipliers and both swap masks.
-func TestDivstepBlocksAVX2(t *testing.T) {
-	needAsm(t)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for it := range asmIterations(200) {
-		var x, y [768]int16
-		for i := range x {
-			x[i], y[i] = int16(rng.Uint32()), int16(rng.Uint32())
+// TestShoupCompanion: recipRqStepsAVX2 computes the Shoup companion
+// ((c+q)*2^16 + q/2)/q - 2^16 of every multiplier c in [-q12, q12] as a
+// multiplication by ceil(2^42/q) and a shift; this checks that the two
+// agree on every c (the kernel's recipRq tests check its results).
+func TestShoupCompanion(t *testing.T) {
+	const m = (1<<42 + Q - 1) / Q
+	for c := int64(-Q12); c <= Q12; c++ {
+		n := (c+Q)<<16 + Q/2
+		if n*m>>42 != n/Q {
+			t.Fatalf("c = %d: %d, want %d", c, n*m>>42, n/Q)
 		}
-		m := 64 * (1 + rng.IntN(12))
-		var k [8]int16
-		k[0], k[1] = shoupPair16(int32(rng.IntN(Q) - Q12))
-		k[2], k[3] = shoupPair16(int32(rng.IntN(Q) - Q12))
-		k[4] = -int16(it & 1)
-		wx, wy := x, y
-		divstepBlocksRef(&wx, &wy, m, &k)
-		divstepBlocksAVX2(&x, &y, m, &k)
-		if x != wx || y != wy {
-			t.Fatalf("iteration %d (m = %d, k = %v): kernel differs from the model", it, m, k)
-		}
-	}
-}
-
-// divstepBlocksRef is divstepBlocksAVX2 in Go, lane by lane (divstepVec of
-// recipq_simd_amd64.go, written out on int16).
-func divstepBlocksRef(x, y *[768]int16, m int, k *[8]int16) {
-	ca, cah, cb, cbh, sw := k[0], k[1], k[2], k[3], k[4]
-	mulhi := func(a, b int16) int16 { return int16((int32(a) * int32(b)) >> 16) }
-	for i := range m {
-		X, Y := x[i], y[i]
-		y[i] = Y*ca - X*cb - (mulhi(Y, cah)-mulhi(X, cbh))*Q
-		x[i] = X ^ (sw & (X ^ Y))
 	}
 }
 

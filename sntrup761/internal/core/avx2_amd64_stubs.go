@@ -4,13 +4,11 @@
 
 package core
 
-// divstepBlocksAVX2 runs one divstep's update on the first m
-// coefficients (a multiple of 64) of x and y: y = ca*y - cb*x mod q
-// (Shoup products, not reduced) and x = y or x by the mask sw, with
-// k = ca, cah, cb, cbh, sw. Constant time in x, y and k.
+// recipRqStepsAVX2 runs the 2p-1 divsteps of recipRqAVX2 on f, r and
+// the windows of gs and vs and returns delta. Constant time in all of them.
 //
 //go:noescape
-func divstepBlocksAVX2(x *[768]int16, y *[768]int16, m int, k *[8]int16)
+func recipRqStepsAVX2(f *[768]int16, r *[768]int16, gs *[2289]int16, vs *[2289]int16) int32
 
 // r3StepAVX2 runs one divstep of the R/3 inversion on the state s
 // (f, g, v, r as bit-planes, see r3State) with the masks m = sw, cnz,

@@ -35,78 +35,17 @@ import (
 )
 
 // q is sntrup761's modulus.
-const q = 4591
+const q = 4591 // sntrup761's modulus
 
 func main() {
 	ConstraintExpr("!purego")
 	q16 := GLOBL("q16", RODATA|NOPTR)
 	DATA(0, U16(q))
 
-	divstepBlocks(q16)
+	recipRqSteps(q16)
 	r3Step()
 	sortKeys(laneReverseData())
 	Generate()
-}
-
-// divstepBlocks generates divstepBlocksAVX2, one divstep's update on the
-// first m coefficients of x and y (recipq_avx2 in ../asm_amd64.go):
-// y <- a*y - b*x (Shoup products, see divstepVec in ../recipq_simd_amd64.go
-// for the bounds) and x <- y or x by the mask sw, 16 int16 lanes at a time.
-// k holds ca, cah, cb, cbh and sw (broadcast to every lane).
-//
-// Constant time: m is public (it depends on the caller's step counter
-// only); the arithmetic is the same on every lane; the swap is the mask
-// sw, never a branch.
-func divstepBlocks(q16 Mem) {
-	TEXT("divstepBlocksAVX2", NOSPLIT, "func(x, y *[768]int16, m int, k *[8]int16)")
-	Pragma("noescape")
-	Doc("divstepBlocksAVX2 runs one divstep's update on the first m",
-		"coefficients (a multiple of 64) of x and y: y = ca*y - cb*x mod q",
-		"(Shoup products, not reduced) and x = y or x by the mask sw, with",
-		"k = ca, cah, cb, cbh, sw. Constant time in x, y and k.")
-	x := Load(Param("x"), GP64())
-	y := Load(Param("y"), GP64())
-	m := Load(Param("m"), GP64())
-	k := Load(Param("k"), GP64())
-
-	ca, cah, cb, cbh, sw, qv := YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
-	VPBROADCASTW(Mem{Base: k, Disp: 0}, ca)
-	VPBROADCASTW(Mem{Base: k, Disp: 2}, cah)
-	VPBROADCASTW(Mem{Base: k, Disp: 4}, cb)
-	VPBROADCASTW(Mem{Base: k, Disp: 6}, cbh)
-	VPBROADCASTW(Mem{Base: k, Disp: 8}, sw)
-	VPBROADCASTW(q16, qv)
-
-	// Blocks of 64 coefficients: m/64 iterations (public).
-	SHRQ(U8(6), m)
-	JZ(LabelRef("done"))
-	Label("loop")
-	for b := 0; b < 4; b++ {
-		off := 32 * b
-		X, Y, t, u, h, l := YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
-		VMOVDQU(Mem{Base: x, Disp: off}, X)
-		VMOVDQU(Mem{Base: y, Disp: off}, Y)
-		VPMULLW(ca, Y, t) // t = ca*y (low half)
-		VPMULLW(cb, X, u) // u = cb*x
-		VPSUBW(u, t, t)   // t = ca*y - cb*x
-		VPMULHW(cah, Y, h)
-		VPMULHW(cbh, X, l)
-		VPSUBW(l, h, h)   // quotient estimates, subtracted
-		VPMULLW(qv, h, h) // times q
-		VPSUBW(h, t, t)
-		VMOVDQU(t, Mem{Base: y, Disp: off})
-		VPXOR(X, Y, u) // x ^= sw & (x ^ y)
-		VPAND(sw, u, u)
-		VPXOR(u, X, X)
-		VMOVDQU(X, Mem{Base: x, Disp: off})
-	}
-	ADDQ(U32(128), x)
-	ADDQ(U32(128), y)
-	DECQ(m)
-	JNZ(LabelRef("loop"))
-	Label("done")
-	VZEROUPPER()
-	RET()
 }
 
 // Offsets in r3StepAVX2's state (r3State in ../asm_amd64.go): four
@@ -249,4 +188,26 @@ func r3Step() {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// divstepVec updates 16 coefficients: y = ca*y - cb*x - (cah*y - cbh*x
+// high halves)*q (the difference of two Shoup products, see divstepVec in
+// ../recipq_simd_amd64.go for the bounds), x = y or x by the mask sw.
+func divstepVec(xm, ym Mem, ca, cah, cb, cbh, sw, qv Register) {
+	X, Y, t, u, h, l := YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
+	VMOVDQU(xm, X)
+	VMOVDQU(ym, Y)
+	VPMULLW(ca, Y, t) // t = ca*y (low half)
+	VPMULLW(cb, X, u) // u = cb*x
+	VPSUBW(u, t, t)   // t = ca*y - cb*x
+	VPMULHW(cah, Y, h)
+	VPMULHW(cbh, X, l)
+	VPSUBW(l, h, h)   // quotient estimates, subtracted
+	VPMULLW(qv, h, h) // times q
+	VPSUBW(h, t, t)
+	VMOVDQU(t, ym)
+	VPXOR(X, Y, u) // x ^= sw & (x ^ y)
+	VPAND(sw, u, u)
+	VPXOR(u, X, X)
+	VMOVDQU(X, xm)
 }
