@@ -12,3 +12,7 @@ func r3RecipAVX2(out *[P]int8, a *[P]int8) int32 { panic("core: no assembly path
 func sortShortAVX2(L *[P]uint32) { panic("core: no assembly path") }
 
 func shortFromListAVX2(out *[P]int8, L *[P]uint32) { panic("core: no assembly path") }
+
+func dif4StageAVX2(x *complex128, n, q int, w1, w2, w3 *complex128) { panic("core: no assembly path") }
+
+func dit4StageAVX2(x *complex128, n, q int, w1, w2, w3 *complex128) { panic("core: no assembly path") }

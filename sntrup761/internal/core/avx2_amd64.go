@@ -22,3 +22,17 @@ func r3StepAVX2(s *[96]uint64, m *[3]uint64)
 //
 //go:noescape
 func sortKeys1024AVX2(x *[1024]uint32)
+
+// dif4StageAVX2 is the twiddled radix-4 stage of difFrom (fft.go) on the
+// n values at x, blocks of span 4q (q even, n a multiple of 4q), with
+// the twiddles w1, w2, w3 (q each).
+//
+//go:noescape
+func dif4StageAVX2(x *complex128, n int, q int, w1 *complex128, w2 *complex128, w3 *complex128)
+
+// dit4StageAVX2 is the twiddled radix-4 stage of ditStage (fft.go) on the
+// n values at x, blocks of span 4q (q even, n a multiple of 4q), with
+// the twiddles w1, w2, w3 (q each).
+//
+//go:noescape
+func dit4StageAVX2(x *complex128, n int, q int, w1 *complex128, w2 *complex128, w3 *complex128)

@@ -1522,3 +1522,162 @@ sort23:
 	JNZ      sort22
 	VZEROUPPER
 	RET
+
+DATA signOdd<>+0(SB)/8, $0x0000000000000000
+DATA signOdd<>+8(SB)/8, $0x8000000000000000
+DATA signOdd<>+16(SB)/8, $0x0000000000000000
+DATA signOdd<>+24(SB)/8, $0x8000000000000000
+GLOBL signOdd<>(SB), RODATA|NOPTR, $32
+
+DATA signAll<>+0(SB)/8, $0x8000000000000000
+DATA signAll<>+8(SB)/8, $0x8000000000000000
+DATA signAll<>+16(SB)/8, $0x8000000000000000
+DATA signAll<>+24(SB)/8, $0x8000000000000000
+GLOBL signAll<>(SB), RODATA|NOPTR, $32
+
+// func dif4StageAVX2(x *complex128, n int, q int, w1 *complex128, w2 *complex128, w3 *complex128)
+// Requires: AVX
+TEXT ·dif4StageAVX2(SB), NOSPLIT, $0-48
+	MOVQ    x+0(FP), AX
+	MOVQ    n+8(FP), CX
+	MOVQ    q+16(FP), DX
+	MOVQ    w1+24(FP), BX
+	MOVQ    w2+32(FP), SI
+	MOVQ    w3+40(FP), DI
+	VMOVUPD signOdd<>+0(SB), Y0
+	VMOVUPD signAll<>+0(SB), Y1
+	SHLQ    $0x04, DX
+	SHLQ    $0x04, CX
+	ADDQ    AX, CX
+
+dif4StageAVX2_block:
+	XORQ R8, R8
+	MOVQ AX, R9
+
+dif4StageAVX2_pair:
+	VMOVUPD   (R9), Y1
+	VMOVUPD   (R9)(DX*1), Y2
+	VMOVUPD   (R9)(DX*2), Y3
+	LEAQ      (DX)(DX*2), R10
+	VMOVUPD   (R9)(R10*1), Y4
+	VADDPD    Y3, Y1, Y5
+	VSUBPD    Y3, Y1, Y1
+	VADDPD    Y4, Y2, Y3
+	VSUBPD    Y4, Y2, Y2
+	VADDPD    Y3, Y5, Y4
+	VSUBPD    Y3, Y5, Y3
+	VPERMILPD $0x05, Y2, Y2
+	VXORPD    Y0, Y2, Y5
+	VADDPD    Y5, Y1, Y5
+	VADDSUBPD Y2, Y1, Y1
+	VMOVAPD   Y5, Y2
+	VMOVAPD   Y1, Y1
+	VMOVUPD   (BX)(R8*1), Y5
+	VMOVDDUP  Y5, Y6
+	VPERMILPD $0x0f, Y5, Y5
+	VMULPD    Y6, Y2, Y6
+	VPERMILPD $0x05, Y2, Y2
+	VMULPD    Y5, Y2, Y2
+	VADDSUBPD Y2, Y6, Y2
+	VMOVUPD   (SI)(R8*1), Y5
+	VMOVDDUP  Y5, Y6
+	VPERMILPD $0x0f, Y5, Y5
+	VMULPD    Y6, Y3, Y6
+	VPERMILPD $0x05, Y3, Y3
+	VMULPD    Y5, Y3, Y3
+	VADDSUBPD Y3, Y6, Y3
+	VMOVUPD   (DI)(R8*1), Y5
+	VMOVDDUP  Y5, Y6
+	VPERMILPD $0x0f, Y5, Y5
+	VMULPD    Y6, Y1, Y6
+	VPERMILPD $0x05, Y1, Y1
+	VMULPD    Y5, Y1, Y1
+	VADDSUBPD Y1, Y6, Y1
+	VMOVUPD   Y4, (R9)
+	VMOVUPD   Y2, (R9)(DX*1)
+	VMOVUPD   Y3, (R9)(DX*2)
+	VMOVUPD   Y1, (R9)(R10*1)
+	ADDQ      $0x20, R9
+	ADDQ      $0x20, R8
+	CMPQ      R8, DX
+	JNE       dif4StageAVX2_pair
+	LEAQ      (AX)(DX*4), AX
+	CMPQ      AX, CX
+	JNE       dif4StageAVX2_block
+	VZEROUPPER
+	RET
+
+// func dit4StageAVX2(x *complex128, n int, q int, w1 *complex128, w2 *complex128, w3 *complex128)
+// Requires: AVX
+TEXT ·dit4StageAVX2(SB), NOSPLIT, $0-48
+	MOVQ    x+0(FP), AX
+	MOVQ    n+8(FP), CX
+	MOVQ    q+16(FP), DX
+	MOVQ    w1+24(FP), BX
+	MOVQ    w2+32(FP), SI
+	MOVQ    w3+40(FP), DI
+	VMOVUPD signOdd<>+0(SB), Y0
+	VMOVUPD signAll<>+0(SB), Y1
+	SHLQ    $0x04, DX
+	SHLQ    $0x04, CX
+	ADDQ    AX, CX
+
+dit4StageAVX2_block:
+	XORQ R8, R8
+	MOVQ AX, R9
+
+dit4StageAVX2_pair:
+	VMOVUPD   (R9), Y2
+	VMOVUPD   (R9)(DX*1), Y3
+	VMOVUPD   (R9)(DX*2), Y4
+	LEAQ      (DX)(DX*2), R10
+	VMOVUPD   (R9)(R10*1), Y5
+	VMOVUPD   (BX)(R8*1), Y6
+	VMOVDDUP  Y6, Y7
+	VPERMILPD $0x0f, Y6, Y6
+	VXORPD    Y1, Y6, Y6
+	VMULPD    Y7, Y3, Y7
+	VPERMILPD $0x05, Y3, Y3
+	VMULPD    Y6, Y3, Y3
+	VADDSUBPD Y3, Y7, Y3
+	VMOVUPD   (SI)(R8*1), Y6
+	VMOVDDUP  Y6, Y7
+	VPERMILPD $0x0f, Y6, Y6
+	VXORPD    Y1, Y6, Y6
+	VMULPD    Y7, Y4, Y7
+	VPERMILPD $0x05, Y4, Y4
+	VMULPD    Y6, Y4, Y4
+	VADDSUBPD Y4, Y7, Y4
+	VMOVUPD   (DI)(R8*1), Y6
+	VMOVDDUP  Y6, Y7
+	VPERMILPD $0x0f, Y6, Y6
+	VXORPD    Y1, Y6, Y6
+	VMULPD    Y7, Y5, Y7
+	VPERMILPD $0x05, Y5, Y5
+	VMULPD    Y6, Y5, Y5
+	VADDSUBPD Y5, Y7, Y5
+	VADDPD    Y4, Y2, Y6
+	VSUBPD    Y4, Y2, Y2
+	VADDPD    Y5, Y3, Y4
+	VSUBPD    Y5, Y3, Y3
+	VADDPD    Y4, Y6, Y5
+	VSUBPD    Y4, Y6, Y4
+	VPERMILPD $0x05, Y3, Y3
+	VXORPD    Y0, Y3, Y6
+	VADDPD    Y6, Y2, Y6
+	VADDSUBPD Y3, Y2, Y2
+	VMOVAPD   Y2, Y2
+	VMOVAPD   Y6, Y3
+	VMOVUPD   Y5, (R9)
+	VMOVUPD   Y2, (R9)(DX*1)
+	VMOVUPD   Y4, (R9)(DX*2)
+	VMOVUPD   Y3, (R9)(R10*1)
+	ADDQ      $0x20, R9
+	ADDQ      $0x20, R8
+	CMPQ      R8, DX
+	JNE       dit4StageAVX2_pair
+	LEAQ      (AX)(DX*4), AX
+	CMPQ      AX, CX
+	JNE       dit4StageAVX2_block
+	VZEROUPPER
+	RET

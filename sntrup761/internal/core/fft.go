@@ -253,6 +253,10 @@ func (pl *fftPlan) difFrom(x []complex128, first int) {
 				continue
 			}
 			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
+			if asmEnabled && q%2 == 0 && n > 0 && n%span == 0 { // public sizes
+				dif4StageAVX2(&x[0], n, q, &w1[0], &w2[0], &w3[0])
+				continue
+			}
 			for s := 0; s < n; s += span {
 				x0 := x[s : s+q]
 				x1, x2, x3 := x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]
@@ -335,6 +339,10 @@ func (pl *fftPlan) ditStage(x []complex128, si int) {
 				return
 			}
 			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
+			if asmEnabled && q%2 == 0 && n > 0 && n%span == 0 { // public sizes
+				dit4StageAVX2(&x[0], n, q, &w1[0], &w2[0], &w3[0])
+				return
+			}
 			for s := 0; s < n; s += span {
 				x0 := x[s : s+q]
 				x1, x2, x3 := x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]

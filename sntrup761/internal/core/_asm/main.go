@@ -45,6 +45,9 @@ func main() {
 	recipRqSteps(q16)
 	r3Step()
 	sortKeys(laneReverseData())
+	odd, all := fftSigns()
+	fftStage("dif4StageAVX2", false, odd, all)
+	fftStage("dit4StageAVX2", true, odd, all)
 	Generate()
 }
 
