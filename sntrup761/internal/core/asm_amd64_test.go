@@ -268,11 +268,12 @@ func FuzzAsmVsScalar(f *testing.F) {
 	})
 }
 
-// TestFFTStagesAsm: the radix-4 stages in assembly compute the same
-// float64 values as the scalar stages, bit for bit (both round every
-// operation once; the default GOAMD64 has no fused multiply-add), on
-// random values of transform size: the forward pass after the radix-3
-// stage and the inverse passes down to it, of plan768.
+// TestFFTStagesAsm: the FFT passes in assembly compute the same float64
+// values as the scalar passes, bit for bit (both round every operation
+// once; the default GOAMD64 has no fused multiply-add), on random values
+// of transform size: the forward pass after the radix-3 stage and the
+// inverse passes down to it, of plan768, and the radix-16 passes alone
+// (dif16; dit16Products with and without the sum of two products).
 func TestFFTStagesAsm(t *testing.T) {
 	needAsm(t)
 	if fmaBuild {
@@ -295,6 +296,29 @@ func TestFFTStagesAsm(t *testing.T) {
 		withoutAsm(func() { plan768.ditTo(want[:], 1) })
 		if got != want {
 			t.Fatalf("iteration %d: ditTo differs", it)
+		}
+		got, want = x, x
+		dif16(got[:])
+		withoutAsm(func() { dif16(want[:]) })
+		if got != want {
+			t.Fatalf("iteration %d: dif16 differs", it)
+		}
+		var y, u, v [768]complex128
+		for i := range y {
+			y[i] = complex(rng.NormFloat64()*1e3, rng.NormFloat64()*1e3)
+			u[i] = complex(rng.NormFloat64()*1e3, rng.NormFloat64()*1e3)
+			v[i] = complex(rng.NormFloat64()*1e3, rng.NormFloat64()*1e3)
+		}
+		var gz, wz [768]complex128
+		dit16Products(gz[:], x[:], y[:], nil, nil)
+		withoutAsm(func() { dit16Products(wz[:], x[:], y[:], nil, nil) })
+		if gz != wz {
+			t.Fatalf("iteration %d: dit16Products (a*b) differs", it)
+		}
+		dit16Products(gz[:], x[:], y[:], u[:], v[:])
+		withoutAsm(func() { dit16Products(wz[:], x[:], y[:], u[:], v[:]) })
+		if gz != wz {
+			t.Fatalf("iteration %d: dit16Products (a*b + c*d) differs", it)
 		}
 	}
 }

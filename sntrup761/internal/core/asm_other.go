@@ -16,3 +16,9 @@ func shortFromListAVX2(out *[P]int8, L *[P]uint32) { panic("core: no assembly pa
 func dif4StageAVX2(x *complex128, n, q int, w1, w2, w3 *complex128) { panic("core: no assembly path") }
 
 func dit4StageAVX2(x *complex128, n, q int, w1, w2, w3 *complex128) { panic("core: no assembly path") }
+
+func dif16AVX2(x *complex128, pairs int) { panic("core: no assembly path") }
+
+func dit16ProductsAVX2(z, a, b *complex128, pairs int) { panic("core: no assembly path") }
+
+func dit16ProductSumsAVX2(z, a, b, c, d *complex128, pairs int) { panic("core: no assembly path") }

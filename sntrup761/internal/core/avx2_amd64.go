@@ -36,3 +36,20 @@ func dif4StageAVX2(x *complex128, n int, q int, w1 *complex128, w2 *complex128, 
 //
 //go:noescape
 func dit4StageAVX2(x *complex128, n int, q int, w1 *complex128, w2 *complex128, w3 *complex128)
+
+// dif16AVX2 is dif16 (fft16.go) on 2*pairs blocks of 16 values at x.
+//
+//go:noescape
+func dif16AVX2(x *complex128, pairs int)
+
+// dit16ProductsAVX2 is dit16Products (fft16.go) with c and d nil: z = a*b,
+// then the inverse radix-16 pass, on 2*pairs blocks of 16 values.
+//
+//go:noescape
+func dit16ProductsAVX2(z *complex128, a *complex128, b *complex128, pairs int)
+
+// dit16ProductSumsAVX2 is dit16Products (fft16.go) with c and d: z = a*b + c*d,
+// then the inverse radix-16 pass, on 2*pairs blocks of 16 values.
+//
+//go:noescape
+func dit16ProductSumsAVX2(z *complex128, a *complex128, b *complex128, c *complex128, d *complex128, pairs int)

@@ -51,7 +51,7 @@ func twiddle(m Mem, conj bool, all VecVirtual) (VecVirtual, VecVirtual) {
 
 // cmul sets z = z*w for w given as (wr, wr), (wi, wi) (with wi negated:
 // z*conj(w)).
-func cmul(z, wr, wi VecVirtual) {
+func cmul(z, wr, wi Register) {
 	t, u := YMM(), YMM()
 	VMULPD(wr, z, t)         // zr*wr, zi*wr
 	VPERMILPD(U8(0x5), z, u) // zi, zr

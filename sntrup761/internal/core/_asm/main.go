@@ -48,6 +48,10 @@ func main() {
 	odd, all := fftSigns()
 	fftStage("dif4StageAVX2", false, odd, all)
 	fftStage("dit4StageAVX2", true, odd, all)
+	k := fft16Data(odd, all)
+	dif16Kernel(&k)
+	dit16ProductsKernel(&k, false)
+	dit16ProductsKernel(&k, true)
 	Generate()
 }
 
