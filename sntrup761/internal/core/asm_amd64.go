@@ -140,3 +140,17 @@ func shortFromListAVX2(out *[P]int8, L *[P]uint32) {
 	}
 	clear(x[:])
 }
+
+// twistRadix3Asm is twistRadix3 for plan768 on the assembly path: the
+// coefficients (zero past len(a), a public length) as float64, then
+// twistRadix3AVX2.
+func twistRadix3Asm[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
+	var f [772]float64 // 4 past 768 for the kernel's last 32-byte load
+	for i, v := range a[:min(len(a), 768)] {
+		f[i] = float64(v)
+	}
+	st := &pl.stages[0]
+	twistRadix3AVX2((*[768]complex128)(x), &f, (*[768]complex128)(pl.twist),
+		(*[256]complex128)(st.tw[0][:256]), (*[256]complex128)(st.tw[1][:256]))
+	clear(f[:]) // secret coefficients
+}

@@ -273,7 +273,9 @@ func FuzzAsmVsScalar(f *testing.F) {
 // once; the default GOAMD64 has no fused multiply-add), on random values
 // of transform size: the forward pass after the radix-3 stage and the
 // inverse passes down to it, of plan768, and the radix-16 passes alone
-// (dif16; dit16Products with and without the sum of two products).
+// (dif16; dit16Products with and without the sum of two products), the
+// last inverse pass with its rounding (lastInverse768) and the forward
+// transform from integer coefficients (forwardInt: twistRadix3AVX2).
 func TestFFTStagesAsm(t *testing.T) {
 	needAsm(t)
 	if fmaBuild {
@@ -302,6 +304,25 @@ func TestFFTStagesAsm(t *testing.T) {
 		withoutAsm(func() { dif16(want[:]) })
 		if got != want {
 			t.Fatalf("iteration %d: dif16 differs", it)
+		}
+		var gc, wc [1536]int64
+		got = x
+		plan768.lastInverse768(&got, &gc)
+		withoutAsm(func() { plan768.lastInverse768(&got, &wc) })
+		if gc != wc {
+			t.Fatalf("iteration %d: lastInverse768 differs", it)
+		}
+		for _, n := range []int{761, 768, 700} { // public lengths up to m
+			a := make([]int16, n)
+			for i := range a {
+				a[i] = int16(rng.IntN(Q) - Q12)
+			}
+			var gs, ws [768]complex128
+			forwardInt(plan768, gs[:], a)
+			withoutAsm(func() { forwardInt(plan768, ws[:], a) })
+			if gs != ws {
+				t.Fatalf("iteration %d: forwardInt (%d coefficients) differs", it, n)
+			}
 		}
 		var y, u, v [768]complex128
 		for i := range y {

@@ -22,3 +22,11 @@ func dif16AVX2(x *complex128, pairs int) { panic("core: no assembly path") }
 func dit16ProductsAVX2(z, a, b *complex128, pairs int) { panic("core: no assembly path") }
 
 func dit16ProductSumsAVX2(z, a, b, c, d *complex128, pairs int) { panic("core: no assembly path") }
+
+func twistRadix3Asm[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
+	panic("core: no assembly path")
+}
+
+func lastInverse768AVX2(c *[1536]int64, x *[768]complex128, k *[256][5]complex128) {
+	panic("core: no assembly path")
+}

@@ -2929,3 +2929,160 @@ dit16ProductSumsAVX2_loop:
 	JNZ            dit16ProductSumsAVX2_loop
 	VZEROUPPER
 	RET
+
+DATA half<>+0(SB)/8, $0x3fe0000000000000
+DATA half<>+8(SB)/8, $0x3fe0000000000000
+DATA half<>+16(SB)/8, $0x3fe0000000000000
+DATA half<>+24(SB)/8, $0x3fe0000000000000
+GLOBL half<>(SB), RODATA|NOPTR, $32
+
+DATA sqrt3h<>+0(SB)/8, $0x3febb67ae8584caa
+DATA sqrt3h<>+8(SB)/8, $0x3febb67ae8584caa
+DATA sqrt3h<>+16(SB)/8, $0x3febb67ae8584caa
+DATA sqrt3h<>+24(SB)/8, $0x3febb67ae8584caa
+GLOBL sqrt3h<>(SB), RODATA|NOPTR, $32
+
+DATA roundMagic<>+0(SB)/8, $0x4338000000000000
+DATA roundMagic<>+8(SB)/8, $0x4338000000000000
+DATA roundMagic<>+16(SB)/8, $0x4338000000000000
+DATA roundMagic<>+24(SB)/8, $0x4338000000000000
+GLOBL roundMagic<>(SB), RODATA|NOPTR, $32
+
+// func twistRadix3AVX2(x *[768]complex128, a *[772]float64, tw *[768]complex128, w1 *[256]complex128, w2 *[256]complex128)
+// Requires: AVX, AVX2
+TEXT ·twistRadix3AVX2(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ tw+16(FP), DX
+	MOVQ w1+24(FP), BX
+	MOVQ w2+32(FP), SI
+	XORQ DI, DI
+	XORQ R8, R8
+
+twist_loop:
+	VPERMPD   $0x50, (CX)(R8*1), Y0
+	VMULPD    (DX)(DI*1), Y0, Y0
+	VPERMPD   $0x50, 2048(CX)(R8*1), Y1
+	VMULPD    4096(DX)(DI*1), Y1, Y1
+	VPERMPD   $0x50, 4096(CX)(R8*1), Y2
+	VMULPD    8192(DX)(DI*1), Y2, Y2
+	VADDPD    Y2, Y1, Y3
+	VSUBPD    Y2, Y1, Y1
+	VMULPD    half<>+0(SB), Y3, Y2
+	VSUBPD    Y2, Y0, Y2
+	VPERMILPD $0x05, Y1, Y4
+	VMULPD    sqrt3h<>+0(SB), Y4, Y4
+	VXORPD    signOdd<>+0(SB), Y4, Y4
+	VADDPD    Y3, Y0, Y0
+	VADDPD    Y4, Y2, Y1
+	VSUBPD    Y4, Y2, Y2
+	VMOVUPD   Y0, (AX)(DI*1)
+	VMOVUPD   (BX)(DI*1), Y0
+	VMOVDDUP  Y0, Y3
+	VPERMILPD $0x0f, Y0, Y0
+	VMULPD    Y3, Y1, Y3
+	VPERMILPD $0x05, Y1, Y1
+	VMULPD    Y0, Y1, Y1
+	VADDSUBPD Y1, Y3, Y1
+	VMOVUPD   Y1, 4096(AX)(DI*1)
+	VMOVUPD   (SI)(DI*1), Y0
+	VMOVDDUP  Y0, Y1
+	VPERMILPD $0x0f, Y0, Y0
+	VMULPD    Y1, Y2, Y1
+	VPERMILPD $0x05, Y2, Y2
+	VMULPD    Y0, Y2, Y2
+	VADDSUBPD Y2, Y1, Y2
+	VMOVUPD   Y2, 8192(AX)(DI*1)
+	ADDQ      $0x20, DI
+	ADDQ      $0x10, R8
+	CMPQ      DI, $0x00001000
+	JNE       twist_loop
+	VZEROUPPER
+	RET
+
+// func lastInverse768AVX2(c *[1536]int64, x *[768]complex128, k *[256][5]complex128)
+// Requires: AVX, AVX2
+TEXT ·lastInverse768AVX2(SB), NOSPLIT, $0-24
+	MOVQ c+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ k+16(FP), DX
+	XORQ BX, BX
+	XORQ SI, SI
+	XORQ DI, DI
+
+last_loop:
+	VMOVUPD        (CX)(BX*1), Y0
+	VMOVUPD        4096(CX)(BX*1), Y1
+	VMOVUPD        8192(CX)(BX*1), Y2
+	VBROADCASTF128 (DX)(DI*1), Y3
+	VINSERTF128    $0x01, 80(DX)(DI*1), Y3, Y3
+	VMOVDDUP       Y3, Y4
+	VPERMILPD      $0x0f, Y3, Y3
+	VMULPD         Y4, Y1, Y4
+	VPERMILPD      $0x05, Y1, Y1
+	VMULPD         Y3, Y1, Y1
+	VADDSUBPD      Y1, Y4, Y1
+	VBROADCASTF128 16(DX)(DI*1), Y3
+	VINSERTF128    $0x01, 96(DX)(DI*1), Y3, Y3
+	VMOVDDUP       Y3, Y4
+	VPERMILPD      $0x0f, Y3, Y3
+	VMULPD         Y4, Y2, Y4
+	VPERMILPD      $0x05, Y2, Y2
+	VMULPD         Y3, Y2, Y2
+	VADDSUBPD      Y2, Y4, Y2
+	VADDPD         Y2, Y1, Y3
+	VSUBPD         Y2, Y1, Y1
+	VMULPD         half<>+0(SB), Y3, Y2
+	VSUBPD         Y2, Y0, Y2
+	VPERMILPD      $0x05, Y1, Y1
+	VMULPD         sqrt3h<>+0(SB), Y1, Y1
+	VXORPD         signEven<>+0(SB), Y1, Y1
+	VADDPD         Y3, Y0, Y0
+	VADDPD         Y1, Y2, Y3
+	VSUBPD         Y1, Y2, Y1
+	VBROADCASTF128 32(DX)(DI*1), Y2
+	VINSERTF128    $0x01, 112(DX)(DI*1), Y2, Y2
+	VMOVDDUP       Y2, Y4
+	VPERMILPD      $0x0f, Y2, Y2
+	VMULPD         Y4, Y0, Y4
+	VPERMILPD      $0x05, Y0, Y0
+	VMULPD         Y2, Y0, Y0
+	VADDSUBPD      Y0, Y4, Y0
+	VADDPD         roundMagic<>+0(SB), Y0, Y0
+	VPSUBQ         roundMagic<>+0(SB), Y0, Y0
+	VPERMQ         $0xd8, Y0, Y0
+	VMOVDQU        X0, (AX)(SI*1)
+	VEXTRACTI128   $0x01, Y0, 6144(AX)(SI*1)
+	VBROADCASTF128 48(DX)(DI*1), Y0
+	VINSERTF128    $0x01, 128(DX)(DI*1), Y0, Y0
+	VMOVDDUP       Y0, Y2
+	VPERMILPD      $0x0f, Y0, Y0
+	VMULPD         Y2, Y3, Y2
+	VPERMILPD      $0x05, Y3, Y3
+	VMULPD         Y0, Y3, Y3
+	VADDSUBPD      Y3, Y2, Y3
+	VADDPD         roundMagic<>+0(SB), Y3, Y3
+	VPSUBQ         roundMagic<>+0(SB), Y3, Y3
+	VPERMQ         $0xd8, Y3, Y3
+	VMOVDQU        X3, 2048(AX)(SI*1)
+	VEXTRACTI128   $0x01, Y3, 8192(AX)(SI*1)
+	VBROADCASTF128 64(DX)(DI*1), Y0
+	VINSERTF128    $0x01, 144(DX)(DI*1), Y0, Y0
+	VMOVDDUP       Y0, Y2
+	VPERMILPD      $0x0f, Y0, Y0
+	VMULPD         Y2, Y1, Y2
+	VPERMILPD      $0x05, Y1, Y1
+	VMULPD         Y0, Y1, Y1
+	VADDSUBPD      Y1, Y2, Y1
+	VADDPD         roundMagic<>+0(SB), Y1, Y1
+	VPSUBQ         roundMagic<>+0(SB), Y1, Y1
+	VPERMQ         $0xd8, Y1, Y1
+	VMOVDQU        X1, 4096(AX)(SI*1)
+	VEXTRACTI128   $0x01, Y1, 10240(AX)(SI*1)
+	ADDQ           $0x20, BX
+	ADDQ           $0x10, SI
+	ADDQ           $0xa0, DI
+	CMPQ           BX, $0x00001000
+	JNE            last_loop
+	VZEROUPPER
+	RET

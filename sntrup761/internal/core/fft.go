@@ -50,6 +50,9 @@ type fftPlan struct {
 	last []lastConsts
 	// twist[j] = psi^j and untwist[j] = psi^-j / m, psi = exp(i*pi/(2m)).
 	twist, untwist []complex128
+	// last768 is last as an array (m = 768 only), for the assembly path's
+	// lastInverse768AVX2.
+	last768 *[256][5]complex128
 }
 
 type fftStage struct {
@@ -111,6 +114,12 @@ func newFFTPlan(m int) *fftPlan {
 		for j := range q {
 			pl.last = append(pl.last, lastConsts{conj(st.tw[0][j]), conj(st.tw[1][j]),
 				pl.untwist[j], pl.untwist[j+q], pl.untwist[j+2*q]})
+		}
+	}
+	if m == 768 && len(pl.last) == 256 {
+		pl.last768 = new([256][5]complex128)
+		for j, k := range pl.last {
+			pl.last768[j] = [5]complex128{k.w1, k.w2, k.u0, k.u1, k.u2}
 		}
 	}
 	return pl
@@ -210,6 +219,10 @@ func lastStep(a, b, d complex128, k *lastConsts) (complex128, complex128, comple
 // fixed-size arrays: one base pointer per array and constant offsets keep
 // the loop's registers free.
 func (pl *fftPlan) lastInverse768(x *[768]complex128, c *[1536]int64) {
+	if asmEnabled && pl.last768 != nil {
+		lastInverse768AVX2(c, x, pl.last768)
+		return
+	}
 	const q = 256
 	k := (*[q]lastConsts)(pl.last)
 	for j := range q {

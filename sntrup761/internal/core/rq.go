@@ -209,7 +209,11 @@ func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 		return
 	}
 	if len(a) <= m { // public length: real inputs only
-		twistRadix3(pl, x, a)
+		if asmEnabled && m == 768 {
+			twistRadix3Asm(pl, x, a)
+		} else {
+			twistRadix3(pl, x, a)
+		}
 		pl.difFrom(x, 1)
 		return
 	}

@@ -52,6 +52,7 @@ func main() {
 	dif16Kernel(&k)
 	dit16ProductsKernel(&k, false)
 	dit16ProductsKernel(&k, true)
+	radix3Kernels(&k)
 	Generate()
 }
 
