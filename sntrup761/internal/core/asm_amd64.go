@@ -142,15 +142,25 @@ func shortFromListAVX2(out *[P]int8, L *[P]uint32) {
 }
 
 // twistRadix3Asm is twistRadix3 for plan768 on the assembly path: the
-// coefficients (zero past len(a), a public length) as float64, then
-// twistRadix3AVX2.
+// coefficients (int8 or int16; int32 ones take the scalar code), copied
+// into a zero-padded buffer (len(a) is public), then twistRadix3I8AVX2 or
+// twistRadix3I16AVX2.
 func twistRadix3Asm[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
-	var f [772]float64 // 4 past 768 for the kernel's last 32-byte load
-	for i, v := range a[:min(len(a), 768)] {
-		f[i] = float64(v)
-	}
 	st := &pl.stages[0]
-	twistRadix3AVX2((*[768]complex128)(x), &f, (*[768]complex128)(pl.twist),
-		(*[256]complex128)(st.tw[0][:256]), (*[256]complex128)(st.tw[1][:256]))
-	clear(f[:]) // secret coefficients
+	xa, tw := (*[768]complex128)(x), (*[768]complex128)(pl.twist)
+	w1, w2 := (*[256]complex128)(st.tw[0][:256]), (*[256]complex128)(st.tw[1][:256])
+	switch in := any(a).(type) {
+	case []int8:
+		var b [776]int8 // 8 past 768 for the kernel's last 4-byte load
+		copy(b[:768], in)
+		twistRadix3I8AVX2(xa, &b, tw, w1, w2)
+		clear(b[:]) // secret coefficients
+	case []int16:
+		var b [776]int16
+		copy(b[:768], in)
+		twistRadix3I16AVX2(xa, &b, tw, w1, w2)
+		clear(b[:])
+	default:
+		twistRadix3(pl, x, a)
+	}
 }

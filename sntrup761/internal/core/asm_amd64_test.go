@@ -321,7 +321,16 @@ func TestFFTStagesAsm(t *testing.T) {
 			forwardInt(plan768, gs[:], a)
 			withoutAsm(func() { forwardInt(plan768, ws[:], a) })
 			if gs != ws {
-				t.Fatalf("iteration %d: forwardInt (%d coefficients) differs", it, n)
+				t.Fatalf("iteration %d: forwardInt (%d int16 coefficients) differs", it, n)
+			}
+			s := make([]int8, n)
+			for i := range s {
+				s[i] = int8(rng.IntN(3) - 1)
+			}
+			forwardInt(plan768, gs[:], s)
+			withoutAsm(func() { forwardInt(plan768, ws[:], s) })
+			if gs != ws {
+				t.Fatalf("iteration %d: forwardInt (%d int8 coefficients) differs", it, n)
 			}
 		}
 		var y, u, v [768]complex128

@@ -54,12 +54,19 @@ func dit16ProductsAVX2(z *complex128, a *complex128, b *complex128, pairs int)
 //go:noescape
 func dit16ProductSumsAVX2(z *complex128, a *complex128, b *complex128, c *complex128, d *complex128, pairs int)
 
-// twistRadix3AVX2 is twistRadix3 (rq.go) for plan768 on the coefficients
-// a (as float64, zero past the input), with the twist factors tw and the
-// radix-3 twiddles w1, w2.
+// twistRadix3I8AVX2 is twistRadix3 (rq.go) for plan768 on the coefficients a
+// (zero past the input), with the twist factors tw and the radix-3
+// twiddles w1, w2.
 //
 //go:noescape
-func twistRadix3AVX2(x *[768]complex128, a *[772]float64, tw *[768]complex128, w1 *[256]complex128, w2 *[256]complex128)
+func twistRadix3I8AVX2(x *[768]complex128, a *[776]int8, tw *[768]complex128, w1 *[256]complex128, w2 *[256]complex128)
+
+// twistRadix3I16AVX2 is twistRadix3 (rq.go) for plan768 on the coefficients a
+// (zero past the input), with the twist factors tw and the radix-3
+// twiddles w1, w2.
+//
+//go:noescape
+func twistRadix3I16AVX2(x *[768]complex128, a *[776]int16, tw *[768]complex128, w1 *[256]complex128, w2 *[256]complex128)
 
 // lastInverse768AVX2 is lastInverse768 (fft.go): c from x with the
 // constants k (plan768.last: w1, w2, u0, u1, u2 per step).

@@ -2948,9 +2948,9 @@ DATA roundMagic<>+16(SB)/8, $0x4338000000000000
 DATA roundMagic<>+24(SB)/8, $0x4338000000000000
 GLOBL roundMagic<>(SB), RODATA|NOPTR, $32
 
-// func twistRadix3AVX2(x *[768]complex128, a *[772]float64, tw *[768]complex128, w1 *[256]complex128, w2 *[256]complex128)
+// func twistRadix3I8AVX2(x *[768]complex128, a *[776]int8, tw *[768]complex128, w1 *[256]complex128, w2 *[256]complex128)
 // Requires: AVX, AVX2
-TEXT ·twistRadix3AVX2(SB), NOSPLIT, $0-40
+TEXT ·twistRadix3I8AVX2(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), AX
 	MOVQ a+8(FP), CX
 	MOVQ tw+16(FP), DX
@@ -2959,12 +2959,18 @@ TEXT ·twistRadix3AVX2(SB), NOSPLIT, $0-40
 	XORQ DI, DI
 	XORQ R8, R8
 
-twist_loop:
-	VPERMPD   $0x50, (CX)(R8*1), Y0
+twistRadix3I8AVX2_loop:
+	VPMOVSXBD (CX)(R8*1), X0
+	VCVTDQ2PD X0, Y0
+	VPERMPD   $0x50, Y0, Y0
 	VMULPD    (DX)(DI*1), Y0, Y0
-	VPERMPD   $0x50, 2048(CX)(R8*1), Y1
+	VPMOVSXBD 256(CX)(R8*1), X1
+	VCVTDQ2PD X1, Y1
+	VPERMPD   $0x50, Y1, Y1
 	VMULPD    4096(DX)(DI*1), Y1, Y1
-	VPERMPD   $0x50, 4096(CX)(R8*1), Y2
+	VPMOVSXBD 512(CX)(R8*1), X2
+	VCVTDQ2PD X2, Y2
+	VPERMPD   $0x50, Y2, Y2
 	VMULPD    8192(DX)(DI*1), Y2, Y2
 	VADDPD    Y2, Y1, Y3
 	VSUBPD    Y2, Y1, Y1
@@ -2994,9 +3000,67 @@ twist_loop:
 	VADDSUBPD Y2, Y1, Y2
 	VMOVUPD   Y2, 8192(AX)(DI*1)
 	ADDQ      $0x20, DI
-	ADDQ      $0x10, R8
+	ADDQ      $0x02, R8
 	CMPQ      DI, $0x00001000
-	JNE       twist_loop
+	JNE       twistRadix3I8AVX2_loop
+	VZEROUPPER
+	RET
+
+// func twistRadix3I16AVX2(x *[768]complex128, a *[776]int16, tw *[768]complex128, w1 *[256]complex128, w2 *[256]complex128)
+// Requires: AVX, AVX2
+TEXT ·twistRadix3I16AVX2(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ tw+16(FP), DX
+	MOVQ w1+24(FP), BX
+	MOVQ w2+32(FP), SI
+	XORQ DI, DI
+	XORQ R8, R8
+
+twistRadix3I16AVX2_loop:
+	VPMOVSXWD (CX)(R8*1), X0
+	VCVTDQ2PD X0, Y0
+	VPERMPD   $0x50, Y0, Y0
+	VMULPD    (DX)(DI*1), Y0, Y0
+	VPMOVSXWD 512(CX)(R8*1), X1
+	VCVTDQ2PD X1, Y1
+	VPERMPD   $0x50, Y1, Y1
+	VMULPD    4096(DX)(DI*1), Y1, Y1
+	VPMOVSXWD 1024(CX)(R8*1), X2
+	VCVTDQ2PD X2, Y2
+	VPERMPD   $0x50, Y2, Y2
+	VMULPD    8192(DX)(DI*1), Y2, Y2
+	VADDPD    Y2, Y1, Y3
+	VSUBPD    Y2, Y1, Y1
+	VMULPD    half<>+0(SB), Y3, Y2
+	VSUBPD    Y2, Y0, Y2
+	VPERMILPD $0x05, Y1, Y4
+	VMULPD    sqrt3h<>+0(SB), Y4, Y4
+	VXORPD    signOdd<>+0(SB), Y4, Y4
+	VADDPD    Y3, Y0, Y0
+	VADDPD    Y4, Y2, Y1
+	VSUBPD    Y4, Y2, Y2
+	VMOVUPD   Y0, (AX)(DI*1)
+	VMOVUPD   (BX)(DI*1), Y0
+	VMOVDDUP  Y0, Y3
+	VPERMILPD $0x0f, Y0, Y0
+	VMULPD    Y3, Y1, Y3
+	VPERMILPD $0x05, Y1, Y1
+	VMULPD    Y0, Y1, Y1
+	VADDSUBPD Y1, Y3, Y1
+	VMOVUPD   Y1, 4096(AX)(DI*1)
+	VMOVUPD   (SI)(DI*1), Y0
+	VMOVDDUP  Y0, Y1
+	VPERMILPD $0x0f, Y0, Y0
+	VMULPD    Y1, Y2, Y1
+	VPERMILPD $0x05, Y2, Y2
+	VMULPD    Y0, Y2, Y2
+	VADDSUBPD Y2, Y1, Y2
+	VMOVUPD   Y2, 8192(AX)(DI*1)
+	ADDQ      $0x20, DI
+	ADDQ      $0x04, R8
+	CMPQ      DI, $0x00001000
+	JNE       twistRadix3I16AVX2_loop
 	VZEROUPPER
 	RET
 

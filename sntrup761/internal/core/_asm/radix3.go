@@ -30,45 +30,12 @@ func radix3Kernels(k *fft16Consts) {
 	s3 := broadcastF64("sqrt3h", sqrt3h)
 	magic := broadcastF64("roundMagic", 6755399441055744.0)
 
-	// twistRadix3AVX2: x[j], x[j+256], x[j+512] = butterfly3(a_j*t_j,
-	// a_(j+256)*t_(j+256), a_(j+512)*t_(j+512), w1[j], w2[j]).
-	TEXT("twistRadix3AVX2", NOSPLIT, "func(x *[768]complex128, a *[772]float64, tw *[768]complex128, w1, w2 *[256]complex128)")
-	Pragma("noescape")
-	Doc("twistRadix3AVX2 is twistRadix3 (rq.go) for plan768 on the coefficients",
-		"a (as float64, zero past the input), with the twist factors tw and the",
-		"radix-3 twiddles w1, w2.")
-	x := Load(Param("x"), GP64())
-	a := Load(Param("a"), GP64())
-	tw := Load(Param("tw"), GP64())
-	w1 := Load(Param("w1"), GP64())
-	w2 := Load(Param("w2"), GP64())
-	j := GP64() // byte offset of value j in a complex128 array
-	XORQ(j, j)
-	ja := GP64() // byte offset of a[j]
-	XORQ(ja, ja)
-	Label("twist_loop")
-	var v [3]VecVirtual
-	for t := 0; t < 3; t++ {
-		av := YMM()
-		VPERMPD(U8(0x50), Mem{Base: a, Index: ja, Scale: 1, Disp: 8 * 256 * t}, av) // a_j, a_j, a_j+1, a_j+1
-		v[t] = YMM()
-		VMULPD(Mem{Base: tw, Index: j, Scale: 1, Disp: 16 * 256 * t}, av, v[t])
+	for _, in := range []struct {
+		name, typ string
+		size      int
+	}{{"twistRadix3I8AVX2", "int8", 1}, {"twistRadix3I16AVX2", "int16", 2}} {
+		twistRadix3Kernel(k, in.name, in.typ, in.size, half, s3)
 	}
-	butterfly3(k, v[0], v[1], v[2], half, s3)
-	for t, w := range []Register{nil, w1, w2} {
-		if w != nil {
-			wv := YMM()
-			VMOVUPD(Mem{Base: w, Index: j, Scale: 1}, wv)
-			cmulFull(v[t], wv)
-		}
-		VMOVUPD(v[t], Mem{Base: x, Index: j, Scale: 1, Disp: 16 * 256 * t})
-	}
-	ADDQ(U8(32), j)
-	ADDQ(U8(16), ja)
-	CMPQ(j, U32(16*256))
-	JNE(LabelRef("twist_loop"))
-	VZEROUPPER()
-	RET()
 
 	// lastInverse768AVX2: the radix-3 DIT butterfly with conjugated
 	// twiddles, the untwist and the rounding (lastStep, lastInverse768).
@@ -77,9 +44,9 @@ func radix3Kernels(k *fft16Consts) {
 	Doc("lastInverse768AVX2 is lastInverse768 (fft.go): c from x with the",
 		"constants k (plan768.last: w1, w2, u0, u1, u2 per step).")
 	c := Load(Param("c"), GP64())
-	x = Load(Param("x"), GP64())
+	x := Load(Param("x"), GP64())
 	kp := Load(Param("k"), GP64())
-	j = GP64()
+	j := GP64()
 	XORQ(j, j)
 	jc := GP64() // byte offset of c[j]
 	XORQ(jc, jc)
@@ -144,4 +111,56 @@ func butterfly3(k *fft16Consts, a, b, c Register, half, s3 Mem) {
 	VADDPD(sum, a, a)
 	VADDPD(u, t, b)
 	VSUBPD(u, t, c)
+}
+
+// twistRadix3Kernel generates twistRadix3I8AVX2 or twistRadix3I16AVX2:
+// x[j], x[j+256], x[j+512] = butterfly3(a_j*t_j, a_(j+256)*t_(j+256),
+// a_(j+512)*t_(j+512), w1[j], w2[j]) for integer coefficients a of the
+// given size in bytes (converted exactly: VPMOVSX, VCVTDQ2PD).
+func twistRadix3Kernel(k *fft16Consts, name, typ string, size int, half, s3 Mem) {
+	TEXT(name, NOSPLIT, "func(x *[768]complex128, a *[776]"+typ+", tw *[768]complex128, w1, w2 *[256]complex128)")
+	Pragma("noescape")
+	Doc(name+" is twistRadix3 (rq.go) for plan768 on the coefficients a",
+		"(zero past the input), with the twist factors tw and the radix-3",
+		"twiddles w1, w2.")
+	x := Load(Param("x"), GP64())
+	a := Load(Param("a"), GP64())
+	tw := Load(Param("tw"), GP64())
+	w1 := Load(Param("w1"), GP64())
+	w2 := Load(Param("w2"), GP64())
+	j := GP64() // byte offset of value j in a complex128 array
+	XORQ(j, j)
+	ja := GP64() // byte offset of a[j]
+	XORQ(ja, ja)
+	Label(name + "_loop")
+	var v [3]VecVirtual
+	for t := 0; t < 3; t++ {
+		// a_j, a_(j+1) as float64, then (a_j, a_j, a_j+1, a_j+1).
+		w, av := XMM(), YMM()
+		m := Mem{Base: a, Index: ja, Scale: 1, Disp: size * 256 * t}
+		if size == 1 {
+			VPMOVSXBD(m, w) // 4 bytes (2 used)
+		} else {
+			VPMOVSXWD(m, w) // 4 int16 (2 used)
+		}
+		VCVTDQ2PD(w, av)
+		VPERMPD(U8(0x50), av, av)
+		v[t] = YMM()
+		VMULPD(Mem{Base: tw, Index: j, Scale: 1, Disp: 16 * 256 * t}, av, v[t])
+	}
+	butterfly3(k, v[0], v[1], v[2], half, s3)
+	for t, w := range []Register{nil, w1, w2} {
+		if w != nil {
+			wv := YMM()
+			VMOVUPD(Mem{Base: w, Index: j, Scale: 1}, wv)
+			cmulFull(v[t], wv)
+		}
+		VMOVUPD(v[t], Mem{Base: x, Index: j, Scale: 1, Disp: 16 * 256 * t})
+	}
+	ADDQ(U8(32), j)
+	ADDQ(U8(2*size), ja)
+	CMPQ(j, U32(16*256))
+	JNE(LabelRef(name + "_loop"))
+	VZEROUPPER()
+	RET()
 }
