@@ -15,7 +15,8 @@ var asmEnabled = vecarith.AVX2
 
 // UseVectorPath turns the AVX2 assembly path on (if the CPU has AVX2) or
 // off and returns whether it was on. It is for tests (the known answers
-// with the path forced off); package sntrup761 does not export it.
+// with the path forced off) and instrcount; package sntrup761 does not
+// export it. It must not be called while sntrup761 operations run.
 func UseVectorPath(on bool) (was bool) {
 	was = asmEnabled
 	asmEnabled = on && vecarith.AVX2
