@@ -269,3 +269,41 @@ func TestFFTStagesAsm(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldsAsm: the folds after a product (mulRounded's digits, mulLift3,
+// foldR3) on the assembly path give the scalar code's bytes, for linear
+// products c with coefficients of the sizes the products produce (Rq
+// times small: |c_i| < 761*2295; small times small: |c_i| <= 761) and at
+// those bounds.
+func TestFoldsAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for it := range asmIterations(200) {
+		var c [1536]int64
+		bound := int64(761 * 2295)
+		if it%2 == 1 {
+			bound = 761
+		}
+		for i := range 2*P - 1 {
+			c[i] = rng.Int64N(2*bound+1) - bound
+			if it%7 == 0 {
+				c[i] = bound * (1 - 2*int64(i&1))
+			}
+		}
+		var gr, wr [P]uint32
+		var ge, we, g3, w3 [P]int8
+		gc := c
+		foldRound(&gr, &gc)
+		foldLift3(&ge, &gc)
+		foldR3(&g3, &gc)
+		withoutAsm(func() {
+			wc := c
+			foldRound(&wr, &wc)
+			foldLift3(&we, &wc)
+			foldR3(&w3, &wc)
+		})
+		if gr != wr || ge != we || g3 != w3 {
+			t.Fatalf("iteration %d: a fold differs (digits %v, lift3 %v, R3 %v)", it, gr == wr, ge == we, g3 == w3)
+		}
+	}
+}

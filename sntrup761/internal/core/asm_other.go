@@ -30,3 +30,9 @@ func twistRadix3Asm[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) 
 func lastInverse768AVX2(c *[1536]int64, x *[768]complex128, k *[256][5]complex128) {
 	panic("core: no assembly path")
 }
+
+func foldRoundAVX2(R *[P]uint32, c *[1536]int64) { panic("core: no assembly path") }
+
+func foldLift3AVX2(e *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
+
+func foldR3AVX2(e *[P]int8, c *[1536]int64) { panic("core: no assembly path") }

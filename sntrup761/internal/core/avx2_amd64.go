@@ -73,3 +73,24 @@ func twistRadix3I16AVX2(x *[768]complex128, a *[776]int16, tw *[768]complex128, 
 //
 //go:noescape
 func lastInverse768AVX2(c *[1536]int64, x *[768]complex128, k *[256][5]complex128)
+
+// foldRoundAVX2 sets coefficients 1..p-1 of its output to Round's digits of freezeQ(v) (mulRounded) for
+// v = c_i + c_(p+i) + c_(p+i-1); coefficient p-1 is the caller's to
+// overwrite.
+//
+//go:noescape
+func foldRoundAVX2(R *[761]uint32, c *[1536]int64)
+
+// foldLift3AVX2 sets coefficients 1..p-1 of its output to freeze3(freezeQ(3v)) (mulLift3) for
+// v = c_i + c_(p+i) + c_(p+i-1); coefficient p-1 is the caller's to
+// overwrite.
+//
+//go:noescape
+func foldLift3AVX2(e *[761]int8, c *[1536]int64)
+
+// foldR3AVX2 sets coefficients 1..p-1 of its output to freeze3(v) (foldR3) for
+// v = c_i + c_(p+i) + c_(p+i-1); coefficient p-1 is the caller's to
+// overwrite.
+//
+//go:noescape
+func foldR3AVX2(e *[761]int8, c *[1536]int64)

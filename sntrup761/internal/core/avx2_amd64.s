@@ -3150,3 +3150,147 @@ last_loop:
 	JNE            last_loop
 	VZEROUPPER
 	RET
+
+DATA foldMagic<>+0(SB)/8, $0x4338000000000000
+DATA foldMagic<>+8(SB)/8, $0x4338000000000000
+DATA foldMagic<>+16(SB)/8, $0x4338000000000000
+DATA foldMagic<>+24(SB)/8, $0x4338000000000000
+GLOBL foldMagic<>(SB), RODATA|NOPTR, $32
+
+DATA qInv<>+0(SB)/8, $0x3f2c8cbdcfb5f2f4
+DATA qInv<>+8(SB)/8, $0x3f2c8cbdcfb5f2f4
+DATA qInv<>+16(SB)/8, $0x3f2c8cbdcfb5f2f4
+DATA qInv<>+24(SB)/8, $0x3f2c8cbdcfb5f2f4
+GLOBL qInv<>(SB), RODATA|NOPTR, $32
+
+DATA qF<>+0(SB)/8, $0x40b1ef0000000000
+DATA qF<>+8(SB)/8, $0x40b1ef0000000000
+DATA qF<>+16(SB)/8, $0x40b1ef0000000000
+DATA qF<>+24(SB)/8, $0x40b1ef0000000000
+GLOBL qF<>(SB), RODATA|NOPTR, $32
+
+DATA third<>+0(SB)/8, $0x3fd5555555555555
+DATA third<>+8(SB)/8, $0x3fd5555555555555
+DATA third<>+16(SB)/8, $0x3fd5555555555555
+DATA third<>+24(SB)/8, $0x3fd5555555555555
+GLOBL third<>(SB), RODATA|NOPTR, $32
+
+DATA three<>+0(SB)/8, $0x4008000000000000
+DATA three<>+8(SB)/8, $0x4008000000000000
+DATA three<>+16(SB)/8, $0x4008000000000000
+DATA three<>+24(SB)/8, $0x4008000000000000
+GLOBL three<>(SB), RODATA|NOPTR, $32
+
+DATA q12F<>+0(SB)/8, $0x40a1ee0000000000
+DATA q12F<>+8(SB)/8, $0x40a1ee0000000000
+DATA q12F<>+16(SB)/8, $0x40a1ee0000000000
+DATA q12F<>+24(SB)/8, $0x40a1ee0000000000
+GLOBL q12F<>(SB), RODATA|NOPTR, $32
+
+DATA foldMagicBits<>+0(SB)/8, $0x4338000000000000
+DATA foldMagicBits<>+8(SB)/8, $0x4338000000000000
+DATA foldMagicBits<>+16(SB)/8, $0x4338000000000000
+DATA foldMagicBits<>+24(SB)/8, $0x4338000000000000
+GLOBL foldMagicBits<>(SB), RODATA|NOPTR, $32
+
+// func foldRoundAVX2(R *[761]uint32, c *[1536]int64)
+// Requires: AVX, AVX2
+TEXT ·foldRoundAVX2(SB), NOSPLIT, $0-16
+	MOVQ R+0(FP), AX
+	MOVQ c+8(FP), CX
+	ADDQ $0x08, CX
+	ADDQ $0x04, AX
+	MOVQ $0x000000be, DX
+
+foldRoundAVX2_loop:
+	VMOVDQU    (CX), Y0
+	VPADDQ     6088(CX), Y0, Y0
+	VPADDQ     6080(CX), Y0, Y0
+	VPADDQ     foldMagicBits<>+0(SB), Y0, Y0
+	VSUBPD     foldMagic<>+0(SB), Y0, Y0
+	VMULPD     qInv<>+0(SB), Y0, Y1
+	VADDPD     foldMagic<>+0(SB), Y1, Y1
+	VSUBPD     foldMagic<>+0(SB), Y1, Y1
+	VMULPD     qF<>+0(SB), Y1, Y1
+	VSUBPD     Y1, Y0, Y0
+	VADDPD     q12F<>+0(SB), Y0, Y0
+	VMULPD     third<>+0(SB), Y0, Y0
+	VADDPD     foldMagic<>+0(SB), Y0, Y0
+	VSUBPD     foldMagic<>+0(SB), Y0, Y0
+	VCVTPD2DQY Y0, X0
+	VMOVDQU    X0, (AX)
+	ADDQ       $0x20, CX
+	ADDQ       $0x10, AX
+	DECQ       DX
+	JNZ        foldRoundAVX2_loop
+	VZEROUPPER
+	RET
+
+// func foldLift3AVX2(e *[761]int8, c *[1536]int64)
+// Requires: AVX, AVX2
+TEXT ·foldLift3AVX2(SB), NOSPLIT, $0-16
+	MOVQ e+0(FP), AX
+	MOVQ c+8(FP), CX
+	ADDQ $0x08, CX
+	ADDQ $0x01, AX
+	MOVQ $0x000000be, DX
+
+foldLift3AVX2_loop:
+	VMOVDQU    (CX), Y0
+	VPADDQ     6088(CX), Y0, Y0
+	VPADDQ     6080(CX), Y0, Y0
+	VPADDQ     Y0, Y0, Y1
+	VPADDQ     Y1, Y0, Y0
+	VPADDQ     foldMagicBits<>+0(SB), Y0, Y0
+	VSUBPD     foldMagic<>+0(SB), Y0, Y0
+	VMULPD     qInv<>+0(SB), Y0, Y1
+	VADDPD     foldMagic<>+0(SB), Y1, Y1
+	VSUBPD     foldMagic<>+0(SB), Y1, Y1
+	VMULPD     qF<>+0(SB), Y1, Y1
+	VSUBPD     Y1, Y0, Y0
+	VMULPD     third<>+0(SB), Y0, Y1
+	VADDPD     foldMagic<>+0(SB), Y1, Y1
+	VSUBPD     foldMagic<>+0(SB), Y1, Y1
+	VMULPD     three<>+0(SB), Y1, Y1
+	VSUBPD     Y1, Y0, Y0
+	VCVTPD2DQY Y0, X0
+	VPACKSSDW  X0, X0, X0
+	VPACKSSWB  X0, X0, X0
+	VMOVD      X0, (AX)
+	ADDQ       $0x20, CX
+	ADDQ       $0x04, AX
+	DECQ       DX
+	JNZ        foldLift3AVX2_loop
+	VZEROUPPER
+	RET
+
+// func foldR3AVX2(e *[761]int8, c *[1536]int64)
+// Requires: AVX, AVX2
+TEXT ·foldR3AVX2(SB), NOSPLIT, $0-16
+	MOVQ e+0(FP), AX
+	MOVQ c+8(FP), CX
+	ADDQ $0x08, CX
+	ADDQ $0x01, AX
+	MOVQ $0x000000be, DX
+
+foldR3AVX2_loop:
+	VMOVDQU    (CX), Y0
+	VPADDQ     6088(CX), Y0, Y0
+	VPADDQ     6080(CX), Y0, Y0
+	VPADDQ     foldMagicBits<>+0(SB), Y0, Y0
+	VSUBPD     foldMagic<>+0(SB), Y0, Y0
+	VMULPD     third<>+0(SB), Y0, Y1
+	VADDPD     foldMagic<>+0(SB), Y1, Y1
+	VSUBPD     foldMagic<>+0(SB), Y1, Y1
+	VMULPD     three<>+0(SB), Y1, Y1
+	VSUBPD     Y1, Y0, Y0
+	VCVTPD2DQY Y0, X0
+	VPACKSSDW  X0, X0, X0
+	VPACKSSWB  X0, X0, X0
+	VMOVD      X0, (AX)
+	ADDQ       $0x20, CX
+	ADDQ       $0x04, AX
+	DECQ       DX
+	JNZ        foldR3AVX2_loop
+	VZEROUPPER
+	RET

@@ -53,6 +53,7 @@ func main() {
 	dit16ProductsKernel(&k, false)
 	dit16ProductsKernel(&k, true)
 	radix3Kernels(&k)
+	foldKernels()
 	Generate()
 }
 
