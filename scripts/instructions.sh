@@ -9,7 +9,11 @@
 # that picks an implementation by CPU feature (SHA-512's AVX2 path,
 # memmove).
 #
-# Usage: scripts/instructions.sh [-f] [-o dir] [-l limits] [op...]
+# Usage: scripts/instructions.sh [-f] [-s] [-o dir] [-l limits] [op...]
+#   -s      count the scalar code: the AVX2 assembly path, which the
+#           default build runs on a CPU with AVX2, switched off in the
+#           helper (PQKEX_INSTRCOUNT_SCALAR=1; -tags purego would also swap
+#           the standard library's SHA-512 assembly for Go code)
 #   -f      also print the per-function breakdown: instructions per
 #           operation spent in each function's own code (self cost, split
 #           by the source file of inlined code), largest first
@@ -29,14 +33,16 @@
 set -eu
 
 funcs=0
+scalar=0
 outdir=
 limits=
-while getopts fo:l: opt; do
+while getopts fso:l: opt; do
 	case $opt in
 	f) funcs=1 ;;
+	s) scalar=1 ;;
 	o) outdir=$OPTARG ;;
 	l) limits=$OPTARG ;;
-	*) echo "usage: $0 [-f] [-o dir] [-l limits] [keygen|enc|dec|batch...]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-f] [-s] [-o dir] [-l limits] [keygen|enc|dec|batch...]" >&2; exit 2 ;;
 	esac
 done
 for l in $limits; do
@@ -63,7 +69,7 @@ mkdir -p "$outdir"
 # count op n: runs the helper under callgrind and prints the total.
 count() {
 	out=$outdir/callgrind.$1.$2
-	GOGC=off GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
+	PQKEX_INSTRCOUNT_SCALAR=$scalar GOGC=off GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
 		--callgrind-out-file="$out" "$tmp/instrcount" "$1" "$2" \
 		>"$tmp/log" 2>&1 || {
 		cat "$tmp/log" >&2

@@ -15,9 +15,11 @@ import (
 )
 
 const (
-	labelScalar    = "scalar"
-	labelAVX2      = "avx2 (GOEXPERIMENT=simd)"
-	labelNoAVX2CPU = "scalar (GOEXPERIMENT=simd build, CPU without AVX2)"
+	labelScalar       = "scalar"
+	labelAVX2         = "avx2 (GOEXPERIMENT=simd)"
+	labelNoAVX2CPU    = "scalar (GOEXPERIMENT=simd build, CPU without AVX2)"
+	labelAsm          = "avx2 (assembly)"
+	labelAsmNoAVX2CPU = "scalar (assembly build, CPU without AVX2)"
 )
 
 // TestArithmetic checks what vecarith reports to pqkex bench against
@@ -29,12 +31,18 @@ func TestArithmetic(t *testing.T) {
 	label := vecarith.Label()
 
 	want := labelScalar
-	if simd, settings := builtWithSIMD(t); simd {
+	switch path, settings := builtWith(t); path {
+	case "simd":
 		want = labelNoAVX2CPU
 		if cpuHasAVX2(t) {
 			want = labelAVX2
 		}
-	} else {
+	case "assembly":
+		want = labelAsmNoAVX2CPU
+		if cpuHasAVX2(t) {
+			want = labelAsm
+		}
+	default:
 		t.Logf("build settings %s: no vector path", settings)
 	}
 	if label != want {
@@ -51,26 +59,39 @@ func TestArithmetic(t *testing.T) {
 	}
 }
 
-// builtWithSIMD reports whether the test binary was built for amd64 with
-// GOEXPERIMENT=simd, from the settings the go command records in it.
-func builtWithSIMD(t *testing.T) (bool, string) {
+// builtWith reports which vector path the test binary has, from the
+// settings the go command records in it: "simd" if it was built for amd64
+// with GOEXPERIMENT=simd, "assembly" for amd64 without it and without the
+// purego tag, "" otherwise.
+func builtWith(t *testing.T) (string, string) {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		t.Fatal("no build information in the test binary")
 	}
-	var goarch, exp string
+	var goarch, exp, tags string
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "GOARCH":
 			goarch = s.Value
 		case "GOEXPERIMENT":
 			exp = s.Value
+		case "-tags":
+			tags = s.Value
 		}
 	}
 	if goarch == "" {
 		t.Fatal("build information without GOARCH")
 	}
-	return goarch == "amd64" && slices.Contains(strings.Split(exp, ","), "simd"), "GOARCH=" + goarch + " GOEXPERIMENT=" + exp
+	settings := "GOARCH=" + goarch + " GOEXPERIMENT=" + exp + " -tags=" + tags
+	switch {
+	case goarch != "amd64":
+		return "", settings
+	case slices.Contains(strings.Split(exp, ","), "simd"):
+		return "simd", settings
+	case slices.Contains(strings.Split(tags, ","), "purego"):
+		return "", settings
+	}
+	return "assembly", settings
 }
 
 // cpuHasAVX2 reports whether the CPU has AVX2 (usable by the OS): from

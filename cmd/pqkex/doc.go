@@ -85,8 +85,12 @@
 //     field is a JSON number with up to one decimal (read it as a float: a
 //     whole value such as 1732 is printed without a fraction); rows and
 //     primitives are arrays, [] when empty, never null.
-//   - sntrup761_arithmetic is "scalar", or "avx2 (GOEXPERIMENT=simd)" for
-//     the optional vector path (also printed in the table's header).
+//   - sntrup761_arithmetic is "avx2 (assembly)" for the AVX2 assembly
+//     path (the default build on amd64 with AVX2), "avx2
+//     (GOEXPERIMENT=simd)" for the optional experimental vector path, and
+//     "scalar" otherwise, with the reason in parentheses when a vector
+//     path is built but the CPU lacks AVX2 (also printed in the table's
+//     header).
 //   - fips140 is "on" or "only" in FIPS 140-3 mode and absent otherwise.
 //   - impl is "pqkex", "x/crypto" or "baseline" (whose handshakes_per_s is
 //     0: it has no SSH adapter); variant is "batch" for the row whose

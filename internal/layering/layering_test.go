@@ -31,8 +31,10 @@ import (
 // conformance checker and the command; the conformance checker, an
 // independent oracle, imports neither sshkex nor the hybrid engine.
 const rules = `
-	# Arithmetic and encodings: the standard library only.
-	NONE < kexhash, sntrup761/internal/ref, internal/sntrupbridge, internal/vecarith;
+	# Arithmetic and encodings: the standard library only, and the CPU's
+	# features (x/sys/cpu) for the choice of sntrup761's vector path.
+	NONE < kexhash, sntrup761/internal/ref, internal/sntrupbridge;
+	XSYSCPU < internal/vecarith;
 	internal/vecarith < sntrup761/internal/core;
 
 	# The public keys a peer must refuse, as data.
@@ -41,7 +43,7 @@ const rules = `
 	# The sntrup761 KEM and its derandomized form for known answers.
 	sntrup761/internal/core, internal/sntrupbridge < sntrup761;
 	sntrup761, internal/sntrupbridge < sntrup761/sntrup761test;
-	sntrup761 < sntrup761/internal/instrcount;
+	sntrup761, sntrup761/internal/core < sntrup761/internal/instrcount;
 
 	# The hybrid engine and the four SSH methods on it.
 	CIRCL, sntrup761, internal/sntrupbridge < internal/hybrid;
@@ -89,6 +91,7 @@ var groups = map[string][]string{
 	"CIRCL":   {"github.com/cloudflare/circl/..."},
 	"XCRYPTO": {"golang.org/x/crypto/chacha20", "golang.org/x/crypto/poly1305", "golang.org/x/crypto/curve25519"},
 	"XSSH":    {"golang.org/x/crypto/ssh"},
+	"XSYSCPU": {"golang.org/x/sys/cpu"},
 	"METHODS": {"mlkem768x25519", "mlkem768nistp256", "mlkem1024nistp384", "sntrup761x25519"},
 	// Test files may import any package of the module and these.
 	"TEST": {"github.com/google/go-cmp/...", "golang.org/x/crypto/...", "github.com/cloudflare/circl/..."},

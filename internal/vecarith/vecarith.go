@@ -1,19 +1,21 @@
 // Package vecarith tells which arithmetic the sntrup761 code runs in this
-// binary. The optional vector path (sntrup761/internal/core's
-// *_simd_amd64.go files, built only with GOEXPERIMENT=simd on amd64) runs
-// when the CPU has AVX2, which is decided once, here: the core reads AVX2,
+// binary. sntrup761/internal/core has two vector paths for amd64 CPUs with
+// AVX2: the assembly kernels (avx2_amd64.s, generated with avo), built by
+// default and left out with -tags purego, and the optional Go code of
+// *_simd_amd64.go, built instead of them with GOEXPERIMENT=simd. Whether
+// the CPU has AVX2 is decided once, here: the core reads AVX2,
 // "pqkex bench" reports Label.
 package vecarith
 
-// Label names the arithmetic: "avx2 (GOEXPERIMENT=simd)" when the vector
-// path is compiled in and the CPU has AVX2, else "scalar", with the
-// reason in a GOEXPERIMENT=simd build.
+// Label names the arithmetic: "avx2 (assembly)" or "avx2
+// (GOEXPERIMENT=simd)" when a vector path is compiled in and the CPU has
+// AVX2, else "scalar", with the reason when a vector path is compiled in.
 func Label() string {
 	switch {
 	case AVX2:
-		return "avx2 (GOEXPERIMENT=simd)"
+		return "avx2 (" + path + ")"
 	case built:
-		return "scalar (GOEXPERIMENT=simd build, CPU without AVX2)"
+		return "scalar (" + path + " build, CPU without AVX2)"
 	}
 	return "scalar"
 }

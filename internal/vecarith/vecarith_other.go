@@ -1,9 +1,10 @@
-//go:build !(goexperiment.simd && amd64)
+//go:build !amd64 || (purego && !goexperiment.simd)
 
 package vecarith
 
-// Without GOEXPERIMENT=simd on amd64 there is no vector path.
+// Without amd64, or with -tags purego, there is no vector path.
 const (
 	built = false
+	path  = ""
 	AVX2  = false
 )

@@ -50,6 +50,9 @@ type fftPlan struct {
 	last []lastConsts
 	// twist[j] = psi^j and untwist[j] = psi^-j / m, psi = exp(i*pi/(2m)).
 	twist, untwist []complex128
+	// last768 is last as an array (m = 768 only), for the assembly path's
+	// lastInverse768AVX2.
+	last768 *[256][5]complex128
 }
 
 type fftStage struct {
@@ -111,6 +114,12 @@ func newFFTPlan(m int) *fftPlan {
 		for j := range q {
 			pl.last = append(pl.last, lastConsts{conj(st.tw[0][j]), conj(st.tw[1][j]),
 				pl.untwist[j], pl.untwist[j+q], pl.untwist[j+2*q]})
+		}
+	}
+	if m == 768 && len(pl.last) == 256 {
+		pl.last768 = new([256][5]complex128)
+		for j, k := range pl.last {
+			pl.last768[j] = [5]complex128{k.w1, k.w2, k.u0, k.u1, k.u2}
 		}
 	}
 	return pl
@@ -210,6 +219,10 @@ func lastStep(a, b, d complex128, k *lastConsts) (complex128, complex128, comple
 // fixed-size arrays: one base pointer per array and constant offsets keep
 // the loop's registers free.
 func (pl *fftPlan) lastInverse768(x *[768]complex128, c *[1536]int64) {
+	if asmEnabled && pl.last768 != nil {
+		lastInverse768AVX2(c, x, pl.last768)
+		return
+	}
 	const q = 256
 	k := (*[q]lastConsts)(pl.last)
 	for j := range q {
@@ -253,6 +266,10 @@ func (pl *fftPlan) difFrom(x []complex128, first int) {
 				continue
 			}
 			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
+			if asmEnabled && q%2 == 0 && n > 0 && n%span == 0 { // public sizes
+				dif4StageAVX2(&x[0], n, q, &w1[0], &w2[0], &w3[0])
+				continue
+			}
 			for s := 0; s < n; s += span {
 				x0 := x[s : s+q]
 				x1, x2, x3 := x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]
@@ -335,6 +352,10 @@ func (pl *fftPlan) ditStage(x []complex128, si int) {
 				return
 			}
 			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
+			if asmEnabled && q%2 == 0 && n > 0 && n%span == 0 { // public sizes
+				dit4StageAVX2(&x[0], n, q, &w1[0], &w2[0], &w3[0])
+				return
+			}
 			for s := 0; s < n; s += span {
 				x0 := x[s : s+q]
 				x1, x2, x3 := x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]

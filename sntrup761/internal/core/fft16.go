@@ -19,6 +19,10 @@ const (
 // of 16). Each column and each group goes through registers once; more
 // live values would only be spilled.
 func dif16(x []complex128) {
+	if asmEnabled && len(x) >= 32 && len(x)%32 == 0 { // public length
+		dif16AVX2(&x[0], len(x)/32)
+		return
+	}
 	for s := 0; s+15 < len(x); s += 16 {
 		b := (*[16]complex128)(x[s : s+16])
 		// Stage of span 16: column j combines b[j], b[j+4], b[j+8], b[j+12]
@@ -58,6 +62,15 @@ func dit16(x []complex128) {
 func dit16Products(z, a, b, c, d []complex128) {
 	n := len(z)
 	a, b = a[:n], b[:n]
+	if asmEnabled && n >= 32 && n%32 == 0 { // public length
+		if c == nil {
+			dit16ProductsAVX2(&z[0], &a[0], &b[0], n/32)
+		} else {
+			c, d = c[:n], d[:n]
+			dit16ProductSumsAVX2(&z[0], &a[0], &b[0], &c[0], &d[0], n/32)
+		}
+		return
+	}
 	if c == nil {
 		for s := 0; s+3 < n; s += 4 {
 			zs, as, bs := (*[4]complex128)(z[s:s+4]), (*[4]complex128)(a[s:s+4]), (*[4]complex128)(b[s:s+4])

@@ -147,6 +147,10 @@ func shortFromList(out *[P]int8, L *[P]uint32) {
 		shortFromListSIMD(out, L)
 		return
 	}
+	if asmEnabled {
+		shortFromListAVX2(out, L)
+		return
+	}
 	var w [sortW]uint64
 	for i := range W / 2 {
 		w[i] = (uint64(L[2*i]) | uint64(L[2*i+1])<<32) &^ (1 | 1<<32)

@@ -183,6 +183,9 @@ func r3Recip(out *[P]int8, a *[P]int8) int32 {
 	if simdEnabled {
 		return r3RecipSIMD(out, a)
 	}
+	if asmEnabled {
+		return r3RecipAVX2(out, a)
+	}
 	var rows [2]r3Rows
 	src, dst := &rows[0], &rows[1]
 	// g = reversed a: coefficient j is a[p-1-j] = pa[r3Pad+p-1-j], so bit

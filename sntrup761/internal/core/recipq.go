@@ -215,6 +215,9 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 	if simdEnabled {
 		return recipRqSIMD(out, a, scale)
 	}
+	if asmEnabled {
+		return recipRqAVX2(out, a, scale)
+	}
 	// Reversed x^p - x - 1 and reversed a, as power series.
 	var F, G [P + 1]int32
 	F[0], F[P-1], F[P] = 1, -1, -1

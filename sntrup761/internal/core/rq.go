@@ -96,8 +96,20 @@ func foldRqScaled(out *[P]int16, c *[2 * 768]int64, k int64) {
 func mulRounded(R *[P]uint32, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
 	inverseOfProduct(&c, z, sa, sb)
+	foldRound(R, &c)
+}
+
+// foldRound sets R to the digits of Rounded_encode(Round(c)) for c
+// reduced modulo (x^p-x-1, q) (see mulRounded).
+func foldRound(R *[P]uint32, c *[2 * 768]int64) {
 	digit := func(v int64) uint32 { return (uint32(int32(freezeQ(v))+Q12+1) * 10923) >> 15 }
-	lo, hi, hm := foldParts(&c)
+	if asmEnabled {
+		foldRoundAVX2(R, c)
+		R[0] = digit(c[0] + c[P])
+		R[P-1] = digit(c[P-1] + c[2*P-2])
+		return
+	}
+	lo, hi, hm := foldParts(c)
 	o := R[1 : P-1]
 	o = o[:len(lo)]
 	for i, v := range lo {
@@ -113,11 +125,23 @@ func mulRounded(R *[P]uint32, z, sa, sb *spectrum) {
 func mulLift3(e *[P]int8, z, sa, sb *spectrum) {
 	var c [2 * 768]int64
 	inverseOfProduct(&c, z, sa, sb)
+	foldLift3(e, &c)
+}
+
+// foldLift3 sets e = 3*c reduced modulo (x^p-x-1, q) and lifted to R/3
+// (see mulLift3).
+func foldLift3(e *[P]int8, c *[2 * 768]int64) {
 	if simdEnabled {
-		lift3SIMD(e, &c)
+		lift3SIMD(e, c)
 		return
 	}
-	lo, hi, hm := foldParts(&c)
+	if asmEnabled {
+		foldLift3AVX2(e, c)
+		e[0] = freeze3(int64(freezeQ(3 * (c[0] + c[P]))))
+		e[P-1] = freeze3(int64(freezeQ(3 * (c[P-1] + c[2*P-2]))))
+		return
+	}
+	lo, hi, hm := foldParts(c)
 	o := e[1 : P-1]
 	o = o[:len(lo)]
 	for i, v := range lo {
@@ -138,6 +162,12 @@ func mulR3(out *[P]int8, z, sa, sb *spectrum) {
 func foldR3(out *[P]int8, c *[2 * 768]int64) {
 	if simdEnabled {
 		foldR3SIMD(out, c)
+		return
+	}
+	if asmEnabled {
+		foldR3AVX2(out, c)
+		out[0] = freeze3(c[0] + c[P])
+		out[P-1] = freeze3(c[P-1] + c[2*P-2])
 		return
 	}
 	lo, hi, hm := foldParts(c)
@@ -209,7 +239,11 @@ func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 		return
 	}
 	if len(a) <= m { // public length: real inputs only
-		twistRadix3(pl, x, a)
+		if asmEnabled && m == 768 {
+			twistRadix3Asm(pl, x, a)
+		} else {
+			twistRadix3(pl, x, a)
+		}
 		pl.difFrom(x, 1)
 		return
 	}

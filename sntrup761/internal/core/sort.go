@@ -31,6 +31,10 @@ func sortShort(L *[P]uint32) {
 		sortShortSIMD(L)
 		return
 	}
+	if asmEnabled {
+		sortShortAVX2(L)
+		return
+	}
 	var w [sortW]uint64
 	for i := range P / 2 {
 		w[i] = uint64(L[2*i]) | uint64(L[2*i+1])<<32

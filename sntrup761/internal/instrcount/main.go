@@ -8,7 +8,10 @@
 // undercounts.)
 //
 // Usage: instrcount op n, with op one of keygen, enc, dec, batch (batch
-// runs GenerateKeys(32) n times).
+// runs GenerateKeys(32) n times). With PQKEX_INSTRCOUNT_SCALAR=1 in the
+// environment the AVX2 assembly path is switched off
+// (core.UseVectorPath), so that the scalar code is counted in the same
+// build.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"strconv"
 
 	"github.com/pqkex/pqkex/sntrup761"
+	"github.com/pqkex/pqkex/sntrup761/internal/core"
 )
 
 var sink []byte
@@ -73,6 +77,9 @@ func main() {
 	if err != nil || n < 0 {
 		fmt.Fprintln(os.Stderr, "instrcount: bad count", os.Args[2])
 		os.Exit(2)
+	}
+	if os.Getenv("PQKEX_INSTRCOUNT_SCALAR") == "1" {
+		core.UseVectorPath(false)
 	}
 	dk, err := sntrup761.GenerateKey() // warm-up and setup
 	if err != nil {

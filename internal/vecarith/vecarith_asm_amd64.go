@@ -1,0 +1,15 @@
+//go:build !purego && !goexperiment.simd
+
+package vecarith
+
+import "golang.org/x/sys/cpu"
+
+// The default build on amd64 has the assembly path.
+const (
+	built = true
+	path  = "assembly"
+)
+
+// AVX2 reports whether the CPU (and the OS, for the YMM registers) has
+// AVX2, so that the assembly path runs.
+var AVX2 = cpu.X86.HasAVX2

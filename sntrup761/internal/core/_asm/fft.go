@@ -1,0 +1,159 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The twiddled radix-4 stages of the scalar FFT (difFrom and ditStage in
+// ../fft.go) on complex128 values, two per YMM register (re0, im0, re1,
+// im1): values j and j+1 of each quarter of a block go through the same
+// operations as the scalar code performs on one value, in the same order
+// (every sum, difference and product rounded once, as Go rounds them; no
+// fused multiply-add), so the stages compute the same numbers.
+//
+// Complex products: with wr = (wr, wr) (VMOVDDUP) and wi = (wi, wi)
+// (VPERMILPD), z*w = VADDSUBPD(z*wr, swap(z)*wi) = (zr*wr - zi*wi, zi*wr +
+// zr*wi); z*conj(w) uses -wi (a sign flip, exact): (zr*wr + zi*wi, zi*wr -
+// zr*wi).
+//
+// Constant time: the same floating-point additions, subtractions and
+// multiplications of normal numbers and fixed lane shuffles for every
+// input; the loops run over public sizes (n, span, q).
+
+// fftSigns emits the constants: sign bits of the odd (imaginary) lanes,
+// and of every lane.
+func fftSigns() (odd, all Mem) {
+	odd = GLOBL("signOdd", RODATA|NOPTR)
+	for l := 0; l < 4; l++ {
+		DATA(8*l, U64(uint64(l&1)<<63))
+	}
+	all = GLOBL("signAll", RODATA|NOPTR)
+	for l := 0; l < 4; l++ {
+		DATA(8*l, U64(1<<63))
+	}
+	return odd, all
+}
+
+// twiddle loads two twiddles at m as (wr, wr), (wi, wi), negating wi if
+// conj is set.
+func twiddle(m Mem, conj bool, all VecVirtual) (VecVirtual, VecVirtual) {
+	w, wr, wi := YMM(), YMM(), YMM()
+	VMOVUPD(m, w)
+	VMOVDDUP(w, wr)
+	VPERMILPD(U8(0xF), w, wi)
+	if conj {
+		VXORPD(all, wi, wi)
+	}
+	return wr, wi
+}
+
+// cmul sets z = z*w for w given as (wr, wr), (wi, wi) (with wi negated:
+// z*conj(w)).
+func cmul(z, wr, wi Register) {
+	t, u := YMM(), YMM()
+	VMULPD(wr, z, t)         // zr*wr, zi*wr
+	VPERMILPD(U8(0x5), z, u) // zi, zr
+	VMULPD(wi, u, u)         // zi*wi, zr*wi
+	VADDSUBPD(u, t, z)       // zr*wr - zi*wi, zi*wr + zr*wi
+}
+
+// fftStage generates dif4StageAVX2 (dit false) or dit4StageAVX2.
+func fftStage(name string, dit bool, odd, all Mem) {
+	TEXT(name, NOSPLIT, "func(x *complex128, n, q int, w1, w2, w3 *complex128)")
+	Pragma("noescape")
+	if dit {
+		Doc(name+" is the twiddled radix-4 stage of ditStage (fft.go) on the",
+			"n values at x, blocks of span 4q (q even, n a multiple of 4q), with",
+			"the twiddles w1, w2, w3 (q each).")
+	} else {
+		Doc(name+" is the twiddled radix-4 stage of difFrom (fft.go) on the",
+			"n values at x, blocks of span 4q (q even, n a multiple of 4q), with",
+			"the twiddles w1, w2, w3 (q each).")
+	}
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	q := Load(Param("q"), GP64())
+	w1 := Load(Param("w1"), GP64())
+	w2 := Load(Param("w2"), GP64())
+	w3 := Load(Param("w3"), GP64())
+	oddv, allv := YMM(), YMM()
+	VMOVUPD(odd, oddv)
+	VMOVUPD(all, allv)
+
+	// qb = 16q bytes (a quarter); the blocks end at x + 16n bytes.
+	qb := GP64()
+	MOVQ(q, qb)
+	SHLQ(U8(4), qb)
+	end := GP64()
+	MOVQ(n, end)
+	SHLQ(U8(4), end)
+	ADDQ(x, end)
+
+	Label(name + "_block")
+	j, p := GP64(), GP64()
+	XORQ(j, j)
+	MOVQ(x, p)
+	Label(name + "_pair")
+	a, b, c, d := YMM(), YMM(), YMM(), YMM()
+	VMOVUPD(Mem{Base: p}, a)
+	VMOVUPD(Mem{Base: p, Index: qb, Scale: 1}, b)
+	VMOVUPD(Mem{Base: p, Index: qb, Scale: 2}, c)
+	t3 := GP64()
+	LEAQ(Mem{Base: qb, Index: qb, Scale: 2}, t3)
+	VMOVUPD(Mem{Base: p, Index: t3, Scale: 1}, d)
+	if dit {
+		wr, wi := twiddle(Mem{Base: w1, Index: j, Scale: 1}, true, allv)
+		cmul(b, wr, wi)
+		wr, wi = twiddle(Mem{Base: w2, Index: j, Scale: 1}, true, allv)
+		cmul(c, wr, wi)
+		wr, wi = twiddle(Mem{Base: w3, Index: j, Scale: 1}, true, allv)
+		cmul(d, wr, wi)
+	}
+	s0, d0, s1, d1 := YMM(), YMM(), YMM(), YMM()
+	VADDPD(c, a, s0)
+	VSUBPD(c, a, d0)
+	VADDPD(d, b, s1)
+	VSUBPD(d, b, d1)
+	y0, y1, y2, y3 := YMM(), YMM(), YMM(), YMM()
+	VADDPD(s1, s0, y0)
+	VSUBPD(s1, s0, y2)
+	sw := YMM()
+	VPERMILPD(U8(0x5), d1, sw) // d1i, d1r
+	// plus = (d0r + d1i, d0i - d1r), minus = (d0r - d1i, d0i + d1r)
+	plus, minus := YMM(), YMM()
+	VXORPD(oddv, sw, plus)
+	VADDPD(plus, d0, plus)
+	VADDSUBPD(sw, d0, minus)
+	if dit {
+		// y1 = d0 + i*d1 = minus, y3 = d0 - i*d1 = plus
+		VMOVAPD(minus, y1)
+		VMOVAPD(plus, y3)
+	} else {
+		// y1 = (d0 - i*d1)*w1 = plus*w1, y2 *= w2, y3 = (d0 + i*d1)*w3
+		VMOVAPD(plus, y1)
+		VMOVAPD(minus, y3)
+		wr, wi := twiddle(Mem{Base: w1, Index: j, Scale: 1}, false, allv)
+		cmul(y1, wr, wi)
+		wr, wi = twiddle(Mem{Base: w2, Index: j, Scale: 1}, false, allv)
+		cmul(y2, wr, wi)
+		wr, wi = twiddle(Mem{Base: w3, Index: j, Scale: 1}, false, allv)
+		cmul(y3, wr, wi)
+	}
+	VMOVUPD(y0, Mem{Base: p})
+	VMOVUPD(y1, Mem{Base: p, Index: qb, Scale: 1})
+	VMOVUPD(y2, Mem{Base: p, Index: qb, Scale: 2})
+	VMOVUPD(y3, Mem{Base: p, Index: t3, Scale: 1})
+	ADDQ(U8(32), p)
+	ADDQ(U8(32), j)
+	CMPQ(j, qb)
+	JNE(LabelRef(name + "_pair"))
+
+	// Next block: x += 4 quarters.
+	LEAQ(Mem{Base: x, Index: qb, Scale: 4}, x)
+	CMPQ(x, end)
+	JNE(LabelRef(name + "_block"))
+	VZEROUPPER()
+	RET()
+}

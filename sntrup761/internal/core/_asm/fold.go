@@ -1,0 +1,120 @@
+package main
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The folds after a ring product (mulRounded, mulLift3 and foldR3 in
+// ../rq.go) for coefficients 1..p-2, four at a time: v = c_i + c_(p+i) +
+// c_(p+i-1) in int64 lanes (exact), converted to float64 exactly (|v| <
+// 2^51: the bits of v added to those of 1.5*2^52, then 1.5*2^52
+// subtracted), reduced with float64 arithmetic that is exact here:
+//
+//   - freezeQ(v) = v - q*round(v/q): v/q is never within 1/(2q) of a
+//     half-integer (q is odd) and the product v*(1/q) is within 2^-25 of it
+//     for |v| < 2^27, so the rounding (adding and subtracting 1.5*2^52)
+//     picks the same integer; v - q*t is exact (integers below 2^53); the
+//     result is the representative in [-q12, q12] that freezeQ returns;
+//   - freeze3(r) = r - 3*round(r/3) in {-1, 0, 1} likewise (r/3 is k or
+//     k ± 1/3);
+//   - Round's digit floor((r + q12 + 1)/3) = round((r + q12)/3) (r + q12
+//     is 3k, 3k+1 or 3k+2).
+//
+// The integers are converted back with VCVTPD2DQ (exact: they are
+// integral). Coefficients 0 and p-1 have two terms only; the Go callers
+// set them (and overwrite coefficient p-1, which the last group of four
+// also writes). Constant time: the same instructions on every lane,
+// fixed loop counts and addresses.
+
+// foldKernels generates foldRoundAVX2, foldLift3AVX2 and foldR3AVX2.
+func foldKernels() {
+	magic := broadcastF64("foldMagic", 6755399441055744.0)
+	qinv := broadcastF64("qInv", 1.0/q)
+	qf := broadcastF64("qF", q)
+	third := broadcastF64("third", 1.0/3)
+	three := broadcastF64("three", 3)
+	q12f := broadcastF64("q12F", q12)
+	magicBits := GLOBL("foldMagicBits", RODATA|NOPTR)
+	for l := 0; l < 4; l++ {
+		DATA(8*l, U64(math.Float64bits(6755399441055744.0)))
+	}
+
+	type kind struct {
+		name, sig, doc string
+		out            int // bytes per output coefficient
+	}
+	for _, k := range []kind{
+		{"foldRoundAVX2", "func(R *[761]uint32, c *[1536]int64)", "Round's digits of freezeQ(v) (mulRounded)", 4},
+		{"foldLift3AVX2", "func(e *[761]int8, c *[1536]int64)", "freeze3(freezeQ(3v)) (mulLift3)", 1},
+		{"foldR3AVX2", "func(e *[761]int8, c *[1536]int64)", "freeze3(v) (foldR3)", 1},
+	} {
+		TEXT(k.name, NOSPLIT, k.sig)
+		Pragma("noescape")
+		Doc(k.name+" sets coefficients 1..p-1 of its output to "+k.doc+" for",
+			"v = c_i + c_(p+i) + c_(p+i-1); coefficient p-1 is the caller's to",
+			"overwrite.")
+		var out Register
+		if k.out == 4 {
+			out = Load(Param("R"), GP64())
+		} else {
+			out = Load(Param("e"), GP64())
+		}
+		c := Load(Param("c"), GP64())
+		ADDQ(U8(8), c)              // c_1
+		ADDQ(U8(uint8(k.out)), out) // coefficient 1
+		n := GP64()
+		MOVQ(U32(190), n) // coefficients 1..760
+		Label(k.name + "_loop")
+		v, t := YMM(), YMM()
+		VMOVDQU(Mem{Base: c}, v)
+		VPADDQ(Mem{Base: c, Disp: 8 * p}, v, v)
+		VPADDQ(Mem{Base: c, Disp: 8 * (p - 1)}, v, v)
+		if k.name == "foldLift3AVX2" {
+			VPADDQ(v, v, t)
+			VPADDQ(t, v, v) // 3v
+		}
+		// to float64, exactly
+		VPADDQ(magicBits, v, v)
+		VSUBPD(magic, v, v)
+		if k.name != "foldR3AVX2" {
+			// freezeQ: v - q*round(v/q)
+			VMULPD(qinv, v, t)
+			VADDPD(magic, t, t)
+			VSUBPD(magic, t, t)
+			VMULPD(qf, t, t)
+			VSUBPD(t, v, v)
+		}
+		if k.name == "foldRoundAVX2" {
+			VADDPD(q12f, v, v)
+			VMULPD(third, v, v)
+			VADDPD(magic, v, v)
+			VSUBPD(magic, v, v)
+		} else {
+			// freeze3: r - 3*round(r/3)
+			VMULPD(third, v, t)
+			VADDPD(magic, t, t)
+			VSUBPD(magic, t, t)
+			VMULPD(three, t, t)
+			VSUBPD(t, v, v)
+		}
+		x := XMM()
+		VCVTPD2DQY(v, x)
+		if k.out == 4 {
+			VMOVDQU(x, Mem{Base: out})
+		} else {
+			VPACKSSDW(x, x, x)
+			VPACKSSWB(x, x, x)
+			VMOVD(x, Mem{Base: out})
+		}
+		ADDQ(U8(32), c)
+		ADDQ(U8(uint8(4*k.out)), out)
+		DECQ(n)
+		JNZ(LabelRef(k.name + "_loop"))
+		VZEROUPPER()
+		RET()
+	}
+}

@@ -1,0 +1,222 @@
+// Command _asm generates the AVX2 kernels of package core
+// (../avx2_amd64.s) and their Go declarations (../avx2_amd64.go)
+// with avo, the way the Go standard library generates its assembly:
+//
+//	cd sntrup761/internal/core/_asm
+//	go run . -out ../avx2_amd64.s -stubs ../avx2_amd64.go -pkg core
+//
+// The generated files are committed; .ci/run regenerates them and fails
+// if they differ. This directory is a module of its own so that the main
+// module does not depend on avo.
+//
+// Each kernel computes exactly what a piece of the scalar code of package
+// core computes (the Go glue in ../asm_amd64.go says which); the tests in
+// ../asm_amd64_test.go compare them on random inputs.
+//
+// Constant time. The kernels work on values that are secret (coefficients
+// of private keys, of the inverses being computed, of plaintexts). In
+// every kernel below:
+//   - no branch depends on a secret: the only branches are loop counters
+//     that come from public sizes (the number of blocks, fixed by the step
+//     counter of the caller, not by any coefficient);
+//   - no memory address depends on a secret: every load and store is at a
+//     pointer argument plus a constant or plus a public loop offset;
+//   - the instructions used (VPADDW, VPSUBW, VPMULLW, VPMULHW, VPAND,
+//     VPANDN, VPOR, VPXOR, shifts by constants, VPERM2I128, VPALIGNR,
+//     VPBROADCASTW/Q, VPMINUD/VPMAXUD, VPBLENDD) take a time that does not
+//     depend on their operands on the x86 cores we know of; decisions
+//     (swap or not) are applied as all-ones/all-zeros masks.
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// q is sntrup761's modulus.
+const q = 4591 // sntrup761's modulus
+
+func main() {
+	ConstraintExpr("!purego")
+	q16 := GLOBL("q16", RODATA|NOPTR)
+	DATA(0, U16(q))
+
+	recipRqSteps(q16)
+	r3Step()
+	sortKeys(laneReverseData())
+	odd, all := fftSigns()
+	fftStage("dif4StageAVX2", false, odd, all)
+	fftStage("dit4StageAVX2", true, odd, all)
+	k := fft16Data(odd, all)
+	dif16Kernel(&k)
+	dit16ProductsKernel(&k, false)
+	dit16ProductsKernel(&k, true)
+	radix3Kernels(&k)
+	foldKernels()
+	Generate()
+}
+
+// Offsets in r3StepAVX2's state (r3State in ../asm_amd64.go): four
+// polynomials f, g, v, r of 768 coefficients, each as two bit-planes
+// (nz, sg) of three 256-bit vectors.
+func r3Vec(s Register, poly, plane, i int) Mem {
+	return Mem{Base: s, Disp: poly*192 + plane*96 + i*32}
+}
+
+const (
+	polyF, polyG, polyV, polyR = 0, 1, 2, 3
+	planeNZ, planeSG           = 0, 1
+)
+
+// add3 sets (anz, asg) to the sum in F_3 of (anz, asg) and (bnz, bsg),
+// lane by lane on the bit-planes (add3 in ../r3.go): nz = (a.nz ^ b.nz) |
+// (a.nz &^ (a.sg ^ b.sg)), sg = (a.sg | b.sg) ^ (a.nz & b.nz).
+func add3(anz, asg, bnz, bsg Register) {
+	t, u := YMM(), YMM()
+	VPXOR(bsg, asg, t)  // a.sg ^ b.sg
+	VPANDN(anz, t, t)   // a.nz &^ t
+	VPXOR(bnz, anz, u)  // a.nz ^ b.nz
+	VPOR(t, u, u)       // new nz
+	VPAND(bnz, anz, t)  // a.nz & b.nz
+	VPOR(bsg, asg, asg) // a.sg | b.sg
+	VPXOR(t, asg, asg)  // new sg
+	VMOVDQA(u, anz)
+}
+
+// swapMask exchanges a and b where sw is all ones.
+func swapMask(a, b, sw Register) {
+	t := YMM()
+	VPXOR(a, b, t)
+	VPAND(sw, t, t)
+	VPXOR(t, a, a)
+	VPXOR(t, b, b)
+}
+
+// shiftDown sets d to the 256 bits of x shifted down one bit, with bit 0
+// of the next vector y at the top (a 768-bit division by x).
+func shiftDown(d, x, y Register) {
+	t := YMM()
+	VPERM2I128(U8(0x21), y, x, t) // x2 x3 y0 y1
+	VPALIGNR(U8(8), x, t, t)      // x1 x2 x3 y0: the words after x's
+	VPSLLQ(U8(63), t, t)
+	VPSRLQ(U8(1), x, d)
+	VPOR(t, d, d)
+}
+
+// shiftUp sets d to the 256 bits of y shifted up one bit, with the top bit
+// of the previous vector x at the bottom (a 768-bit multiplication by x).
+func shiftUp(d, x, y Register) {
+	t := YMM()
+	VPERM2I128(U8(0x21), y, x, t) // x2 x3 y0 y1
+	VPALIGNR(U8(8), t, y, t)      // x3 y0 y1 y2: the words before y's
+	VPSRLQ(U8(63), t, t)
+	VPSLLQ(U8(1), y, d)
+	VPOR(t, d, d)
+}
+
+// r3Step generates r3StepAVX2, one divstep of the R/3 inversion on the
+// bit-planes (the loop body of r3RecipSIMD in ../r3_simd_amd64.go and of
+// r3RecipAVX2 in ../asm_amd64.go): f, g swapped by the mask sw;
+// g = (g + c*f)/x; v = x*v; v, r swapped by sw; r = r + c*v, where c is
+// given by its planes cnz, csg (masks).
+//
+// Constant time: boolean operations, shifts by constants and fixed lane
+// shuffles on every word of all four polynomials; the swap and c are
+// broadcast masks; there is no branch and every address is s plus a
+// constant.
+func r3Step() {
+	TEXT("r3StepAVX2", NOSPLIT, "func(s *[96]uint64, m *[3]uint64)")
+	Pragma("noescape")
+	Doc("r3StepAVX2 runs one divstep of the R/3 inversion on the state s",
+		"(f, g, v, r as bit-planes, see r3State) with the masks m = sw, cnz,",
+		"csg. Constant time in s and m.")
+	s := Load(Param("s"), GP64())
+	mp := Load(Param("m"), GP64())
+	sw, cnz, csg := YMM(), YMM(), YMM()
+	VPBROADCASTQ(Mem{Base: mp, Disp: 0}, sw)
+	VPBROADCASTQ(Mem{Base: mp, Disp: 8}, cnz)
+	VPBROADCASTQ(Mem{Base: mp, Disp: 16}, csg)
+
+	// f, g <- swapped; (sn, ss) = g + c*f, stored back in g's place
+	// before the shift.
+	var sn, ss [3]VecVirtual
+	for i := 0; i < 3; i++ {
+		fn, fs, gn, gs := YMM(), YMM(), YMM(), YMM()
+		VMOVDQU(r3Vec(s, polyF, planeNZ, i), fn)
+		VMOVDQU(r3Vec(s, polyF, planeSG, i), fs)
+		VMOVDQU(r3Vec(s, polyG, planeNZ, i), gn)
+		VMOVDQU(r3Vec(s, polyG, planeSG, i), gs)
+		swapMask(fn, gn, sw)
+		swapMask(fs, gs, sw)
+		VMOVDQU(fn, r3Vec(s, polyF, planeNZ, i))
+		VMOVDQU(fs, r3Vec(s, polyF, planeSG, i))
+		pn, ps := YMM(), YMM()
+		VPAND(cnz, fn, pn)
+		VPXOR(csg, fs, ps)
+		VPAND(pn, ps, ps)
+		add3(gn, gs, pn, ps)
+		sn[i], ss[i] = gn, gs
+	}
+	zero := YMM()
+	VPXOR(zero, zero, zero)
+	next := [3]VecVirtual{sn[1], sn[2], zero}
+	nexts := [3]VecVirtual{ss[1], ss[2], zero}
+	for i := 0; i < 3; i++ {
+		d := YMM()
+		shiftDown(d, sn[i], next[i])
+		VMOVDQU(d, r3Vec(s, polyG, planeNZ, i))
+		shiftDown(d, ss[i], nexts[i])
+		VMOVDQU(d, r3Vec(s, polyG, planeSG, i))
+	}
+
+	// v <- x*v; v, r <- swapped; r <- r + c*v.
+	prevN, prevS := zero, zero
+	for i := 0; i < 3; i++ {
+		on, os := YMM(), YMM()
+		VMOVDQU(r3Vec(s, polyV, planeNZ, i), on)
+		VMOVDQU(r3Vec(s, polyV, planeSG, i), os)
+		vn, vs := YMM(), YMM()
+		shiftUp(vn, prevN, on)
+		shiftUp(vs, prevS, os)
+		prevN, prevS = on, os
+		rn, rs := YMM(), YMM()
+		VMOVDQU(r3Vec(s, polyR, planeNZ, i), rn)
+		VMOVDQU(r3Vec(s, polyR, planeSG, i), rs)
+		swapMask(vn, rn, sw)
+		swapMask(vs, rs, sw)
+		pn, ps := YMM(), YMM()
+		VPAND(cnz, vn, pn)
+		VPXOR(csg, vs, ps)
+		VPAND(pn, ps, ps)
+		add3(rn, rs, pn, ps)
+		VMOVDQU(vn, r3Vec(s, polyV, planeNZ, i))
+		VMOVDQU(vs, r3Vec(s, polyV, planeSG, i))
+		VMOVDQU(rn, r3Vec(s, polyR, planeNZ, i))
+		VMOVDQU(rs, r3Vec(s, polyR, planeSG, i))
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// divstepVec updates 16 coefficients: y = ca*y - cb*x - (cah*y - cbh*x
+// high halves)*q (the difference of two Shoup products, see divstepVec in
+// ../recipq_simd_amd64.go for the bounds), x = y or x by the mask sw.
+func divstepVec(xm, ym Mem, ca, cah, cb, cbh, sw, qv Register) {
+	X, Y, t, u, h, l := YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
+	VMOVDQU(xm, X)
+	VMOVDQU(ym, Y)
+	VPMULLW(ca, Y, t) // t = ca*y (low half)
+	VPMULLW(cb, X, u) // u = cb*x
+	VPSUBW(u, t, t)   // t = ca*y - cb*x
+	VPMULHW(cah, Y, h)
+	VPMULHW(cbh, X, l)
+	VPSUBW(l, h, h)   // quotient estimates, subtracted
+	VPMULLW(qv, h, h) // times q
+	VPSUBW(h, t, t)
+	VMOVDQU(t, ym)
+	VPXOR(X, Y, u) // x ^= sw & (x ^ y)
+	VPAND(sw, u, u)
+	VPXOR(u, X, X)
+	VMOVDQU(X, xm)
+}

@@ -1,0 +1,309 @@
+//go:build !purego && !goexperiment.simd
+
+package core
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/pqkex/pqkex/internal/vecarith"
+)
+
+// The AVX2 assembly kernels against the scalar code they replace, on
+// random inputs, in the same binary. (The fast-vs-reference tests of the
+// other files run the assembly path whenever the CPU has AVX2, since they
+// call the dispatching functions.)
+
+// withoutAsm runs f with the assembly path off, then restores it. Tests
+// that use it must not be parallel, so that no other test runs while the
+// switch is off.
+func withoutAsm(f func()) {
+	defer UseVectorPath(UseVectorPath(false))
+	f()
+}
+
+// asmIterations is iterations without t.Parallel (see withoutAsm).
+func asmIterations(n int) int {
+	if os.Getenv("PQKEX_LONG") == "1" {
+		return 10000
+	}
+	if testing.Short() {
+		return max(1, n/10)
+	}
+	return n
+}
+
+// needAsm stops a test that needs the assembly path on a CPU without
+// AVX2: it fails in CI (CI=true; CI's machines have AVX2 and .ci/run
+// checks) and skips elsewhere, so that go test passes on older machines.
+func needAsm(t *testing.T) {
+	t.Helper()
+	if !vecarith.AVX2 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CPU without AVX2: the assembly path cannot be tested here")
+		}
+		t.Skip("CPU without AVX2: the assembly path cannot be tested here")
+	}
+	if !asmEnabled {
+		t.Fatal("the assembly path is off on a CPU with AVX2")
+	}
+}
+
+// TestAsmEnabled: on an AVX2 CPU the assembly path is on, as
+// internal/vecarith (whose Label pqkex bench reports) says, and
+// UseVectorPath switches it.
+func TestAsmEnabled(t *testing.T) {
+	needAsm(t)
+	if got := vecarith.Label(); got != "avx2 (assembly)" {
+		t.Fatalf("Label %q", got)
+	}
+	if !UseVectorPath(false) || asmEnabled || UseVectorPath(true) || !asmEnabled {
+		t.Fatal("UseVectorPath does not switch asmEnabled")
+	}
+}
+
+func randomRqPoly(rng *rand.Rand, a *[P]int16) {
+	for i := range a {
+		a[i] = int16(rng.IntN(Q) - Q12)
+	}
+}
+
+func randomSmallPoly(rng *rand.Rand, a *[P]int8) {
+	for i := range a {
+		a[i] = int8(rng.IntN(3) - 1)
+	}
+}
+
+// TestShoupCompanion: recipRqStepsAVX2 computes the Shoup companion
+// ((c+q)*2^16 + q/2)/q - 2^16 of every multiplier c in [-q12, q12] as a
+// multiplication by ceil(2^42/q) and a shift; this checks that the two
+// agree on every c (the kernel's recipRq tests check its results).
+func TestShoupCompanion(t *testing.T) {
+	const m = (1<<42 + Q - 1) / Q
+	for c := int64(-Q12); c <= Q12; c++ {
+		n := (c+Q)<<16 + Q/2
+		if n*m>>42 != n/Q {
+			t.Fatalf("c = %d: %d, want %d", c, n*m>>42, n/Q)
+		}
+	}
+}
+
+// TestRecipRqAsm: recipRq on the assembly path gives the scalar path's
+// bytes, for random a, for a multiple of x^p-x-1 plus nothing (a = 0, not
+// invertible) and for sparse a.
+func TestRecipRqAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for it := range asmIterations(60) {
+		var a [P]int16
+		switch it % 3 {
+		case 0:
+			randomRqPoly(rng, &a)
+		case 1:
+			a[rng.IntN(P)] = int16(rng.IntN(Q) - Q12)
+		}
+		if it == 2 {
+			clear(a[:])
+		}
+		scale := int16(rng.IntN(Q) - Q12)
+		var got, want [P]int16
+		gr := recipRq(&got, &a, scale)
+		var wr int32
+		withoutAsm(func() { wr = recipRq(&want, &a, scale) })
+		if gr != wr || (wr == 0 && got != want) {
+			t.Fatalf("iteration %d: assembly (%d) differs from scalar (%d)", it, gr, wr)
+		}
+	}
+}
+
+// TestR3RecipAsm: r3Recip on the assembly path gives the scalar path's
+// result for random small a (invertible or not), sparse a and a = 0.
+func TestR3RecipAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	invertible := 0
+	for it := range asmIterations(100) {
+		var a [P]int8
+		switch it % 3 {
+		case 0, 1:
+			randomSmallPoly(rng, &a)
+		case 2:
+			a[rng.IntN(P)] = int8(1 - 2*rng.IntN(2))
+		}
+		if it == 5 {
+			clear(a[:])
+		}
+		var got, want [P]int8
+		gr := r3Recip(&got, &a)
+		var wr int32
+		withoutAsm(func() { wr = r3Recip(&want, &a) })
+		if gr != wr || (wr == 0 && got != want) {
+			t.Fatalf("iteration %d: assembly (%d) differs from scalar (%d)", it, gr, wr)
+		}
+		if wr == 0 {
+			invertible++
+		}
+	}
+	if invertible == 0 {
+		t.Fatal("no invertible input: the comparison of results never ran")
+	}
+}
+
+// TestSortAsm: sortShort and shortFromList on the assembly path give the
+// scalar path's results for random lists, lists of few distinct values
+// (ties) and sorted/reversed lists.
+func TestSortAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for it := range asmIterations(200) {
+		var L [P]uint32
+		for i := range L {
+			switch it % 4 {
+			case 0:
+				L[i] = rng.Uint32() % 0xffffffff
+			case 1:
+				L[i] = uint32(rng.IntN(4)) << uint(rng.IntN(31))
+			case 2:
+				L[i] = uint32(i) * 5
+			case 3:
+				L[i] = 0xfffffffe - uint32(i)
+			}
+		}
+		got, want := L, L
+		sortShort(&got)
+		withoutAsm(func() { sortShort(&want) })
+		if got != want {
+			t.Fatalf("iteration %d: sortShort differs", it)
+		}
+		var gs, ws [P]int8
+		shortFromList(&gs, &L)
+		withoutAsm(func() { shortFromList(&ws, &L) })
+		if gs != ws {
+			t.Fatalf("iteration %d: shortFromList differs", it)
+		}
+	}
+}
+
+// TestFFTStagesAsm: the FFT passes in assembly compute the same float64
+// values as the scalar passes, bit for bit (both round every operation
+// once; the default GOAMD64 has no fused multiply-add), on random values
+// of transform size: the forward pass after the radix-3 stage and the
+// inverse passes down to it, of plan768, and the radix-16 passes alone
+// (dif16; dit16Products with and without the sum of two products), the
+// last inverse pass with its rounding (lastInverse768) and the forward
+// transform from integer coefficients (forwardInt: twistRadix3AVX2).
+func TestFFTStagesAsm(t *testing.T) {
+	needAsm(t)
+	if fmaBuild {
+		t.Skip("GOAMD64=v3 or later: the compiler may fuse the scalar code's multiply-adds")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for it := range asmIterations(50) {
+		var x [768]complex128
+		for i := range x {
+			x[i] = complex(float64(rng.IntN(1<<20)-1<<19)*rng.Float64(), float64(rng.IntN(1<<20)-1<<19)*rng.Float64())
+		}
+		got, want := x, x
+		plan768.difFrom(got[:], 1)
+		withoutAsm(func() { plan768.difFrom(want[:], 1) })
+		if got != want {
+			t.Fatalf("iteration %d: difFrom differs", it)
+		}
+		got, want = x, x
+		plan768.ditTo(got[:], 1)
+		withoutAsm(func() { plan768.ditTo(want[:], 1) })
+		if got != want {
+			t.Fatalf("iteration %d: ditTo differs", it)
+		}
+		got, want = x, x
+		dif16(got[:])
+		withoutAsm(func() { dif16(want[:]) })
+		if got != want {
+			t.Fatalf("iteration %d: dif16 differs", it)
+		}
+		var gc, wc [1536]int64
+		got = x
+		plan768.lastInverse768(&got, &gc)
+		withoutAsm(func() { plan768.lastInverse768(&got, &wc) })
+		if gc != wc {
+			t.Fatalf("iteration %d: lastInverse768 differs", it)
+		}
+		for _, n := range []int{761, 768, 700} { // public lengths up to m
+			a := make([]int16, n)
+			for i := range a {
+				a[i] = int16(rng.IntN(Q) - Q12)
+			}
+			var gs, ws [768]complex128
+			forwardInt(plan768, gs[:], a)
+			withoutAsm(func() { forwardInt(plan768, ws[:], a) })
+			if gs != ws {
+				t.Fatalf("iteration %d: forwardInt (%d int16 coefficients) differs", it, n)
+			}
+			s := make([]int8, n)
+			for i := range s {
+				s[i] = int8(rng.IntN(3) - 1)
+			}
+			forwardInt(plan768, gs[:], s)
+			withoutAsm(func() { forwardInt(plan768, ws[:], s) })
+			if gs != ws {
+				t.Fatalf("iteration %d: forwardInt (%d int8 coefficients) differs", it, n)
+			}
+		}
+		var y, u, v [768]complex128
+		for i := range y {
+			y[i] = complex(rng.NormFloat64()*1e3, rng.NormFloat64()*1e3)
+			u[i] = complex(rng.NormFloat64()*1e3, rng.NormFloat64()*1e3)
+			v[i] = complex(rng.NormFloat64()*1e3, rng.NormFloat64()*1e3)
+		}
+		var gz, wz [768]complex128
+		dit16Products(gz[:], x[:], y[:], nil, nil)
+		withoutAsm(func() { dit16Products(wz[:], x[:], y[:], nil, nil) })
+		if gz != wz {
+			t.Fatalf("iteration %d: dit16Products (a*b) differs", it)
+		}
+		dit16Products(gz[:], x[:], y[:], u[:], v[:])
+		withoutAsm(func() { dit16Products(wz[:], x[:], y[:], u[:], v[:]) })
+		if gz != wz {
+			t.Fatalf("iteration %d: dit16Products (a*b + c*d) differs", it)
+		}
+	}
+}
+
+// TestFoldsAsm: the folds after a product (mulRounded's digits, mulLift3,
+// foldR3) on the assembly path give the scalar code's bytes, for linear
+// products c with coefficients of the sizes the products produce (Rq
+// times small: |c_i| < 761*2295; small times small: |c_i| <= 761) and at
+// those bounds.
+func TestFoldsAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for it := range asmIterations(200) {
+		var c [1536]int64
+		bound := int64(761 * 2295)
+		if it%2 == 1 {
+			bound = 761
+		}
+		for i := range 2*P - 1 {
+			c[i] = rng.Int64N(2*bound+1) - bound
+			if it%7 == 0 {
+				c[i] = bound * (1 - 2*int64(i&1))
+			}
+		}
+		var gr, wr [P]uint32
+		var ge, we, g3, w3 [P]int8
+		gc := c
+		foldRound(&gr, &gc)
+		foldLift3(&ge, &gc)
+		foldR3(&g3, &gc)
+		withoutAsm(func() {
+			wc := c
+			foldRound(&wr, &wc)
+			foldLift3(&we, &wc)
+			foldR3(&w3, &wc)
+		})
+		if gr != wr || ge != we || g3 != w3 {
+			t.Fatalf("iteration %d: a fold differs (digits %v, lift3 %v, R3 %v)", it, gr == wr, ge == we, g3 == w3)
+		}
+	}
+}

@@ -1,0 +1,10 @@
+//go:build !amd64 || purego || goexperiment.simd
+
+package core
+
+// No AVX2 assembly path in this build (see asm_enabled_amd64.go): the
+// hooks guarded by asmEnabled compile away.
+const asmEnabled = false
+
+// UseVectorPath does nothing in this build and reports false.
+func UseVectorPath(on bool) (was bool) { return false }
