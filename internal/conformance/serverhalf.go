@@ -174,24 +174,31 @@ func (m *method) uncompressed(p []byte) []byte {
 }
 
 // redrawClassical replaces h's classical key pair and secret with new
-// ones for the client's C_INIT (already checked by answer).
-func (h *serverHalf) redrawClassical(m *method, clientInit []byte) error {
+// ones for the client's C_INIT (already checked by answer), drawing key
+// pairs until want holds of the public key (at most maxRespond); the
+// secret is computed for that one only.
+func (h *serverHalf) redrawClassical(m *method, clientInit []byte, want func(pub []byte) bool) error {
 	curve := m.ecdhCurve()
 	peerKey, err := curve.NewPublicKey(m.uncompressed(clientInit[m.ekSize:]))
 	if err != nil {
 		return err
 	}
-	priv, err := curve.GenerateKey(nil)
-	if err != nil {
-		return err
+	for range maxRespond {
+		priv, err := curve.GenerateKey(nil)
+		if err != nil {
+			return err
+		}
+		if pub := priv.PublicKey().Bytes(); want(pub) {
+			kCL, err := priv.ECDH(peerKey)
+			if err != nil {
+				return err
+			}
+			clear(h.kCL)
+			h.priv, h.kCL, h.pub = priv, kCL, pub
+			return nil
+		}
 	}
-	kCL, err := priv.ECDH(peerKey)
-	if err != nil {
-		return err
-	}
-	clear(h.kCL)
-	h.priv, h.kCL, h.pub = priv, kCL, priv.PublicKey().Bytes()
-	return nil
+	return fmt.Errorf("no %s key pair as wanted in %d", m.curve, maxRespond)
 }
 
 // reply is S_REPLY: the ciphertext, then the public key (RFC 10042 §2.1,
