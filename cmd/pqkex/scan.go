@@ -86,7 +86,8 @@ type scanResult struct {
 }
 
 // runScan implements "pqkex scan". Exit status: 0 when a post-quantum key
-// exchange was negotiated, 3 when the server offers none, 1 on error.
+// exchange was negotiated, or the server offers one that -kex did not
+// list; 3 when the server offers none; 1 on error.
 func runScan(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -134,7 +135,15 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "pqkex scan:", err)
 		}
 		return 1
-	case len(res.PQOffered) == 0 || !res.PQ:
+	case len(res.PQOffered) > 0 && !res.PQ:
+		// The server has post-quantum key exchange; the -kex list asked
+		// for none of it. Nothing to upgrade: say what was negotiated.
+		if !*asJSON {
+			fmt.Fprintf(stderr, "pqkex scan: %s offers post-quantum key exchange (%s), but -kex listed none of it, so %s was negotiated\n",
+				addr, strings.Join(res.PQOffered, ", "), res.Selected)
+		}
+		return 0
+	case len(res.PQOffered) == 0:
 		if !*asJSON {
 			fmt.Fprintf(stderr, "WARNING: connection to %s is not using a post-quantum key exchange algorithm.\n"+
 				"This session may be vulnerable to \"store now, decrypt later\" attacks.\n"+
