@@ -19,3 +19,17 @@ func FuzzCheckClientStream(f *testing.F) {
 	check := fuzzClientStreams(f)
 	f.Fuzz(func(t *testing.T, which, stream []byte) { check(t, which, stream) })
 }
+
+// The verdict properties (verdict_test.go) on the simulated peers of
+// sim_test.go: the fuzzer picks the peer (honest, or one defect), the
+// method and the case, and for clients the identification line.
+
+func FuzzVerdictServer(f *testing.F) {
+	check := fuzzVerdictServers(f)
+	f.Fuzz(func(t *testing.T, which []byte) { check(t, which) })
+}
+
+func FuzzVerdictClient(f *testing.F) {
+	check := fuzzVerdictClients(f)
+	f.Fuzz(func(t *testing.T, which, ident []byte) { check(t, which, ident) })
+}

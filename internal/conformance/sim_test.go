@@ -9,6 +9,7 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"errors"
@@ -18,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/kexhash"
 	"golang.org/x/crypto/curve25519"
@@ -54,9 +54,16 @@ const (
 
 func (d defect) server() bool { return bytes.HasPrefix([]byte(d), []byte("server")) }
 
-// simHostKey is the simulated server's host key.
-func simHostKey(t testing.TB) ssh.AlgorithmSigner {
-	_, s := sshtest.Ed25519Key(t)
+// simHostKey is a simulated server's host key, fresh on every call.
+func simHostKey() ssh.AlgorithmSigner {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		panic(err)
+	}
 	return s.(ssh.AlgorithmSigner)
 }
 
@@ -339,12 +346,22 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 // simServer listens on loopback and serves every connection with defect
 // d until the test ends; it returns the address.
 func simServer(t testing.TB, d defect) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := listenSim(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	key := simHostKey(t)
+	return ln.Addr().String()
+}
+
+// listenSim listens on loopback and serves every connection with defect
+// d until the listener is closed.
+func listenSim(d defect) (net.Listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	key := simHostKey()
 	go func() {
 		for {
 			nc, err := ln.Accept()
@@ -354,7 +371,7 @@ func simServer(t testing.TB, d defect) string {
 			go simServe(nc, d, key)
 		}
 	}()
-	return ln.Addr().String()
+	return ln, nil
 }
 
 // simIdent is the simulated client's identification line.

@@ -78,6 +78,14 @@ var clientDefects = []defectSpec{
 
 func (s defectSpec) concerns(m *method) bool { return s.methods == nil || s.methods(m) }
 
+// timeout is the per-case timeout of the checks of s.
+func (s defectSpec) timeout() time.Duration {
+	if s.waits {
+		return time.Second
+	}
+	return 10 * time.Second
+}
+
 // checkSimServer runs the cases named in ids (all if nil) of method m
 // against a simulated server at addr.
 func checkSimServer(addr string, m *method, ids []string) []Result {
@@ -95,21 +103,21 @@ func checkSimServer(addr string, m *method, ids []string) []Result {
 
 // checkSimClients runs the cases named in ids (all if nil) of method m
 // against simulated clients with defect d.
-func checkSimClients(t *testing.T, d defect, m *method, ids []string, timeout time.Duration) []Result {
+func checkSimClients(t verdictT, d defect, m *method, ids []string, ident string, timeout time.Duration) []Result {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Error(err) // not Fatal: it runs on the test's workers too
+		t.Errorf("%v", err) // not Fatal: it runs on the test's workers too
 		return nil
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	go func() { simClients(ln.Addr().String(), d, []string{m.name}, simIdent, stop); close(done) }()
+	go func() { simClients(ln.Addr().String(), d, []string{m.name}, ident, stop); close(done) }()
 	defer func() { close(stop); <-done }()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Methods: []string{m.name}, Timeout: timeout, only: ids})
 	if err != nil {
-		t.Error(err)
+		t.Errorf("%v", err)
 		return nil
 	}
 	return rep.Results
@@ -117,8 +125,11 @@ func checkSimClients(t *testing.T, d defect, m *method, ids []string, timeout ti
 
 // requireVerdicts checks rs against spec: the flagged cases must not
 // conform (and must have run), every other case of an allowed variant
-// must conform or not apply. It returns the exchanges (connections) used.
-func requireVerdicts(t *testing.T, spec defectSpec, rs []Result) int {
+// must conform or not apply. A case of an honest or allowed peer that
+// could not run (a timeout on a starved machine) is not a verdict on the
+// peer: it is counted in notRun, and fails t only when mustRun. It
+// returns the exchanges (connections) used.
+func requireVerdicts(t verdictT, spec defectSpec, rs []Result, mustRun bool) int {
 	t.Helper()
 	n := 0
 	for _, id := range spec.flagged {
@@ -134,11 +145,8 @@ func requireVerdicts(t *testing.T, spec defectSpec, rs []Result) int {
 				t.Errorf("%s: %s %s was not flagged: %s: %s", spec.d, r.Method, r.Case, r.Observed(), r.Detail)
 			}
 		case spec.flagged == nil && r.Verdict == NotRun:
-			// Not a verdict on the peer: the check could not run the
-			// case (a timeout on a starved machine); counted, not a
-			// false verdict, but the default run allows none.
 			notRun.Add(1)
-			if os.Getenv("PQKEX_VERDICT_EXCHANGES") == "" {
+			if mustRun {
 				t.Errorf("%s: %s %s did not run: %s", describeSpec(spec), r.Method, r.Case, r.Detail)
 			}
 		case spec.flagged == nil:
@@ -148,6 +156,18 @@ func requireVerdicts(t *testing.T, spec defectSpec, rs []Result) int {
 		}
 	}
 	return n
+}
+
+// verdictT is the part of a *testing.T the verdict checks use (a fuzz
+// target's T may be go-118-fuzz-build's).
+type verdictT interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
+// shortRun: the default go test run, which allows no case to go unrun.
+func shortRun() bool {
+	return os.Getenv("PQKEX_VERDICT_EXCHANGES") == "" && os.Getenv("PQKEX_VERDICT_RUNS") == ""
 }
 
 // notRun counts the cases of honest or allowed peers that could not run.
@@ -171,8 +191,8 @@ func TestVerdictHonestNeverFlagged(t *testing.T) {
 	exchanges, runs := 0, 0
 	for exchanges < want || runs == 0 {
 		for _, m := range methods {
-			exchanges += requireVerdicts(t, spec, checkSimServer(addr, m, nil))
-			exchanges += requireVerdicts(t, spec, checkSimClients(t, honestPeer, m, nil, 10*time.Second))
+			exchanges += requireVerdicts(t, spec, checkSimServer(addr, m, nil), shortRun())
+			exchanges += requireVerdicts(t, spec, checkSimClients(t, honestPeer, m, nil, simIdent, 10*time.Second), shortRun())
 		}
 		runs++
 		if t.Failed() {
@@ -196,10 +216,7 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 			if spec.d.server() {
 				addr = simServer(t, spec.d)
 			}
-			timeout := 10 * time.Second
-			if spec.waits {
-				timeout = time.Second
-			}
+			timeout := spec.timeout()
 			type job struct{ m *method }
 			jobs := make(chan job)
 			var wg sync.WaitGroup
@@ -210,9 +227,9 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 					defer wg.Done()
 					for j := range jobs {
 						if spec.d.server() {
-							requireVerdicts(t, spec, checkSimServer(addr, j.m, spec.flagged))
+							requireVerdicts(t, spec, checkSimServer(addr, j.m, spec.flagged), shortRun())
 						} else {
-							requireVerdicts(t, spec, checkSimClients(t, spec.d, j.m, spec.flagged, timeout))
+							requireVerdicts(t, spec, checkSimClients(t, spec.d, j.m, spec.flagged, simIdent, timeout), shortRun())
 						}
 						if n := total.Add(1); runs > 1 && n%500 == 0 {
 							fmt.Fprintf(os.Stderr, "verdict: %s: %d runs\n", spec.d, n)
