@@ -1,7 +1,7 @@
 #!/bin/bash -eu
 # OSS-Fuzz / ClusterFuzzLite build of pqkex's fuzz targets: every go test
 # fuzz target of the module (found as go test finds them, by
-# internal/fuzzcampaign -list) becomes the libFuzzer binary $OUT/<target>,
+# fuzz/campaign -list) becomes the libFuzzer binary $OUT/<target>,
 # built by the base image's compile_native_go_fuzzer (go-118-fuzz-build),
 # with its seeds and committed corpus as $OUT/<target>_seed_corpus.zip.
 # It runs in the base-builder-go image with the source in $SRC/pqkex;
@@ -15,7 +15,7 @@ cd "$SRC/pqkex"
 shim=$(go -C fuzz/ossfuzz list -m -f '{{.Version}}' github.com/AdamKorcz/go-118-fuzz-build)
 go get "github.com/AdamKorcz/go-118-fuzz-build/testing@$shim"
 
-targets=$(go run ./internal/fuzzcampaign -list)
+targets=$(go -C fuzz/campaign run . -C ../.. -list)
 # PQKEX_LIBFUZZER_ONLY (scripts/libfuzzer.sh -o) keeps the targets whose
 # ID (fuzz.FuzzKexInit) it matches, an extended regular expression.
 if [ -n "${PQKEX_LIBFUZZER_ONLY:-}" ]; then
@@ -30,7 +30,7 @@ seeds=$WORK/pqkex-seeds
 rm -rf "$seeds"
 mkdir -p "$seeds"
 PQKEX_LIBFUZZER_SEEDS=$seeds go test -count=1 -run '^Fuzz' $(cut -f2 <<<"$targets" | sort -u)
-go run ./internal/fuzzcampaign -libfuzzer-corpus "$seeds"
+go -C fuzz/campaign run . -C ../.. -libfuzzer-corpus "$seeds"
 
 # go-118-fuzz-build compiles a target's own file as a non-test file, with
 # package testing replaced by its shim, and the package's other _test.go

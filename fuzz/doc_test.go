@@ -4,7 +4,7 @@
 //	go test ./fuzz -run '^$' -fuzz '^<target>$' -fuzztime 60s
 //
 // or several for a budget of CPU time with the campaign runner
-// (go run ./internal/fuzzcampaign; see docs/testing.md). Without -fuzz,
+// (go -C fuzz/campaign run . -C ../..; see docs/testing.md). Without -fuzz,
 // go test runs each target once on its seed corpus and its committed
 // corpus, testdata/fuzz/<target>.
 //

@@ -82,7 +82,7 @@ export -f compile_native_go_fuzzer
 # ends it (a plain "bash build.sh" ignores the -eu of its first line).
 bash -eu "$SRC/pqkex/.clusterfuzzlite/build.sh"
 built=$(date +%s)
-want=$(go run ./internal/fuzzcampaign -list | grep -c -E "^[^[:space:]]*(${PQKEX_LIBFUZZER_ONLY:-.})")
+want=$(go -C fuzz/campaign run . -C ../.. -list | grep -c -E "^[^[:space:]]*(${PQKEX_LIBFUZZER_ONLY:-.})")
 have=$(find "$OUT" -maxdepth 1 -type f -perm -u+x | wc -l)
 echo "== built $have libFuzzer binaries (of $want targets) in $((built - start)) s"
 [ "$have" = "$want" ] || { echo "libfuzzer.sh: $want targets but $have binaries" >&2; exit 1; }

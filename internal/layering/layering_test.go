@@ -77,10 +77,9 @@ const rules = `
 	NONE < internal/dudect, internal/peertest;
 	XSSH < internal/sshtest;
 
-	# Fuzzing tools: what the targets and the tools share about corpus
-	# entries, and the campaign runner built on it.
+	# Fuzzing tools: what the targets and the tools (fuzz/campaign and
+	# fuzz/ossfuzz, modules of their own) share about corpus entries.
 	NONE < internal/fuzzcorpus;
-	internal/fuzzcorpus < internal/fuzzcampaign;
 
 	# Test-only packages.
 	NONE < fuzz, interop, internal/layering;

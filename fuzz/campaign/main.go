@@ -7,10 +7,15 @@
 // budget is the sum of its runs there. With -merge it adds to the
 // committed corpora the fuzz cache's entries that reach new coverage.
 //
-//	go run ./internal/fuzzcampaign [flags] [target ...]
+//	go -C fuzz/campaign run . -C ../.. [flags] [target ...]
 //
-// A target is named by its function name (FuzzKexInit) or by its
-// package directory and name (fuzz.FuzzKexInit); with none, every target
+// It is a module of its own (fuzz/campaign), so it is run with go -C from
+// anywhere in pqkex's tree, and its own -C names the module whose
+// targets it fuzzes (like go's -C, it changes directory first, so the
+// other flags' relative paths are relative to that directory).
+//
+// A target is named by its function name (FuzzX) or by its
+// package directory and name (fuzz.FuzzX); with none, every target
 // of the packages -pkgs matches runs, one after another. Targets are
 // found as go test finds them, so a new one needs no change here. See
 // docs/testing.md.
@@ -34,7 +39,7 @@ import (
 // runners and files, sntrup761's reference, the dudect harness, the
 // *test packages of deterministic randomness, fuzzcorpus) and this
 // command.
-const defaultExclude = `/internal/(kat|dudect|ref|fuzzcampaign|fuzzcorpus)$|/vectors$|test$`
+const defaultExclude = `/internal/(kat|dudect|ref|fuzzcorpus)$|/vectors$|test$`
 
 type config struct {
 	pkgs, out, cache, minimize string
@@ -48,6 +53,7 @@ func main() {
 	var c config
 	var exclude string
 	var list, report, merge bool
+	var dir string
 	var export, fromLibFuzzer string
 	flag.StringVar(&c.pkgs, "pkgs", "./...", "packages to look for fuzz targets in (go list patterns, space-separated)")
 	flag.DurationVar(&c.budget, "budget", 35*time.Minute, "CPU time per target: the fuzz process tree's user+system time, summed over the target's runs in the summary")
@@ -63,6 +69,7 @@ func main() {
 	flag.DurationVar(&c.progress, "progress", 5*time.Minute, "wall time between progress lines")
 	flag.StringVar(&exclude, "exclude", defaultExclude, "regular expression of import paths whose coverage is not reported")
 	flag.BoolVar(&list, "list", false, "print one line per target, tab-separated: its ID, import path, directory, file, and the packages whose coverage is reported; then exit")
+	flag.StringVar(&dir, "C", "", "change to `dir` before anything else: the module whose fuzz targets it runs (default: the current directory's)")
 	flag.BoolVar(&report, "report", false, "print the markdown table of -out's summary and exit")
 	flag.BoolVar(&merge, "merge", false, "instead of fuzzing, copy the cache entries that add coverage (statements, or buckets of block counts) into the targets' testdata/fuzz")
 	flag.StringVar(&fromLibFuzzer, "from-libfuzzer", "", "instead of fuzzing, write the libFuzzer input in `file` (a crash OSS-Fuzz or ClusterFuzzLite reported) to the one target named as a go test corpus file in its testdata/fuzz")
@@ -72,6 +79,11 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if dir != "" {
+		if err := os.Chdir(dir); err != nil {
+			fatal(err)
+		}
+	}
 	c.names = flag.Args()
 	var err error
 	if c.exclude, err = regexp.Compile(exclude); err != nil {
