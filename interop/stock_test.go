@@ -19,8 +19,6 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
-
-	"github.com/pqkex/pqkex/internal/conformance"
 )
 
 // startStockSSHD runs /usr/sbin/sshd with a configuration that sets only
@@ -95,7 +93,7 @@ func TestCheckStockOpenSSH(t *testing.T) {
 	stderr := cmd.Stderr.(interface{ String() string }).String()
 	var notRun []string
 	for _, r := range rep.Results {
-		if r.Verdict == conformance.NotRun {
+		if r.Verdict == verdictNotRun {
 			notRun = append(notRun, r.Method+" "+r.Case+": "+r.Detail)
 		}
 	}
@@ -215,10 +213,10 @@ func TestCheckListenRunsClient(t *testing.T) {
 			}
 			ran := 0
 			for _, r := range rep.Results {
-				if r.Verdict == conformance.NotRun || !r.Conforms && r.Verdict != conformance.NotApplicable && !slices.Contains(rep.Baselined, r.Method+" "+r.Case) {
+				if r.Verdict == verdictNotRun || !r.Conforms && r.Verdict != verdictNotApplicable && !slices.Contains(rep.Baselined, r.Method+" "+r.Case) {
 					t.Errorf("%s %s: %s: %s", r.Method, r.Case, r.Observed(), r.Detail)
 				}
-				if r.Verdict != conformance.NotApplicable {
+				if r.Verdict != verdictNotApplicable {
 					ran++
 				}
 			}

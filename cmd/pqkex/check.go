@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/conformance"
+	"github.com/pqkex/pqkex/cmd/pqkex/internal/conformance"
 	"golang.org/x/crypto/ssh"
 )
 

@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/conformance"
+	"github.com/pqkex/pqkex/cmd/pqkex/internal/conformance"
 )
 
 // findingsDoc is where each finding id is described.

@@ -65,11 +65,11 @@ const rules = `
 
 	# The conformance checker behind "pqkex check": the methods for their
 	# names and constants, its own client and server halves.
-	METHODS, sntrup761, kexhash, internal/sshwire, internal/badkeys, XSSH < internal/conformance;
+	METHODS, sntrup761, kexhash, internal/sshwire, internal/badkeys, XSSH < cmd/pqkex/internal/conformance;
 
 	# The command.
 	METHODS, sntrup761, internal/hybrid, internal/kat, internal/vecarith, internal/sshwire,
-	internal/kexserver, internal/conformance, sshkex, vectors, CIRCL, XCRYPTO, XSSH < cmd/pqkex;
+	internal/kexserver, cmd/pqkex/internal/conformance, sshkex, vectors, CIRCL, XCRYPTO, XSSH < cmd/pqkex;
 
 	# Test machinery (importing package testing): a timing harness, the
 	# loopback servers and keys several packages' tests share, and the real

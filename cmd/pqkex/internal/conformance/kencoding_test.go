@@ -63,7 +63,7 @@ func TestKEncodingsDifferExhaustive(t *testing.T) {
 // docs/conformance.md's "Findings by id", with its severity, and every
 // case that can fail has a finding.
 func TestFindingsDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/conformance.md")
+	doc, err := os.ReadFile("../../../../docs/conformance.md")
 	if err != nil {
 		t.Fatal(err)
 	}

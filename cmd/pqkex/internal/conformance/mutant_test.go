@@ -125,7 +125,7 @@ func TestEngineMutantsCaught(t *testing.T) {
 	if os.Getenv("PQKEX_MUTANTS") != "1" && os.Getenv("CI") != "true" {
 		t.Skip("builds pqkex from mutated copies of this module (about a minute); set PQKEX_MUTANTS=1 (CI=true runs it too)")
 	}
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
