@@ -9,10 +9,15 @@
 // PKIX-SSH. Every algorithm of it is approved in FIPS 140-3; pqkex itself
 // is not a validated module.
 //
-// What the four method packages share (the messages' layout, the encoding
-// of K, errors, secrets, the reader, the implementations) is described once
-// in package [github.com/pqkex/pqkex/sshkex], which plugs them into
-// x/crypto/ssh.
+// What the four method packages share is described once in docs/usage.md,
+// section "The method packages", at the root of the module: in short, each
+// message is the KEM part and then the sender's classical public key; K
+// is string(HASH(K_PQ || K_CL)) in its SSH string encoding (not an mpint)
+// and must be kept secret; peer input is rejected only in the cases listed
+// below, and a modified ciphertext only makes the two sides' K differ
+// (implicit rejection); errors never contain key material; a nil reader
+// means crypto/rand's. Package [github.com/pqkex/pqkex/sshkex] plugs the
+// method into x/crypto/ssh.
 //
 // # The exchange
 //

@@ -29,7 +29,7 @@ const (
 )
 
 // The post-quantum part of the recommended order, outside and in FIPS
-// 140-3 mode (see the package documentation for why).
+// 140-3 mode (docs/usage.md, "The default order", says why).
 var (
 	postQuantumAll = []string{
 		KeyExchangeMLKEM768X25519, KeyExchangeSNTRUP761X25519, KeyExchangeSNTRUP761X25519OpenSSH,

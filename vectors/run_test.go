@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/pqkex/pqkex/internal/kat"
 )
 
 func gzipped(b []byte) []byte {
@@ -191,5 +195,42 @@ func TestRunBadField(t *testing.T) {
 	t.Logf("sntrup761 KAT, count 0's ct 1038 bytes: %d passed, %d failed, error %v; %q", r.Passed, r.Failed, r.Err, r.Failures)
 	if r.Err != nil || r.Failed != 1 || r.Passed != 99 || r.Failures[0] != "count 0: ct has 1038 bytes, want 1039" {
 		t.Errorf("want count 0 failed for its ct's length, 99 passed")
+	}
+}
+
+// TestResultCopiesEveryField: Result is vectors' own type, converted from
+// the internal runners' result; every field of that result has a field of
+// the same name and type here, and result copies its value.
+func TestResultCopiesEveryField(t *testing.T) {
+	if reflect.TypeFor[Result]() == reflect.TypeFor[kat.Result]() {
+		t.Fatal("vectors.Result is an alias of kat.Result")
+	}
+	var in kat.Result
+	v := reflect.ValueOf(&in).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(v.Type().Field(i).Name)
+		case reflect.Int:
+			f.SetInt(int64(i + 1))
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"a failure"}))
+		case reflect.Interface:
+			f.Set(reflect.ValueOf(errors.New("an error")))
+		default:
+			t.Fatalf("kat.Result.%s: kind %v not handled by this test", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	out := reflect.ValueOf(result(in))
+	if out.NumField() != v.NumField() {
+		t.Errorf("vectors.Result has %d fields, kat.Result %d", out.NumField(), v.NumField())
+	}
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		got := out.FieldByName(name)
+		if !got.IsValid() || got.Type() != v.Field(i).Type() || !reflect.DeepEqual(got.Interface(), v.Field(i).Interface()) {
+			t.Errorf("field %s: kat.Result has %v, vectors.Result %v", name, v.Field(i), got)
+		}
 	}
 }

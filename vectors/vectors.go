@@ -32,25 +32,34 @@ import (
 	"github.com/pqkex/pqkex/internal/kat"
 )
 
-// Result is the outcome of running one vector file: File labels it,
-// Format is the name of its format (Detect's), empty if none was
-// recognised. Passed and Failed count individual vectors; Failures has
-// one line per failed vector (its identifier and the first difference
-// found), in file order, for the first 100 failed vectors. A file that was
-// recognised but does not parse or cannot be read has Err set and counts
-// as one failed vector. A file that is not run at all has Skipped set (the
-// reason) and no vectors.
-//
-//	type Result struct {
-//		File     string
-//		Format   string
-//		Passed   int
-//		Failed   int
-//		Failures []string
-//		Skipped  string
-//		Err      error
-//	}
-type Result = kat.Result
+// Result is the outcome of running one vector file.
+type Result struct {
+	// File labels the file: Run's name, RunFS's path in its file system.
+	File string
+	// Format is the name of the file's format (Detect's), empty if none
+	// was recognised.
+	Format string
+	// Passed and Failed count individual vectors. A file that was
+	// recognised but does not parse or cannot be read counts as one
+	// failed vector.
+	Passed, Failed int
+	// Failures has one line per failed vector (its identifier and the
+	// first difference found), in file order, for the first 100 failed
+	// vectors.
+	Failures []string
+	// Skipped, if set, is the reason the file was not run at all; it
+	// then has no vectors.
+	Skipped string
+	// Err is set when a recognised file does not parse or the file
+	// cannot be read.
+	Err error
+}
+
+// result converts the internal runners' result.
+func result(r kat.Result) Result {
+	return Result{File: r.File, Format: r.Format, Passed: r.Passed, Failed: r.Failed,
+		Failures: r.Failures, Skipped: r.Skipped, Err: r.Err}
+}
 
 // Detect recognises the format of a vector file by its content, never by
 // its name, and returns the format's name: sntrup761-nist-kat (NIST
@@ -83,7 +92,7 @@ func Detect(data []byte) (format string, err error) { return kat.Detect(data) }
 // does not accept is skipped, as is one whose vectors are all for a
 // parameter set or curve that pqkex does not implement; a recognised file
 // with no vectors fails. name only labels the result.
-func Run(name string, data []byte) Result { return kat.Run(name, data) }
+func Run(name string, data []byte) Result { return result(kat.Run(name, data)) }
 
 // maxFileSize is the largest file RunFS reads; larger files are skipped.
 // No vector file comes close.

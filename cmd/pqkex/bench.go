@@ -74,26 +74,27 @@ type benchReport struct {
 	Primitives []benchPrimitive `json:"primitives"`
 }
 
+// benchFlags are "pqkex bench"'s flags.
+type benchFlags struct {
+	time    *time.Duration
+	methods *string
+	json    *bool
+}
+
+func newBenchFlags(fs *flag.FlagSet) *benchFlags {
+	return &benchFlags{
+		time:    fs.Duration("time", time.Second, "measuring time per figure"),
+		methods: fs.String("methods", "", "comma-separated key exchanges to include, by any of their names (default: all; see -h)"),
+		json:    fs.Bool("json", false, "print one JSON object instead of tables"),
+	}
+}
+
 // runBench implements "pqkex bench".
 func runBench(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	d := fs.Duration("time", time.Second, "measuring time per figure")
-	methods := fs.String("methods", "", "comma-separated key exchanges to include, by any of their names (default: all; see -h)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of tables")
-	usage := []string{"usage: pqkex bench [-time D] [-methods LIST] [-json]",
-		"Measures each key exchange's crypto (client, server, whole exchange) and full",
-		"x/crypto/ssh handshakes in this process, pqkex's and x/crypto's side by side,",
-		"and the primitives they are made of. -methods takes these names (aliases in",
-		"parentheses measure the same key exchange):"}
-	for _, m := range benchMethods {
-		line := "  " + m.name
-		if len(m.aliases) > 0 {
-			line += " (" + strings.Join(m.aliases, ", ") + ")"
-		}
-		usage = append(usage, line)
-	}
-	if code, done := parseCommand(fs, args, stdout, 0, usage...); done {
+	c, fs := verb("bench", stderr)
+	opt := newBenchFlags(fs)
+	d, methods, asJSON := opt.time, opt.methods, opt.json
+	if code, done := c.parse(fs, args, stdout); done {
 		return code
 	}
 	if *d <= 0 {

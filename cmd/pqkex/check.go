@@ -62,32 +62,57 @@ const (
 	checkNotRun        = 3 // a case, or the whole check, could not run
 )
 
+// checkFlags are "pqkex check"'s flags.
+type checkFlags struct {
+	kex               *string
+	listen            *string
+	allowRemote       *bool
+	timeout           *time.Duration
+	pause             *time.Duration
+	idle              *time.Duration
+	deadline          *time.Duration
+	noPacing          *bool
+	ident             *string
+	clientAddr        *string
+	runClient         *string
+	clientVersion     *string
+	hostKey           *string
+	baselineFile      *string
+	writeBaselineFile *string
+	junitFile         *string
+	asJSON            *bool
+	verbose           *bool
+}
+
+func newCheckFlags(fs *flag.FlagSet) *checkFlags {
+	return &checkFlags{
+		kex:               fs.String("kex", "", "comma-separated key exchanges to check (default: every hybrid the server offers; with -listen, all five)"),
+		listen:            fs.String("listen", "", "check clients instead: listen on ADDR (host:port) and answer each connection with the next case"),
+		allowRemote:       fs.Bool("allow-remote", false, "with -listen: allow a non-loopback address"),
+		timeout:           fs.Duration("timeout", 10*time.Second, "timeout of each connection"),
+		pause:             fs.Duration("pause", 0, "wait between connections to a server (for servers that penalize many short connections, such as OpenSSH's PerSourcePenalties)"),
+		idle:              fs.Duration("idle", 5*time.Minute, "with -listen: stop after this long without a case run by the client under test"),
+		deadline:          fs.Duration("deadline", conformance.DefaultDeadline, "bound of the whole check of a server"),
+		noPacing:          fs.Bool("no-pacing", false, "do not wait out a server that refuses connections from this source (OpenSSH's PerSourcePenalties); such cases do not run"),
+		ident:             fs.String("ident", "", "identification line to send to a server (default: a common client's, chosen at random)"),
+		clientAddr:        fs.String("client-addr", "", "with -listen: the IP address of the client under test (default: the first client's)"),
+		runClient:         fs.String("run", "", "with -listen: run this client command once per case, until every case has run ({host}, {port} and {addr} are replaced by the listening address; each run is bounded by twice -timeout)"),
+		clientVersion:     fs.String("client-version", "", "with -listen: the identification line of the client under test, e.g. SSH-2.0-OpenSSH_10.0 (default: the first client's)"),
+		hostKey:           fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)"),
+		baselineFile:      fs.String("baseline", "", "accept the findings listed in FILE (FINDING-ID [METHOD|*] [PEER-VERSION-PREFIX] a line): exit 0 when only they remain, 1 on a new one or on an entry that matches nothing"),
+		writeBaselineFile: fs.String("write-baseline", "", "write the findings of this run to FILE as a baseline"),
+		junitFile:         fs.String("junit", "", "write the results to FILE as JUnit XML (a failure per finding)"),
+		asJSON:            fs.Bool("json", false, "print the results as JSON (an array when several servers are checked)"),
+		verbose:           fs.Bool("v", false, "print each case on stderr as it finishes, and every case's detail"),
+	}
+}
+
 // runCheck implements "pqkex check".
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	kex := fs.String("kex", "", "comma-separated key exchanges to check (default: every hybrid the server offers; with -listen, all five)")
-	listen := fs.String("listen", "", "check clients instead: listen on ADDR (host:port) and answer each connection with the next case")
-	allowRemote := fs.Bool("allow-remote", false, "with -listen: allow a non-loopback address")
-	timeout := fs.Duration("timeout", 10*time.Second, "timeout of each connection")
-	pause := fs.Duration("pause", 0, "wait between connections to a server (for servers that penalize many short connections, such as OpenSSH's PerSourcePenalties)")
-	idle := fs.Duration("idle", 5*time.Minute, "with -listen: stop after this long without a case run by the client under test")
-	deadline := fs.Duration("deadline", conformance.DefaultDeadline, "bound of the whole check of a server")
-	noPacing := fs.Bool("no-pacing", false, "do not wait out a server that refuses connections from this source (OpenSSH's PerSourcePenalties); such cases do not run")
-	ident := fs.String("ident", "", "identification line to send to a server (default: a common client's, chosen at random)")
-	clientAddr := fs.String("client-addr", "", "with -listen: the IP address of the client under test (default: the first client's)")
-	runClient := fs.String("run", "", "with -listen: run this client command once per case, until every case has run ({host}, {port} and {addr} are replaced by the listening address; each run is bounded by twice -timeout)")
-	clientVersion := fs.String("client-version", "", "with -listen: the identification line of the client under test, e.g. SSH-2.0-OpenSSH_10.0 (default: the first client's)")
-	hostKey := fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)")
-	baselineFile := fs.String("baseline", "", "accept the findings listed in FILE (FINDING-ID [METHOD|*] [PEER-VERSION-PREFIX] a line): exit 0 when only they remain, 1 on a new one or on an entry that matches nothing")
-	writeBaselineFile := fs.String("write-baseline", "", "write the findings of this run to FILE as a baseline")
-	junitFile := fs.String("junit", "", "write the results to FILE as JUnit XML (a failure per finding)")
-	asJSON := fs.Bool("json", false, "print the results as JSON (an array when several servers are checked)")
-	verbose := fs.Bool("v", false, "print each case on stderr as it finishes, and every case's detail")
-	if code, done := parseCommand(fs, args, stdout, -1, "usage: pqkex check [-kex LIST] [-timeout D] [-pause D] [-deadline D] [-ident LINE] [-baseline FILE] [-junit FILE] [-json] [-v] HOST[:PORT]...",
-		"       pqkex check -listen ADDR [-run COMMAND] [-kex LIST] [-hostkey FILE] [-client-addr IP] [-client-version LINE] [-allow-remote] [-timeout D] [-idle D] [-json] [-v]",
-		"Checks another SSH implementation's hybrid post-quantum key exchange against the specifications:",
-		"servers (HOST[:PORT], one or more), with one connection per case, or clients connecting to -listen ADDR, one connection per case."); done {
+	c, fs := verb("check", stderr)
+	opt := newCheckFlags(fs)
+	kex, listen, allowRemote, timeout, pause, idle, deadline, noPacing, ident, clientAddr, runClient, clientVersion, hostKey, baselineFile, writeBaselineFile, junitFile, asJSON, verbose := opt.kex, opt.listen, opt.allowRemote, opt.timeout, opt.pause, opt.idle, opt.deadline, opt.noPacing, opt.ident, opt.clientAddr, opt.runClient, opt.clientVersion, opt.hostKey, opt.baselineFile, opt.writeBaselineFile, opt.junitFile, opt.asJSON, opt.verbose
+	if code, done := c.parse(fs, args, stdout); done {
 		return code
 	}
 	var methods []string

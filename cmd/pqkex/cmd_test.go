@@ -274,8 +274,8 @@ func TestBenchJSON(t *testing.T) {
 }
 
 // TestBenchJSONTypes: kex_per_s and the other figures are JSON numbers
-// with a fraction where they have one, samples an integer, as doc.go
-// documents.
+// with a fraction where they have one, samples an integer, as
+// docs/usage.md documents.
 func TestBenchJSONTypes(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := runBench([]string{"-json", "-time", "5ms", "-methods", "curve25519-sha256"}, &out, &errOut); code != 0 {
@@ -480,11 +480,15 @@ func TestBenchFooter(t *testing.T) {
 }
 
 // TestHelpExitsZero: -h prints the usage on stdout and exits 0 for every
-// subcommand.
+// subcommand (those named here and every verb of the table).
 func TestHelpExitsZero(t *testing.T) {
-	for name, run := range map[string]func([]string, io.Writer, io.Writer) int{
+	verbs := map[string]func([]string, io.Writer, io.Writer) int{
 		"bench": runBench, "scan": runScan, "serve": runServe, "kat": runKAT,
-	} {
+	}
+	for _, c := range commands {
+		verbs[c.name] = c.run
+	}
+	for name, run := range verbs {
 		for _, h := range []string{"-h", "-help", "--help"} {
 			var out, errOut bytes.Buffer
 			if code := run([]string{h}, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "usage: pqkex "+name) || errOut.Len() != 0 {
@@ -515,7 +519,8 @@ func TestBenchFlags(t *testing.T) {
 // prints, for every verb, and exits 0; "pqkex help" the general usage;
 // an unknown verb exits 2.
 func TestHelpVerb(t *testing.T) {
-	for name := range commands {
+	for _, c := range commands {
+		name := c.name
 		var help, helpErr, flagH, flagHErr bytes.Buffer
 		code := run([]string{"help", name}, &help, &helpErr)
 		want := run([]string{name, "-h"}, &flagH, &flagHErr)

@@ -17,6 +17,11 @@ import (
 // are not to send escape sequences to the terminal or forge a line.
 const fileTextBudget = 1024
 
+// newKATFlags defines "pqkex kat"'s flag, -dir.
+func newKATFlags(fs *flag.FlagSet) (dir *string) {
+	return fs.String("dir", "", "run every vector file under `DIR` instead of the bundled vectors")
+}
+
 // runKAT implements "pqkex kat": it runs the known-answer vectors bundled
 // in the binary or, with -dir, every vector file under a directory, and
 // prints one line per file and then "N passed, M failed" (counting
@@ -25,12 +30,9 @@ const fileTextBudget = 1024
 // including a recognised file that does not parse, and if no vector ran
 // at all (a run that checked nothing is not a success); 2 on usage errors.
 func runKAT(args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("kat", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	dir := flags.String("dir", "", "run every vector file under `DIR` instead of the bundled vectors")
-	if code, done := parseCommand(flags, args, stdout, 0, "usage: pqkex kat [-dir DIR]",
-		"Runs the bundled known-answer vectors, or every file under DIR in one of their formats",
-		"(recognised by content), against pqkex. Exit status 1 if any vector fails or none ran."); done {
+	c, flags := verb("kat", stderr)
+	dir := newKATFlags(flags)
+	if code, done := c.parse(flags, args, stdout); done {
 		return code
 	}
 

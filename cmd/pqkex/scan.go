@@ -85,17 +85,29 @@ type scanResult struct {
 	PQVerdict *pqVerdict `json:"pq_verdict,omitempty"`
 }
 
+// scanFlags are "pqkex scan"'s flags.
+type scanFlags struct {
+	kex     *string
+	timeout *time.Duration
+	json    *bool
+}
+
+func newScanFlags(fs *flag.FlagSet) *scanFlags {
+	return &scanFlags{
+		kex:     fs.String("kex", "", "comma-separated client key exchange preference (default: pqkex's PQ-first list)"),
+		timeout: fs.Duration("timeout", 10*time.Second, "timeout for each connection"),
+		json:    fs.Bool("json", false, "print the result as JSON"),
+	}
+}
+
 // runScan implements "pqkex scan". Exit status: 0 when a post-quantum key
 // exchange was negotiated, or the server offers one that -kex did not
 // list; 3 when the server offers none; 1 on error.
 func runScan(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	kex := fs.String("kex", "", "comma-separated client key exchange preference (default: pqkex's PQ-first list)")
-	timeout := fs.Duration("timeout", 10*time.Second, "timeout for each connection")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	if code, done := parseCommand(fs, args, stdout, 1, "usage: pqkex scan [-kex LIST] [-timeout D] [-json] HOST[:PORT]",
-		"Lists the server's key exchanges, completes one with pqkex's PQ-first client (never authenticating) and reports it."); done {
+	c, fs := verb("scan", stderr)
+	opt := newScanFlags(fs)
+	kex, timeout, asJSON := opt.kex, opt.timeout, opt.json
+	if code, done := c.parse(fs, args, stdout); done {
 		return code
 	}
 	addr := fs.Arg(0)

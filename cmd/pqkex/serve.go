@@ -16,20 +16,30 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
+// serveFlags are "pqkex serve"'s flags.
+type serveFlags struct {
+	listen, kex, hostKey *string
+	allowRemote          *bool
+	lim                  serveLimits
+}
+
+func newServeFlags(fs *flag.FlagSet) *serveFlags {
+	f := &serveFlags{
+		listen:      fs.String("listen", "127.0.0.1:2222", "address to listen on"),
+		kex:         fs.String("kex", "", "comma-separated key exchanges to offer (default: pqkex's PQ-first list)"),
+		hostKey:     fs.String("hostkey", defaultHostKeyFile(), "OpenSSH private host key file, an ed25519 key created (0600) if missing; \"\" for a new key each start"),
+		allowRemote: fs.Bool("allow-remote", false, "allow a non-loopback listen address"),
+	}
+	f.lim.flags(fs)
+	return f
+}
+
 // runServe implements "pqkex serve".
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	listen := fs.String("listen", "127.0.0.1:2222", "address to listen on")
-	kex := fs.String("kex", "", "comma-separated key exchanges to offer (default: pqkex's PQ-first list)")
-	hostKey := fs.String("hostkey", defaultHostKeyFile(), "OpenSSH private host key file, an ed25519 key created (0600) if missing; \"\" for a new key each start")
-	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address")
-	var lim serveLimits
-	lim.flags(fs)
-	if code, done := parseCommand(fs, args, stdout, 0, "usage: pqkex serve [-listen ADDR] [-kex LIST] [-hostkey FILE] [-allow-remote] [limits]",
-		"Accepts any user without real authentication and answers every command with kex=<negotiated key exchange>.",
-		"A test server for SSH clients' key exchanges, not a login service. The limits keep it serving",
-		"other sources while one source floods it; they are named after their OpenSSH counterparts."); done {
+	c, fs := verb("serve", stderr)
+	opt := newServeFlags(fs)
+	listen, kex, hostKey, allowRemote, lim := opt.listen, opt.kex, opt.hostKey, opt.allowRemote, &opt.lim
+	if code, done := c.parse(fs, args, stdout); done {
 		return code
 	}
 	if err := lim.check(fs); err != nil {
@@ -79,7 +89,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "listening on %s, host key %s %s (%s)\n", l.Addr(), signer.PublicKey().Type(), ssh.FingerprintSHA256(signer.PublicKey()), keyFile)
 	fmt.Fprintf(stdout, "offering %s\n", strings.Join(offered, ","))
-	fmt.Fprintf(stdout, "limits: %s\n", &lim)
+	fmt.Fprintf(stdout, "limits: %s\n", lim)
 
 	// SIGTERM (systemd, docker stop, kill) stops it as SIGINT does.
 	sig := make(chan os.Signal, 1)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"regexp"
@@ -65,10 +64,8 @@ func versionFrom(bi *debug.BuildInfo) string {
 // runVersion implements "pqkex version": the tool's version, the Go
 // version that built it and the linked x/crypto.
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if code, done := parseCommand(fs, args, stdout, 0, "usage: pqkex version",
-		"Prints pqkex's version (from the build information), the Go version and the golang.org/x/crypto version it was built with."); done {
+	c, fs := verb("version", stderr)
+	if code, done := c.parse(fs, args, stdout); done {
 		return code
 	}
 	goVersion := "unknown"
