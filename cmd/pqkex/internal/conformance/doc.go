@@ -6,8 +6,8 @@
 // Each case sends what the specifications say a peer must refuse (or, for
 // the honest cases, complete) and records what the peer did as a Result:
 // its verdict, whether that conforms, and a detail in words. The cases
-// and their clauses are listed in cmd/pqkex's documentation (section
-// "check") and docs/conformance.md.
+// and their clauses are listed in docs/usage.md (section "pqkex check")
+// and docs/conformance.md.
 //
 // The package carries just enough of the SSH transport for the cases
 // (conn.go: identification lines, the binary packet protocol, plain and,
