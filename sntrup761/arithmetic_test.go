@@ -1,9 +1,6 @@
 package sntrup761
 
 import (
-	"bytes"
-	"crypto/rand"
-	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -16,8 +13,6 @@ import (
 
 const (
 	labelScalar       = "scalar"
-	labelAVX2         = "avx2 (GOEXPERIMENT=simd)"
-	labelNoAVX2CPU    = "scalar (GOEXPERIMENT=simd build, CPU without AVX2)"
 	labelAsm          = "avx2 (assembly)"
 	labelAsmNoAVX2CPU = "scalar (assembly build, CPU without AVX2)"
 )
@@ -25,18 +20,13 @@ const (
 // TestArithmetic checks what vecarith reports to pqkex bench against
 // what it should be, derived apart from the code that reports it (the
 // build settings recorded in the binary and the CPU's own feature list),
-// and against the path that actually runs: batch key generation, which on
-// the vector path reads its randomness from core.generateKeysSIMD.
+// and against the path that actually runs: the switch that the core's
+// dispatching functions read (read through UseVectorPath, then restored).
 func TestArithmetic(t *testing.T) {
 	label := vecarith.Label()
 
 	want := labelScalar
 	switch path, settings := builtWith(t); path {
-	case "simd":
-		want = labelNoAVX2CPU
-		if cpuHasAVX2(t) {
-			want = labelAVX2
-		}
 	case "assembly":
 		want = labelAsmNoAVX2CPU
 		if cpuHasAVX2(t) {
@@ -49,32 +39,28 @@ func TestArithmetic(t *testing.T) {
 		t.Errorf("vecarith.Label() = %q, want %q", label, want)
 	}
 
-	vector, reads := batchReadsFromVectorPath(t)
-	if reads == 0 {
-		t.Fatal("GenerateKeys read nothing through readBatchKey: cannot tell which path ran")
-	}
-	t.Logf("vecarith.Label() = %q; %d of GenerateKeys' %d reads came from the vector path", label, vector, reads)
-	if vector != 0 && vector != reads || (vector == reads) != (label == labelAVX2) {
-		t.Errorf("vecarith.Label() = %q, but %d of GenerateKeys' %d reads came from the vector path (core.generateKeysSIMD)", label, vector, reads)
+	// UseVectorPath(true) returns whether the path was on and leaves it
+	// on if the CPU allows; the deferred call puts the old state back.
+	on := UseVectorPath(true)
+	defer UseVectorPath(on)
+	if on != (label == labelAsm) {
+		t.Errorf("vecarith.Label() = %q, but the assembly path is on: %v", label, on)
 	}
 }
 
 // builtWith reports which vector path the test binary has, from the
-// settings the go command records in it: "simd" if it was built for amd64
-// with GOEXPERIMENT=simd, "assembly" for amd64 without it and without the
+// settings the go command records in it: "assembly" for amd64 without the
 // purego tag, "" otherwise.
 func builtWith(t *testing.T) (string, string) {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		t.Fatal("no build information in the test binary")
 	}
-	var goarch, exp, tags string
+	var goarch, tags string
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "GOARCH":
 			goarch = s.Value
-		case "GOEXPERIMENT":
-			exp = s.Value
 		case "-tags":
 			tags = s.Value
 		}
@@ -82,78 +68,32 @@ func builtWith(t *testing.T) (string, string) {
 	if goarch == "" {
 		t.Fatal("build information without GOARCH")
 	}
-	settings := "GOARCH=" + goarch + " GOEXPERIMENT=" + exp + " -tags=" + tags
+	settings := "GOARCH=" + goarch + " -tags=" + tags
 	switch {
 	case goarch != "amd64":
 		return "", settings
-	case slices.Contains(strings.Split(exp, ","), "simd"):
-		return "simd", settings
 	case slices.Contains(strings.Split(tags, ","), "purego"):
 		return "", settings
 	}
 	return "assembly", settings
 }
 
-// cpuHasAVX2 reports whether the CPU has AVX2 (usable by the OS): from
-// the kernel's flags in /proc/cpuinfo on Linux, else from
-// simd/archsimd.
+// cpuHasAVX2 reports whether the CPU has AVX2 (usable by the OS), from
+// the kernel's flags in /proc/cpuinfo. Elsewhere than on Linux there is
+// no source apart from the one vecarith reads, so the test is skipped.
 func cpuHasAVX2(t *testing.T) bool {
-	if runtime.GOOS == "linux" {
-		info, err := os.ReadFile("/proc/cpuinfo")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for line := range strings.Lines(string(info)) {
-			if name, flags, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "flags" {
-				return slices.Contains(strings.Fields(flags), "avx2")
-			}
-		}
-		t.Fatal("/proc/cpuinfo has no flags line")
+	if runtime.GOOS != "linux" {
+		t.Skip("no /proc/cpuinfo: no source of the CPU's features apart from vecarith's")
 	}
-	has, ok := archsimdAVX2()
-	if !ok {
-		t.Fatal("a GOEXPERIMENT=simd amd64 build without simd/archsimd in its tests")
-	}
-	return has
-}
-
-// batchReadsFromVectorPath generates a batch of two keys and returns how
-// many of its reads of randomness came from readBatchKey, and how many of
-// those from readBatchKey called by core.generateKeysSIMD.
-func batchReadsFromVectorPath(t *testing.T) (vector, reads int) {
-	seed := make([]byte, 8*(2*3044+191))
-	rand.Read(seed)
-	r := &stackReader{r: bytes.NewReader(seed)}
-	if _, err := generateKeys(r, 2); err != nil {
+	info, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
 		t.Fatal(err)
 	}
-	return r.vector, r.reads
-}
-
-// stackReader counts the Reads made from core.readBatchKey, and among
-// them those with core.generateKeysSIMD on the stack.
-type stackReader struct {
-	r             io.Reader
-	reads, vector int
-}
-
-func (s *stackReader) Read(p []byte) (int, error) {
-	pcs := make([]uintptr, 64)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
-	var batch, vector bool
-	for {
-		f, more := frames.Next()
-		batch = batch || strings.HasSuffix(f.Function, "/sntrup761/internal/core.readBatchKey")
-		vector = vector || strings.HasSuffix(f.Function, "/sntrup761/internal/core.generateKeysSIMD")
-		if !more {
-			break
+	for line := range strings.Lines(string(info)) {
+		if name, flags, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "flags" {
+			return slices.Contains(strings.Fields(flags), "avx2")
 		}
 	}
-	if batch {
-		s.reads++
-		if vector {
-			s.vector++
-		}
-	}
-	return s.r.Read(p)
+	t.Fatal("/proc/cpuinfo has no flags line")
+	return false
 }

@@ -35,8 +35,7 @@
 // SECURITY.md has the current timing results. On amd64 with AVX2 the
 // default build runs the inversions, the sort and the ring transforms in
 // AVX2 assembly (left out with -tags purego), written and checked to the
-// same rules. The optional experimental vector path (GOEXPERIMENT=simd) is not
-// yet claimed constant time.
+// same rules.
 package sntrup761
 
 import (

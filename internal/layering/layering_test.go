@@ -196,8 +196,8 @@ func TestLayering(t *testing.T) {
 	if len(pkgs) < 20 {
 		t.Fatalf("found %d packages: is %s the module root?", len(pkgs), root)
 	}
-	// Every build's files: all tags, so that GOEXPERIMENT=simd, other
-	// architectures and both toolchains' files are checked too.
+	// Every build's files: all tags, so that the purego build's and other
+	// architectures' files are checked too.
 	ctxt := build.Default
 	ctxt.UseAllFiles = true
 	for _, dir := range pkgs {

@@ -1,15 +1,13 @@
 // Package vecarith tells which arithmetic the sntrup761 code runs in this
-// binary. sntrup761/internal/core has two vector paths for amd64 CPUs with
+// binary. sntrup761/internal/core has one vector path, for amd64 CPUs with
 // AVX2: the assembly kernels (avx2_amd64.s, generated with avo), built by
-// default and left out with -tags purego, and the optional Go code of
-// *_simd_amd64.go, built instead of them with GOEXPERIMENT=simd. Whether
-// the CPU has AVX2 is decided once, here: the core reads AVX2,
-// "pqkex bench" reports Label.
+// default and left out with -tags purego. Whether the CPU has AVX2 is
+// decided once, here: the core reads AVX2, "pqkex bench" reports Label.
 package vecarith
 
-// Label names the arithmetic: "avx2 (assembly)" or "avx2
-// (GOEXPERIMENT=simd)" when a vector path is compiled in and the CPU has
-// AVX2, else "scalar", with the reason when a vector path is compiled in.
+// Label names the arithmetic: "avx2 (assembly)" when the assembly path is
+// compiled in and the CPU has AVX2, else "scalar", with the reason when
+// the assembly path is compiled in.
 func Label() string {
 	switch {
 	case AVX2:

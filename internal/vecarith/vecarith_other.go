@@ -1,4 +1,4 @@
-//go:build !amd64 || (purego && !goexperiment.simd)
+//go:build !amd64 || purego
 
 package vecarith
 

@@ -19,11 +19,40 @@ package core
 // the kernels themselves are constant time (see the comments in _asm).
 
 // recipRqAVX2 is recipRq on the assembly path: out = scale/a in R/q and 0,
-// or -1 if a is not invertible. recipRqStepsAVX2 runs the 2p-1 divsteps
-// directly on 16 coefficients per instruction, with the representation
-// and bounds of recipRqSIMD (recipq_simd_amd64.go, which explains them):
-// coefficients congruent mod q, below 1.5q in absolute value, g and v
-// shifted by moving the window, not the data.
+// or -1 if a is not invertible. recipRqStepsAVX2 runs the 2p-1
+// constant-time divsteps of the reference inversion one after the other
+// (no jump recursion, no transforms) on 16 int16 coefficients per
+// instruction: about 1.7 million coefficient updates, which at 16 per
+// instruction cost less than the scalar recipRq.
+//
+// Representation. A stored coefficient is congruent mod q to the
+// reference's but not reduced. Each step sets y to a*y - b*x for the
+// step's multipliers a, b (|a|, |b| <= q12), computed as the difference of
+// two Shoup products: with the companion ah = round(a*2^16/q), which fits
+// an int16, mulShoup(y, a) = a*y - floor(ah*y/2^16)*q. Since ah/2^16 is
+// within 2^-17 of a/q and |y| <= 2^15, the quotient estimate ah*y/2^16 is
+// within 1/4 of a*y/q, so the product lies in (-q/4, 5q/4), and the
+// difference of two of them in (-1.5q, 1.5q): below 2^13 in absolute
+// value whatever the (int16) inputs. That true value fits an int16, so
+// computing it with wrapping 16-bit multiplications (VPMULLW for the low
+// halves, VPMULHW for the estimates, the two estimates subtracted before
+// one multiplication by q) gives exactly it. Only the step's scalars f0
+// and g0 are reduced (freezeQ): the swap decision needs g0 mod q, and the
+// multipliers are the reduced f0 and g0 (negated on a swap).
+//
+// Shifts by moving the window. A divstep divides g by x and multiplies v
+// by x. The data stay put: after k steps g is gs[k:] and v is
+// vs[steps-k:]. The new g's coefficient i-1 is stored where the old g's
+// coefficient i was, and x*v_k (at vs[steps-k-1:]) is read where v_(k+1)
+// is written, so each block is loaded and stored at the same address.
+//
+// Work per step. After k steps only the first 2p-1-k coefficients of f
+// and g can still reach the result, and v and r have degree at most k+1;
+// blocks of 64 coefficients beyond those counts (at most p+1) are left
+// alone. Their stale values never matter: coefficients of f and g move
+// down one index per step, no faster than the count shrinks, and those of
+// v and r only move up, past index p, where the reference truncates. The
+// block counts depend on k alone.
 func recipRqAVX2(out *[P]int16, a *[P]int16, scale int16) int32 {
 	const (
 		steps = 2*P - 1
@@ -60,8 +89,17 @@ func (s *r3State) plane(poly, sg int) *[12]uint64 {
 }
 
 // r3RecipAVX2 is r3Recip on the assembly path: out = 1/a in R/3 and 0, or
-// -1 (and garbage) if a is not invertible. The 2p-1 bitsliced divsteps of
-// r3RecipSIMD (r3_simd_amd64.go), one r3StepAVX2 call each.
+// -1 (and garbage) if a is not invertible. It runs the 2p-1 divsteps of
+// r3Recip on the bit-planes (nonzero, sign; see r3.go), one r3StepAVX2
+// call each; the step's scalars (swap, c) are computed here from bit 0 of
+// the planes, as masks. Each polynomial is three 256-bit vectors (p+1 =
+// 762 <= 768 coefficients), word w of a plane in lane w%4 of vector w/4.
+// Dividing g by x and multiplying v by x shift the 768-bit planes by one
+// bit; the bit that crosses a 64-bit word comes from the neighbouring
+// word, fetched with fixed lane permutations. Every step updates all three
+// vectors of f, g, v and r: f and g have no coefficients above index p
+// (they only move down), and those of v and r above p only move further
+// up, where the reference truncates and nothing reads them.
 func r3RecipAVX2(out *[P]int8, a *[P]int8) int32 {
 	var fs, gs r3vec
 	setCoeff(&fs, 0, 1)
@@ -111,7 +149,18 @@ func r3RecipAVX2(out *[P]int8, a *[P]int8) int32 {
 
 // sortShortAVX2 is sortShort on the assembly path: the 761 keys followed
 // by 263 sentinels 0xffffffff (which no key equals) through the sorting
-// network of sortKeys1024AVX2.
+// network of sortKeys1024AVX2, a bitonic network on 1024 keys in its
+// all-ascending form. Merge phase m (m = 1..10, blocks of 2^m keys) first
+// compares key i of each block with key 2^m-1-i (the mirror stage), then
+// runs the half-cleaners at distances 2^(m-2), ..., 1; every comparator
+// puts the minimum at the lower index. Key 8v+l is lane l of vector v:
+// comparators at distance 8 or more take the lane-wise minimum and maximum
+// of two vectors (the mirror stages pair lane l with lane 7-l, one lane
+// reversal), those at distances 4, 2 and 1 run inside a vector (a fixed
+// lane permutation, minimum, maximum and a constant blend). The generator
+// groups the 55 stages into 13 passes over the keys (_asm/sort.go), which
+// reorders only independent comparators. Every sorting network yields the
+// same sorted list, so the keys come out as from the scalar sortShort.
 func sortShortAVX2(L *[P]uint32) {
 	var x [1024]uint32
 	copy(x[:], L[:])

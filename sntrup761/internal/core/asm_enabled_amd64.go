@@ -1,4 +1,4 @@
-//go:build !purego && !goexperiment.simd
+//go:build !purego
 
 package core
 
@@ -8,9 +8,8 @@ import "github.com/pqkex/pqkex/internal/vecarith"
 // default build on amd64 when the CPU has AVX2, which internal/vecarith
 // decides once (golang.org/x/sys/cpu) and names for pqkex bench. It is a
 // variable only so that tests can run the scalar code in the same binary
-// (UseVectorPath). With -tags purego, on other architectures and under
-// GOEXPERIMENT=simd (whose own vector path runs instead), asm_off.go
-// makes it a constant false.
+// (UseVectorPath). With -tags purego and on other architectures,
+// asm_off.go makes it a constant false.
 var asmEnabled = vecarith.AVX2
 
 // UseVectorPath turns the AVX2 assembly path on (if the CPU has AVX2) or

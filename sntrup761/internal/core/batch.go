@@ -129,9 +129,6 @@ func (rm *r3Remainder) isZeroMod(g *r3vec) uint64 {
 // invertible iff it is not divisible by any irreducible factor of x^p - x - 1
 // (the modulus is squarefree). Constant time.
 func r3Invertible(g *[P]int8) uint64 {
-	if simdEnabled {
-		return r3InvertibleSIMD(g)
-	}
 	var x r3vec
 	for i, c := range g {
 		setCoeff(&x, i, c)
@@ -174,9 +171,6 @@ var batchSlotPool = sync.Pool{New: func() any { return new(batchSlot) }}
 func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	if n <= 0 {
 		return nil, nil
-	}
-	if simdEnabled {
-		return generateKeysSIMD(rand, n)
 	}
 	slots := make([]*batchSlot, n)
 	for k := range slots {

@@ -166,8 +166,5 @@ func checkBatchPoolsCleared(t *testing.T, pools ...batchPool) {
 }
 
 func TestGenerateKeysClearsSlots(t *testing.T) {
-	if simdEnabled {
-		t.Skip("the vector path is on; TestGenerateKeysClearsSlotsBothPaths covers both pools")
-	}
 	checkBatchPoolsCleared(t, batchPool{"batchSlotPool", &batchSlotPool, 3})
 }

@@ -171,9 +171,6 @@ func (c *radixCodec) decode(R []uint32, s []byte) {
 // leaving the combined values in cur[:lv.bulk], and returns the number of
 // bytes written.
 func encodeBulk(o []byte, cur []uint32, lv *codecLevel) int {
-	if simdEnabled {
-		return encodeBulkSIMD(o, cur, lv)
-	}
 	m := lv.bm
 	pairs := cur[:2*lv.bulk]
 	if lv.bk == 1 {
@@ -198,9 +195,6 @@ func encodeBulk(o []byte, cur []uint32, lv *codecLevel) int {
 // combined values of the level above) into nx, and returns the number of
 // bytes read.
 func decodeBulk(nx, cur []uint32, o []byte, lv *codecLevel) int {
-	if simdEnabled {
-		return decodeBulkSIMD(nx, cur, o, lv)
-	}
 	m, recip := lv.bm, lv.brecip
 	nx = nx[:2*lv.bulk]
 	cur = cur[:lv.bulk]

@@ -144,10 +144,6 @@ func roundInt(v float64) int64 {
 // The last stage of dit (radix 3), the untwist and the rounding are one
 // pass: coefficients j and j+m come from the same value.
 func (pl *fftPlan) inverse(c []int64, x []complex128) {
-	if simdEnabled && pl.m == 768 {
-		inverse768SIMD((*[1536]int64)(c), (*spectrum)(x))
-		return
-	}
 	pl.ditTo(x[:pl.m], 1)
 	pl.inverseLast(c, x)
 }
@@ -155,10 +151,6 @@ func (pl *fftPlan) inverse(c []int64, x []complex128) {
 // inverseProducts is inverse of the pointwise products z = a*b + c*d (c and
 // d nil: z = a*b), formed as the first stage reads them; z is scratch.
 func (pl *fftPlan) inverseProducts(out []int64, z, a, b, c, d []complex128) {
-	if simdEnabled && pl.m == 768 {
-		inverseProducts768SIMD((*[1536]int64)(out), a, b, c, d)
-		return
-	}
 	if !pl.tail16 {
 		panic("core: inverseProducts needs a plan with the radix-16 pass")
 	}

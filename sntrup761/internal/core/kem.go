@@ -126,10 +126,6 @@ func readList(rand io.Reader, L *[P]uint32) error {
 
 // decodeList reads 761 little-endian uint32 and clears buf.
 func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
-	if simdEnabled {
-		decodeListSIMD(L, buf)
-		return
-	}
 	for i := range L {
 		L[i] = binary.LittleEndian.Uint32(buf[4*i:])
 	}
@@ -143,10 +139,6 @@ func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
 // Constant time: masks by public index, then the sorting network. W is
 // even, so each packed word of two keys gets one kind of mask.
 func shortFromList(out *[P]int8, L *[P]uint32) {
-	if simdEnabled {
-		shortFromListSIMD(out, L)
-		return
-	}
 	if asmEnabled {
 		shortFromListAVX2(out, L)
 		return
@@ -172,10 +164,6 @@ func shortFromList(out *[P]int8, L *[P]uint32) {
 
 // smallFromList maps random words to small coefficients ("Small_random").
 func smallFromList(out *[P]int8, L *[P]uint32) {
-	if simdEnabled {
-		smallFromListSIMD(out, L)
-		return
-	}
 	for i := range out {
 		out[i] = int8(((L[i]&0x3fffffff)*3)>>30) - 1
 	}
@@ -264,14 +252,10 @@ func (sk *PrivateKey) assemble(f, v *[P]int8, h *[P]int16, rho *[smallBytes]byte
 // again. Constant time in r.
 func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
 	var R [P]uint32 // Round(h*r), as digits of Rounded_encode
-	if simdEnabled {
-		pk.roundedProductSIMD(&R, r)
-	} else {
-		var sr spectrum
-		sr.transformSmall(r)
-		mulRounded(&R, &sr, &sr, &pk.sh)
-		clear(sr[:])
-	}
+	var sr spectrum
+	sr.transformSmall(r)
+	mulRounded(&R, &sr, &sr, &pk.sh)
+	clear(sr[:])
 	roundedCodec.encode(ct[:roundedBytes], R[:])
 	clear(R[:])
 	var rEnc [smallBytes]byte
@@ -325,10 +309,6 @@ func (sk *PrivateKey) Decapsulate(ct *[CiphertextSize]byte, k *[SharedKeySize]by
 // R/3, ev = e*v; if ev does not have weight W it becomes the fixed vector
 // (1,...,1,0,...,0), by mask. Constant time.
 func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
-	if simdEnabled {
-		sk.decryptSIMD(r, c)
-		return
-	}
 	var sc spectrum
 	sc.transformRq(c)
 	var e [P]int8

@@ -180,9 +180,6 @@ func r3St(p *[r3Len]byte, o int, x uint64) {
 // and (to convert in and out) multiplications by constants; no branch,
 // index or address depends on the coefficients or on delta.
 func r3Recip(out *[P]int8, a *[P]int8) int32 {
-	if simdEnabled {
-		return r3RecipSIMD(out, a)
-	}
 	if asmEnabled {
 		return r3RecipAVX2(out, a)
 	}

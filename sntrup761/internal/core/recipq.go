@@ -212,9 +212,6 @@ func putRecipArena(a *arena) {
 // not invertible (only a = 0 for sntrup761, where R/q is a field).
 // Constant time: 2p-1 divsteps through jump, whose shape is fixed.
 func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
-	if simdEnabled {
-		return recipRqSIMD(out, a, scale)
-	}
 	if asmEnabled {
 		return recipRqAVX2(out, a, scale)
 	}

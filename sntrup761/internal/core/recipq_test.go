@@ -76,9 +76,6 @@ func checkArenaCleared(t *testing.T) {
 }
 
 func TestRecipRqClearsArena(t *testing.T) {
-	if simdEnabled {
-		t.Skip("the vector path is on; TestRecipRqClearsArenaScalar in simd_amd64_test.go runs this with it off")
-	}
 	defer UseVectorPath(UseVectorPath(false)) // the assembly path uses no arena
 	checkArenaCleared(t)
 }

@@ -73,10 +73,6 @@ func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
 // foldRqScaled sets out = k*c mod (x^p-x-1, q) for a linear product c
 // (k*|c| folded below 2^34 / 3).
 func foldRqScaled(out *[P]int16, c *[2 * 768]int64, k int64) {
-	if simdEnabled && (k == 1 || k == 3) {
-		foldRqSIMD(out, c, k)
-		return
-	}
 	lo, hi, hm := foldParts(c)
 	o := out[1 : P-1]
 	o = o[:len(lo)]
@@ -131,10 +127,6 @@ func mulLift3(e *[P]int8, z, sa, sb *spectrum) {
 // foldLift3 sets e = 3*c reduced modulo (x^p-x-1, q) and lifted to R/3
 // (see mulLift3).
 func foldLift3(e *[P]int8, c *[2 * 768]int64) {
-	if simdEnabled {
-		lift3SIMD(e, c)
-		return
-	}
 	if asmEnabled {
 		foldLift3AVX2(e, c)
 		e[0] = freeze3(int64(freezeQ(3 * (c[0] + c[P]))))
@@ -160,10 +152,6 @@ func mulR3(out *[P]int8, z, sa, sb *spectrum) {
 
 // foldR3 sets out = c mod (x^p-x-1, 3) for a linear product c.
 func foldR3(out *[P]int8, c *[2 * 768]int64) {
-	if simdEnabled {
-		foldR3SIMD(out, c)
-		return
-	}
 	if asmEnabled {
 		foldR3AVX2(out, c)
 		out[0] = freeze3(c[0] + c[P])
@@ -234,10 +222,6 @@ func mulSplit(rq *[P]int16, r3 *[P]int8, k int64, z, a, b, c, d *spectrum) {
 func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 	m := pl.m
 	x = x[:m]
-	if simdEnabled && m == 768 && len(a) <= m {
-		forward768SIMD((*spectrum)(x), a)
-		return
-	}
 	if len(a) <= m { // public length: real inputs only
 		if asmEnabled && m == 768 {
 			twistRadix3Asm(pl, x, a)

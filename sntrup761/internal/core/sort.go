@@ -27,10 +27,6 @@ const (
 
 // sortShort sorts L in place. L must not contain 0xffffffff.
 func sortShort(L *[P]uint32) {
-	if simdEnabled {
-		sortShortSIMD(L)
-		return
-	}
 	if asmEnabled {
 		sortShortAVX2(L)
 		return

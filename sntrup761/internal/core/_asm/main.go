@@ -116,8 +116,8 @@ func shiftUp(d, x, y Register) {
 }
 
 // r3Step generates r3StepAVX2, one divstep of the R/3 inversion on the
-// bit-planes (the loop body of r3RecipSIMD in ../r3_simd_amd64.go and of
-// r3RecipAVX2 in ../asm_amd64.go): f, g swapped by the mask sw;
+// bit-planes (the loop body of r3RecipAVX2 in ../asm_amd64.go, which
+// explains the layout): f, g swapped by the mask sw;
 // g = (g + c*f)/x; v = x*v; v, r swapped by sw; r = r + c*v, where c is
 // given by its planes cnz, csg (masks).
 //
@@ -200,8 +200,8 @@ func r3Step() {
 }
 
 // divstepVec updates 16 coefficients: y = ca*y - cb*x - (cah*y - cbh*x
-// high halves)*q (the difference of two Shoup products, see divstepVec in
-// ../recipq_simd_amd64.go for the bounds), x = y or x by the mask sw.
+// high halves)*q (the difference of two Shoup products, see recipRqAVX2 in
+// ../asm_amd64.go for the bounds), x = y or x by the mask sw.
 func divstepVec(xm, ym Mem, ca, cah, cb, cbh, sw, qv Register) {
 	X, Y, t, u, h, l := YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
 	VMOVDQU(xm, X)

@@ -18,8 +18,8 @@ const (
 )
 
 // recipRqSteps generates recipRqStepsAVX2: the 2p-1 divsteps of
-// recipRqAVX2 (../asm_amd64.go) in one call, the loop of recipRqSIMD
-// (../recipq_simd_amd64.go, which explains the representation): per step
+// recipRqAVX2 (../asm_amd64.go, which explains the representation and the
+// bounds) in one call: per step
 // the scalars f0, g0 (reduced with freezeQ), the swap mask and delta, the
 // multipliers and their Shoup companions, then the two block updates (divstepLoop)
 // on (f, g) and (x*v, r).
@@ -140,8 +140,8 @@ func freezeQ(m Mem) GPVirtual {
 
 // shoupBroadcast broadcasts c (|c| <= q12, in a 64-bit register) and its
 // Shoup companion round(c*2^16/q) = ((c+q)*2^16 + q/2)/q - 2^16 to every
-// int16 lane (shoupPair of ../recipq_simd_amd64.go; the division is the
-// multiplication by shoupM and the shift).
+// int16 lane (the division by q is the multiplication by shoupM and the
+// shift; TestShoupCompanion in ../asm_amd64_test.go checks every c).
 func shoupBroadcast(c Register) (VecVirtual, VecVirtual) {
 	n, m := GP64(), GP64()
 	LEAQ(Mem{Base: c, Disp: q}, n)

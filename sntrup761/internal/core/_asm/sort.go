@@ -9,10 +9,16 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// sortKeys generates sortKeys1024AVX2: the bitonic sorting network of
-// sortKeys1024 in ../sort_simd_amd64.go (which explains it) on 1024 uint32
-// keys, key 8*v+l in lane l of vector v, in the same 13 passes. The
-// generator unrolls each pass's group of vectors and emits loops over the
+// sortKeys generates sortKeys1024AVX2: the bitonic sorting network
+// described at sortShortAVX2 (../asm_amd64.go) on 1024 uint32 keys, key
+// 8*v+l in lane l of vector v. Its 55 stages run in 13 passes over the
+// keys, each pass running several stages on vectors held in registers:
+// phases 1 to 3 in one pass; in phase m (blocks of bv = 2^(m-3) vectors)
+// the mirror stage with the next two half-cleaners at vector distances
+// (mirrorPass), then the remaining ones up to three at a time
+// (levelsPass), the last pass of a phase also running the three in-vector
+// stages. The grouping only changes the order of comparators that are
+// independent, not the network. The generator unrolls each pass's group of vectors and emits loops over the
 // groups; every loop bound and offset comes from the fixed network (n =
 // 1024), so the code is the same for every input.
 //
@@ -158,9 +164,15 @@ func (s *sorter) lanes3(a Register) {
 
 func (s *sorter) reverse(a Register) { VPERMD(a, s.rev, a) }
 
-// mirrorPass is mirrorPass of ../sort_simd_amd64.go: the mirror stage of a
-// phase with blocks of bv vectors, the half-cleaners at vector distances
-// bv/4 and bv/8 (k of them) and, if lanes is set, the in-vector stages.
+// mirrorPass emits the mirror stage of a phase with blocks of bv vectors,
+// the half-cleaners at vector distances bv/4 and bv/8 (k of them, k <= 2)
+// and, if lanes is set, the in-vector stages. A group is the vectors j +
+// t*q (t = 0..3, q = bv/8; here q is not the modulus) of a block's lower
+// half and their mirror images bv-1-j-t*q in its upper half: the mirror
+// stage compares lower t with upper t (lanes reversed), the stage at
+// distance 2q compares t with t+2 within each half and the one at
+// distance q t with t+1 (in the upper
+// half, the vector further down the block has the larger t).
 func (s *sorter) mirrorPass(bv, k int, lanes bool) {
 	const vb = 32 // bytes per vector
 	switch k {
@@ -251,9 +263,11 @@ func (s *sorter) mirrorPass(bv, k int, lanes bool) {
 	}
 }
 
-// levelsPass is levelsPass of ../sort_simd_amd64.go: the half-cleaners at
-// vector distances e, e/2, ... (k of them) and, if lanes is set, the
-// in-vector stages.
+// levelsPass emits the half-cleaners at vector distances e, e/2, ... (k of
+// them, k <= 3, e >= 2^(k-1)) and, if lanes is set, the in-vector stages
+// after them. A group is the 2^k vectors r + t*e/2^(k-1) of a block of 2e
+// vectors (r below that stride): the stage at distance e compares t with
+// t + 2^(k-1), the next one t with t + 2^(k-2), and so on.
 func (s *sorter) levelsPass(e, k int, lanes bool) {
 	const vb = 32
 	g := 1 << k       // vectors per group
