@@ -364,8 +364,8 @@ func (r *selfTestRun) verifyHonest() error {
 func (r *selfTestRun) handshake(hostKey ssh.PublicKey) (clientErr, serverErr, err error) {
 	set := func(c *ssh.Config) {
 		c.KeyExchanges = []string{r.name}
-		c.Ciphers = []string{ssh.CipherAES256CTR}
-		c.MACs = []string{ssh.HMACSHA512}
+		c.Ciphers = []string{selfTestCipher}
+		c.MACs = []string{selfTestMAC}
 	}
 	scfg := &ssh.ServerConfig{NoClientAuth: true}
 	set(&scfg.Config)

@@ -4,11 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hmac"
-	"crypto/sha512"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -23,14 +18,14 @@ import (
 // who sends, the key exchange message that side sends, and the letters
 // (RFC 4253 §7.2) its IV, cipher key and MAC key are derived with.
 type direction struct {
-	sender       string // "client" or "server"
-	ecdhMsg      byte   // SSH_MSG_KEX_ECDH_INIT or _REPLY
-	iv, key, mac byte
+	sender  string // "client" or "server"
+	ecdhMsg byte   // SSH_MSG_KEX_ECDH_INIT or _REPLY
+	keys    sshwire.Direction
 }
 
 var (
-	clientToServer = direction{"client", sshwire.MsgKexECDHInit, 'A', 'C', 'E'}
-	serverToClient = direction{"server", sshwire.MsgKexECDHReply, 'B', 'D', 'F'}
+	clientToServer = direction{"client", sshwire.MsgKexECDHInit, sshwire.ClientToServer}
+	serverToClient = direction{"server", sshwire.MsgKexECDHReply, sshwire.ServerToClient}
 )
 
 // sideTranscript is what one side of a first key exchange sent (RFC 4253
@@ -154,39 +149,26 @@ func (t *transcript) checkSessionKeys(h crypto.Hash, k []byte) error {
 // and hmac-sha2-512, whose 64-byte key is longer than a SHA-256 or SHA-384
 // digest, so that key extension (K2 = HASH(K || H || K1)) is used too.
 const (
-	selfTestKeyLen = 32
-	selfTestMACLen = sha512.Size // key and tag
+	selfTestCipher = sshwire.CipherAES256CTR
+	selfTestMAC    = sshwire.MACHMACSHA512
 )
 
 // checkEncrypted shows that s's side encrypted and authenticated every
 // packet it sent after SSH_MSG_NEWKEYS with keys derived from k and H as
 // RFC 4253 §7.2 says, H being the session identifier too (the first key
-// exchange): it decrypts the packets in order as one aes256-ctr stream
-// under the IV and cipher key of s's direction ('A' and 'C' for the
-// client, 'B' and 'D' for the server), and verifies each one's
-// hmac-sha2-512 under the direction's MAC key ('E', 'F') with the packet's
-// sequence number (RFC 4253 §6.4): counted from 0 after a strict key
-// exchange, on from the packets sent before SSH_MSG_NEWKEYS otherwise. At
-// least one packet is required; x/crypto's client completes no handshake
-// without encrypted packets from the server (its SSH_MSG_EXT_INFO, sent
-// right after SSH_MSG_NEWKEYS, then SSH_MSG_SERVICE_ACCEPT and
-// SSH_MSG_USERAUTH_SUCCESS). It returns the packets' message numbers.
-// The errors name the direction, the packet, and the keys or sequence
-// number that failed.
+// exchange): it opens the packets in order with sshwire's selfTestCipher
+// and selfTestMAC, keyed with the IV and cipher key of s's direction ('A'
+// and 'C' for the client, 'B' and 'D' for the server) and the MAC key
+// ('E', 'F'), each with its sequence number (RFC 4253 §6.4): counted from
+// 0 after a strict key exchange, on from the packets sent before
+// SSH_MSG_NEWKEYS otherwise. At least one packet is required; x/crypto's
+// client completes no handshake without encrypted packets from the server
+// (its SSH_MSG_EXT_INFO, sent right after SSH_MSG_NEWKEYS, then
+// SSH_MSG_SERVICE_ACCEPT and SSH_MSG_USERAUTH_SUCCESS). It returns the
+// packets' message numbers. The errors name the direction, the packet,
+// and the keys or sequence number that failed.
 func (s *sideTranscript) checkEncrypted(h crypto.Hash, k, H []byte, strict bool) ([]byte, error) {
 	d := s.dir
-	iv := kexhash.DeriveKey(h, k, H, H, d.iv, aes.BlockSize)
-	key := kexhash.DeriveKey(h, k, H, H, d.key, selfTestKeyLen)
-	macKey := kexhash.DeriveKey(h, k, H, H, d.mac, selfTestMACLen)
-	defer clear(iv)
-	defer clear(key)
-	defer clear(macKey)
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	ctr := cipher.NewCTR(block, iv)
-
 	// The sequence number of the first packet, the one of the other rule
 	// (to name a mix-up), and the rule.
 	seq, other := uint32(0), s.packets
@@ -195,53 +177,49 @@ func (s *sideTranscript) checkEncrypted(h crypto.Hash, k, H []byte, strict bool)
 		seq, other = s.packets, 0
 		rule = "no strict key exchange: counted on from the packets before SSH_MSG_NEWKEYS"
 	}
-	rest := s.rest
-	if len(rest) == 0 {
+	if len(s.rest) == 0 {
 		return nil, fmt.Errorf("the %s sent no packet after SSH_MSG_NEWKEYS", d.sender)
 	}
+	in, err := sshwire.NewPacketCipher(selfTestCipher, selfTestMAC, h, k, H, H, d.keys)
+	if err != nil {
+		return nil, err
+	}
+	r := bytes.NewReader(s.rest)
 	var types []byte
-	for i := uint32(0); len(rest) > 0; i++ {
+	for i := uint32(0); r.Len() > 0; i++ {
 		what := fmt.Sprintf("the %s's first encrypted packet", d.sender)
 		if i > 0 {
 			what = fmt.Sprintf("the %s's encrypted packet %d", d.sender, i+1)
 		}
-		undecryptable := fmt.Errorf("%s does not decrypt with IV '%c' and key '%c' derived from K and H", what, d.iv, d.key)
-		if len(rest) < 4 {
-			return nil, undecryptable
+		p, err := in.Open(r, seq+i)
+		switch {
+		case errors.Is(err, sshwire.ErrPacketAuth) && s.opens(h, k, H, seq, i, other+i):
+			return nil, fmt.Errorf("the MAC of %s verifies with sequence number %d, not %d (%s)", what, other+i, seq+i, rule)
+		case errors.Is(err, sshwire.ErrPacketAuth):
+			return nil, fmt.Errorf("the MAC of %s does not verify with key '%c' derived from K and H (sequence number %d, %s)", what, d.keys.MAC, seq+i, rule)
+		case err != nil || len(p) == 0:
+			return nil, fmt.Errorf("%s does not decrypt with IV '%c' and key '%c' derived from K and H", what, d.keys.IV, d.keys.Key)
 		}
-		// packet_length, padding_length, payload, random padding (RFC 4253
-		// §6): at least 16 bytes and a multiple of the block size in all,
-		// at least 4 bytes of padding, at most 35000 bytes.
-		plain := make([]byte, 4, 64)
-		ctr.XORKeyStream(plain, rest[:4])
-		n := binary.BigEndian.Uint32(plain)
-		if n < 12 || n > 35000 || (n+4)%aes.BlockSize != 0 || uint64(len(rest)) < 4+uint64(n)+selfTestMACLen {
-			return nil, undecryptable
-		}
-		plain = append(plain, make([]byte, n)...)
-		ctr.XORKeyStream(plain[4:], rest[4:4+n])
-		if pad := uint32(plain[4]); pad < 4 || pad+1 >= n {
-			return nil, undecryptable
-		}
-		tag := rest[4+n : 4+n+selfTestMACLen]
-		if !validMAC(macKey, seq+i, plain, tag) {
-			if validMAC(macKey, other+i, plain, tag) {
-				return nil, fmt.Errorf("the MAC of %s verifies with sequence number %d, not %d (%s)", what, other+i, seq+i, rule)
-			}
-			return nil, fmt.Errorf("the MAC of %s does not verify with key '%c' derived from K and H (sequence number %d, %s)", what, d.mac, seq+i, rule)
-		}
-		types = append(types, plain[5])
-		rest = rest[4+n+selfTestMACLen:]
+		types = append(types, p[0])
 	}
 	return types, nil
 }
 
-// validMAC reports whether tag is the hmac-sha2-512 of packet (its
-// cleartext, from packet_length on) with sequence number seq (RFC 4253
-// §6.4).
-func validMAC(key []byte, seq uint32, packet, tag []byte) bool {
-	mac := hmac.New(sha512.New, key)
-	mac.Write(binary.BigEndian.AppendUint32(nil, seq))
-	mac.Write(packet)
-	return hmac.Equal(mac.Sum(nil), tag)
+// opens reports whether s's encrypted packet i opens with sequence number
+// seqI once packets 0 to i-1 have been opened with seq, seq+1, and so on
+// (as checkEncrypted did): it replays the direction's stream from its
+// start, since a stream cipher's state cannot be rewound.
+func (s *sideTranscript) opens(h crypto.Hash, k, H []byte, seq, i, seqI uint32) bool {
+	in, err := sshwire.NewPacketCipher(selfTestCipher, selfTestMAC, h, k, H, H, s.dir.keys)
+	if err != nil {
+		return false
+	}
+	r := bytes.NewReader(s.rest)
+	for j := range i {
+		if _, err := in.Open(r, seq+j); err != nil {
+			return false
+		}
+	}
+	_, err = in.Open(r, seqI)
+	return err == nil
 }

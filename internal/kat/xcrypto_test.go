@@ -3,12 +3,8 @@ package kat
 import (
 	"bytes"
 	"crypto"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/binary"
+	"errors"
 	"net"
 	"sync"
 	"testing"
@@ -16,6 +12,7 @@ import (
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/internal/sshwire"
 
 	"golang.org/x/crypto/ssh"
 
@@ -148,21 +145,16 @@ func parseSSHStream(t *testing.T, b []byte) *sshStream {
 		t.Fatalf("no version line in %q", b[:min(len(b), 40)])
 	}
 	s := &sshStream{version: string(line)}
+	r := bytes.NewReader(rest)
 	for {
 		// RFC 4253 section 6, without MAC before the first NEWKEYS.
-		if len(rest) < 5 {
-			t.Fatal("stream ends before NEWKEYS")
+		payload, err := sshwire.ReadPlainPacket(r, sshwire.MaxPacket)
+		if err != nil {
+			t.Fatalf("bad cleartext packet before NEWKEYS: %v", err)
 		}
-		n := int(binary.BigEndian.Uint32(rest))
-		pad := int(rest[4])
-		if n < pad+1 || len(rest) < 4+n {
-			t.Fatal("bad cleartext packet")
-		}
-		payload := rest[5 : 4+n-pad]
 		s.payloads = append(s.payloads, payload)
-		rest = rest[4+n:]
 		if len(payload) > 0 && payload[0] == 21 { // SSH_MSG_NEWKEYS
-			s.encrypted = rest
+			s.encrypted = rest[len(rest)-r.Len():]
 			return s
 		}
 	}
@@ -186,33 +178,28 @@ func (s *sshStream) payload(t *testing.T, msg byte) []byte {
 }
 
 // decryptFirst decrypts and authenticates the first packet after NEWKEYS
-// with aes128-ctr and hmac-sha2-256 and returns its payload.
-func decryptFirst(t *testing.T, enc []byte, key, iv, macKey []byte, seq uint32) []byte {
+// in direction dir with sshwire's aes128-ctr and hmac-sha2-256, keyed from
+// k and H (the session identifier of the first exchange), and returns its
+// payload.
+func decryptFirst(t *testing.T, enc, k, H []byte, dir sshwire.Direction, seq uint32) []byte {
 	t.Helper()
-	block, err := aes.NewCipher(key)
+	in, err := sshwire.NewPacketCipher(sshwire.CipherAES128CTR, sshwire.MACHMACSHA256, crypto.SHA256, k, H, H, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctr := cipher.NewCTR(block, iv)
-	if len(enc) < 16 {
+	if len(enc) == 0 {
 		t.Fatal("no encrypted packet")
 	}
-	first := make([]byte, 16)
-	ctr.XORKeyStream(first, enc[:16])
-	n := int(binary.BigEndian.Uint32(first))
-	if n > 35000 || len(enc) < 4+n+32 || (4+n)%16 != 0 {
-		t.Fatalf("first encrypted packet does not decrypt (length %d): wrong keys", n)
-	}
-	plain := append(first, make([]byte, 4+n-16)...)
-	ctr.XORKeyStream(plain[16:], enc[16:4+n])
-	mac := hmac.New(sha256.New, macKey)
-	binary.Write(mac, binary.BigEndian, seq)
-	mac.Write(plain)
-	if !hmac.Equal(mac.Sum(nil), enc[4+n:4+n+32]) {
+	p, err := in.Open(bytes.NewReader(enc), seq)
+	switch {
+	case errors.Is(err, sshwire.ErrPacketAuth):
 		t.Fatal("MAC of the first encrypted packet does not verify: wrong keys")
+	case err != nil:
+		t.Fatalf("first encrypted packet does not decrypt (%v): wrong keys", err)
+	case len(p) == 0:
+		t.Fatal("first encrypted packet is empty")
 	}
-	pad := int(plain[4])
-	return plain[5 : 4+n-pad]
+	return p
 }
 
 // TestXCryptoHandshake runs x/crypto/ssh's client and server over TCP on
@@ -239,8 +226,8 @@ func TestXCryptoHandshake(t *testing.T) {
 	signer := sshtest.HostKey(t)
 	algs := ssh.Config{
 		KeyExchanges: []string{mlkem768x25519.Name},
-		Ciphers:      []string{"aes128-ctr"},
-		MACs:         []string{"hmac-sha2-256"},
+		Ciphers:      []string{sshwire.CipherAES128CTR},
+		MACs:         []string{sshwire.MACHMACSHA256},
 	}
 	clientRand, serverRand := new(recordingRand), new(recordingRand)
 
@@ -355,12 +342,11 @@ func TestXCryptoHandshake(t *testing.T) {
 	if strict {
 		seqC2S, seqS2C = 0, 0
 	}
-	key := func(letter byte, n int) []byte { return kexhash.DeriveKey(crypto.SHA256, k, H, H, letter, n) }
-	p := decryptFirst(t, c2s.encrypted, key('C', 16), key('A', 16), key('E', 32), seqC2S)
+	p := decryptFirst(t, c2s.encrypted, k, H, sshwire.ClientToServer, seqC2S)
 	if p[0] != 5 || !bytes.Contains(p, []byte("ssh-userauth")) { // SSH_MSG_SERVICE_REQUEST
 		t.Errorf("client's first encrypted packet is %x", p)
 	}
-	p = decryptFirst(t, s2c.encrypted, key('D', 16), key('B', 16), key('F', 32), seqS2C)
+	p = decryptFirst(t, s2c.encrypted, k, H, sshwire.ServerToClient, seqS2C)
 	t.Logf("first encrypted packets: client message %d, server message %d", 5, p[0])
 	if p[0] != 6 && p[0] != 7 { // SERVICE_ACCEPT or EXT_INFO
 		t.Errorf("server's first encrypted packet is %x", p)

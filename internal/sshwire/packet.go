@@ -6,7 +6,9 @@ package sshwire
 // chacha20-poly1305@openssh.com (OpenSSH's PROTOCOL.chacha20poly1305),
 // the one cipher tinysshd offers. Keys come from the key exchange's K and H
 // (RFC 4253 §7.2, kexhash.DeriveKey); they, the keystreams and the
-// plaintexts are secret.
+// plaintexts are secret. It is the module's one implementation of the
+// protected packet: sshkex's registration self-test opens x/crypto's
+// packets with it too, and so do the known-answer tests.
 
 import (
 	"crypto"
