@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/peertest"
+	"github.com/pqkex/pqkex/internal/testkit/peertest"
 	"golang.org/x/crypto/ssh"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/peertest"
-	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/internal/testkit/peertest"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
 )

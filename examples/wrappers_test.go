@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/peertest"
+	"github.com/pqkex/pqkex/internal/testkit/peertest"
 	"github.com/pqkex/pqkex/sshkex"
 )
 

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pqkex/pqkex/internal/fuzzcorpus"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"

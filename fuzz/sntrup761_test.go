@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/fuzzcorpus"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"

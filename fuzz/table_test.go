@@ -8,7 +8,7 @@ import (
 	"crypto/mlkem"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/badkeys"
+	"github.com/pqkex/pqkex/internal/tool/badkeys"
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/pqkex/pqkex/internal/peertest"
+	"github.com/pqkex/pqkex/internal/testkit/peertest"
 )
 
 // clientPeer is a real SSH client that logs in to a Go kexserver (pqkex's

@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/pqkex/pqkex/internal/peertest"
-	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/internal/testkit/peertest"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 )
 
 // pqkex is the command, built once by pqkexCommand and removed by

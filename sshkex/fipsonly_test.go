@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"golang.org/x/crypto/ssh"
 )
 

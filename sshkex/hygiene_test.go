@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/badkeys"
+	"github.com/pqkex/pqkex/internal/tool/badkeys"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/mlkem768x25519"
 	"github.com/pqkex/pqkex/sntrup761"

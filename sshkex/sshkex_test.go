@@ -22,8 +22,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/kexserver"
-	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/sntrup761"
 	"golang.org/x/crypto/ssh"

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
-	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"github.com/pqkex/pqkex/internal/vecarith"
 	"github.com/pqkex/pqkex/sshkex"
 )

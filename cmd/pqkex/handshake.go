@@ -3,7 +3,7 @@ package main
 import (
 	"time"
 
-	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"golang.org/x/crypto/ssh"
 )

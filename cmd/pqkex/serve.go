@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
 )

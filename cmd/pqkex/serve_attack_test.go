@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 )
 
 // The attacks of issue 24, each against "pqkex serve" with its default

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 )
 
 // TestServeSignals builds the pqkex command and stops "pqkex serve" the

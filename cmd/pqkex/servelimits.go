@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/kexserver"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
 )
 
 // serveLimits are "pqkex serve"'s limits on hostile clients, as flags

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/pqkex/pqkex/internal/fuzzcorpus"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 )
 
 // exportLibFuzzer writes each target's committed corpus

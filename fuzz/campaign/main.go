@@ -36,10 +36,10 @@ import (
 
 // defaultExclude are the packages whose coverage is not reported: the
 // test machinery that the targets use as oracles or for seeds (vector
-// runners and files, sntrup761's reference, the dudect harness, the
-// *test packages of deterministic randomness, fuzzcorpus) and this
-// command.
-const defaultExclude = `/internal/(kat|dudect|ref|fuzzcorpus)$|/vectors$|test$`
+// runners and files, sntrup761's reference, the test kits of
+// internal/testkit, among them fuzzcorpus, and the *test packages of
+// deterministic randomness).
+const defaultExclude = `/internal/(kat|ref|testkit/[^/]+)$|/vectors$|test$`
 
 type config struct {
 	pkgs, out, cache, minimize string

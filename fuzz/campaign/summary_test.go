@@ -16,7 +16,7 @@ func TestSummary(t *testing.T) {
 	}
 	cov := []pkgCoverage{{Package: "example.com/m/a", Covered: 7, Statements: 10, Percent: 70, Reached: true},
 		{Package: "example.com/m/c", Statements: 4},
-		{Package: "example.com/m/internal/fuzzcorpus", Covered: 1, Statements: 2, Percent: 50, Reached: true}} // test machinery
+		{Package: "example.com/m/internal/testkit/fuzzcorpus", Covered: 1, Statements: 2, Percent: 50, Reached: true}} // test machinery
 	s.Targets["p.FuzzX"] = &record{Target: "p.FuzzX", Runs: []*run{
 		{Commit: "0123456789abcdef0123", Status: "interrupted", CPUSeconds: 600, WallSeconds: 700, Execs: 10, NewEntries: 1},
 		{Commit: "0123456789abcdef0123", Status: "error", CPUSeconds: 100, WallSeconds: 100, Execs: 1},

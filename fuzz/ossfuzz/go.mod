@@ -3,7 +3,7 @@
 // (.clusterfuzzlite/build.sh, scripts/libfuzzer.sh), and the version of
 // its testing shim that the build adds to pqkex's go.mod in the build's
 // own copy of the tree; its test checks the seed encoding of
-// internal/fuzzcorpus against that shim. It is a module of its own so
+// internal/testkit/fuzzcorpus against that shim. It is a module of its own so
 // that pqkex's go.mod does not grow.
 module github.com/pqkex/pqkex/fuzz/ossfuzz
 

@@ -7,7 +7,7 @@ import (
 
 	shim "github.com/AdamKorcz/go-118-fuzz-build/testing"
 
-	"github.com/pqkex/pqkex/internal/fuzzcorpus"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 )
 
 // TestSeedEncoding gives the testing shim of go-118-fuzz-build, which

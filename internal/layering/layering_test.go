@@ -1,9 +1,9 @@
 // Package layering holds only a test: the module's layering, written down
 // in the style of Go's own go/build/deps_test.go, which package may import
-// which. Imports point one way: arithmetic and encodings, then the hybrid
-// engine and the SSH methods, then the adapters (x/crypto/ssh, the
-// known-answer runners, the test server and the conformance checker),
-// then the command.
+// which, and the three wings the packages stand in (wings, below). Imports
+// point one way: arithmetic and encodings, then the hybrid engine and the
+// SSH methods, then the adapters (x/crypto/ssh, the known-answer runners),
+// then the command and its engines, then the test kits and the tests.
 package layering
 
 import (
@@ -37,8 +37,9 @@ const rules = `
 	XSYSCPU < internal/vecarith;
 	internal/vecarith < sntrup761/internal/core;
 
-	# The public keys a peer must refuse, as data.
-	NONE < internal/badkeys;
+	# The public keys a peer must refuse, as data (pqkex check sends them;
+	# the tests of sshkex and fuzz feed them too).
+	NONE < internal/tool/badkeys;
 
 	# The sntrup761 KEM and its derandomized form for known answers.
 	sntrup761/internal/core, internal/sntrupbridge < sntrup761;
@@ -61,25 +62,25 @@ const rules = `
 	internal/kat < vectors;
 
 	# The test server behind "pqkex serve".
-	internal/sshwire, XSSH < internal/kexserver;
+	internal/sshwire, XSSH < internal/tool/kexserver;
 
 	# The conformance checker behind "pqkex check": the methods for their
 	# names and constants, its own client and server halves.
-	METHODS, sntrup761, kexhash, internal/sshwire, internal/badkeys, XSSH < cmd/pqkex/internal/conformance;
+	METHODS, sntrup761, kexhash, internal/sshwire, internal/tool/badkeys, XSSH < cmd/pqkex/internal/conformance;
 
 	# The command.
 	METHODS, sntrup761, internal/hybrid, internal/kat, internal/vecarith, internal/sshwire,
-	internal/kexserver, cmd/pqkex/internal/conformance, sshkex, vectors, CIRCL, XCRYPTO, XSSH < cmd/pqkex;
+	internal/tool/kexserver, cmd/pqkex/internal/conformance, sshkex, vectors, CIRCL, XCRYPTO, XSSH < cmd/pqkex;
 
 	# Test machinery (importing package testing): a timing harness, the
 	# loopback servers and keys several packages' tests share, and the real
 	# SSH peers that the interop and examples tests run.
-	NONE < internal/dudect, internal/peertest;
-	XSSH < internal/sshtest;
+	NONE < internal/testkit/dudect, internal/testkit/peertest;
+	XSSH < internal/testkit/sshtest;
 
 	# Fuzzing tools: what the targets and the tools (fuzz/campaign and
 	# fuzz/ossfuzz, modules of their own) share about corpus entries.
-	NONE < internal/fuzzcorpus;
+	NONE < internal/testkit/fuzzcorpus;
 
 	# Test-only packages.
 	NONE < fuzz, interop, internal/layering;
@@ -94,6 +95,35 @@ var groups = map[string][]string{
 	"METHODS": {"mlkem768x25519", "mlkem768nistp256", "mlkem1024nistp384", "sntrup761x25519"},
 	// Test files may import any package of the module and these.
 	"TEST": {"github.com/google/go-cmp/...", "golang.org/x/crypto/...", "github.com/cloudflare/circl/..."},
+}
+
+// wings are the three parts of the module, each in places whose names
+// say its role, in the order of the imports between them: outside its
+// tests a package imports packages of its own wing and of the wings
+// before it, never of one after it.
+//
+//   - library: what a user imports, the packages at the root and under
+//     them (kexhash, sntrup761, the four methods, sshkex, vectors), and
+//     their engine in internal/ (hybrid, sshwire, sntrupbridge, vecarith,
+//     and kat, the known-answer runners behind vectors).
+//   - tool: cmd/pqkex and its engines: under cmd/pqkex/internal/ what
+//     only the command uses (the checks of pqkex check), under
+//     internal/tool/ what the tests of the other wings drive too (the
+//     server behind pqkex serve, the bad keys pqkex check sends), which
+//     Go's internal rule would keep from them under cmd/pqkex/internal/.
+//   - lab: the test kits of internal/testkit/, the packages that hold only
+//     tests (fuzz, interop, internal/layering) and sntrup761's instruction
+//     counter; the examples, fuzz/campaign and fuzz/ossfuzz are modules of
+//     their own, which import the module like any user.
+var wings = []struct {
+	name   string
+	places []string
+}{
+	{"library", []string{"kexhash", "sntrup761", "sntrup761/internal/core", "sntrup761/internal/ref", "sntrup761/sntrup761test",
+		"mlkem768x25519", "mlkem768nistp256", "mlkem1024nistp384", "sntrup761x25519", "sshkex", "vectors",
+		"internal/hybrid", "internal/sshwire", "internal/sntrupbridge", "internal/vecarith", "internal/kat"}},
+	{"tool", []string{"cmd/...", "internal/tool/..."}},
+	{"lab", []string{"internal/testkit/...", "fuzz", "interop", "internal/layering", "sntrup761/internal/instrcount"}},
 }
 
 const module = "github.com/pqkex/pqkex"
@@ -234,6 +264,43 @@ func TestLayering(t *testing.T) {
 	for p := range allowed {
 		if !slices.Contains(pkgs, p) {
 			t.Errorf("rules name %s, which is not a package of the module", p)
+		}
+	}
+}
+
+// TestWings: every package of the module stands in exactly one wing, and
+// no package imports (outside its tests) one of a later wing.
+func TestWings(t *testing.T) {
+	root := filepath.Join("..", "..")
+	ctxt := build.Default
+	ctxt.UseAllFiles = true
+	wingOf := map[string]int{}
+	for _, dir := range modulePackages(t, root) {
+		var in []string
+		for i, w := range wings {
+			if slices.ContainsFunc(w.places, func(p string) bool { return match(p, dir) }) {
+				in = append(in, w.name)
+				wingOf[dir] = i
+			}
+		}
+		if len(in) != 1 {
+			t.Errorf("package %s stands in %d wings %v, want one: add it to wings in internal/layering/layering_test.go", dir, len(in), in)
+			delete(wingOf, dir)
+		}
+	}
+	for dir, w := range wingOf {
+		p, err := ctxt.ImportDir(filepath.Join(root, filepath.FromSlash(dir)), build.ImportComment)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); !ok {
+				t.Errorf("%s: %v", dir, err)
+			}
+			continue
+		}
+		for _, imp := range p.Imports {
+			rel, ok := strings.CutPrefix(imp, module+"/")
+			if i, known := wingOf[rel]; ok && known && i > w {
+				t.Errorf("%s (%s) imports %s (%s): imports run from the lab to the tool to the library, never back", dir, wings[w].name, rel, wings[i].name)
+			}
 		}
 	}
 }

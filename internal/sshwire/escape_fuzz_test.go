@@ -3,7 +3,7 @@ package sshwire
 import (
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/fuzzcorpus"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 )
 
 // FuzzQuote: Quote and Printable on any text at any budget keep their

@@ -1,7 +1,7 @@
 //go:build dudect
 
 // Constant-time evidence for the sntrup761 core: a dudect-style timing
-// check (package internal/dudect) of every operation on secret data. It
+// check (package internal/testkit/dudect) of every operation on secret data. It
 // is not part of the normal test run; run it with
 //
 //	go test -tags dudect -run '^TestDudect$' -timeout 0 -v ./sntrup761/internal/core
@@ -34,7 +34,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/dudect"
+	"github.com/pqkex/pqkex/internal/testkit/dudect"
 )
 
 // dudectList fills L with random words masked as shortFromList masks them

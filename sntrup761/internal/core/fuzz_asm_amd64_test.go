@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/fuzzcorpus"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/vecarith"
 )
 

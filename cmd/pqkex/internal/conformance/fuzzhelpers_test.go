@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/fuzzcorpus"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"golang.org/x/crypto/ssh"
 )

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/sshtest"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 )
 
 // The checks must catch a broken pqkex: each mutant below is a copy of

@@ -7,7 +7,7 @@ package conformance
 import (
 	"crypto/elliptic"
 
-	"github.com/pqkex/pqkex/internal/badkeys"
+	"github.com/pqkex/pqkex/internal/tool/badkeys"
 )
 
 // badValue is one invalid classical public key and what makes it so.

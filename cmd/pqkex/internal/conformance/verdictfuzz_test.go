@@ -4,7 +4,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pqkex/pqkex/internal/fuzzcorpus"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 )
 
 // What the verdict-level fuzz targets (fuzz_test.go) run: the properties

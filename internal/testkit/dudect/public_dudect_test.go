@@ -17,7 +17,7 @@ import (
 	cryptorand "crypto/rand"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/dudect"
+	"github.com/pqkex/pqkex/internal/testkit/dudect"
 	"github.com/pqkex/pqkex/mlkem768x25519"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761x25519"
