@@ -135,7 +135,9 @@ func builtCommand(t *testing.T) string {
 		if dir == "" {
 			dir = t.TempDir() // no TestMain: only TestVersionCommand builds
 		}
-		built.path = filepath.Join(dir, "pqkex")
+		// Not dir/pqkex: that is "pqkex serve"'s configuration
+		// directory when dir is XDG_CONFIG_HOME.
+		built.path = filepath.Join(dir, "pqkex-command")
 		built.out, built.err = exec.Command("go", "build", "-buildvcs=true", "-o", built.path, ".").CombinedOutput()
 	})
 	if built.err != nil {

@@ -42,7 +42,7 @@ func TestR3Recip(t *testing.T) {
 
 // checkR3Recip compares r3Recip on a with the reference: the same return
 // value, and the same inverse when there is one.
-func checkR3Recip(t *testing.T, name string, a [P]int8) (refOK int) {
+func checkR3Recip(t *testing.T, name string, a [P]int8) (refOK int32) {
 	t.Helper()
 	want, wok := ref.R3Recip((*[ref.P]int8)(&a))
 	var got [P]int8
