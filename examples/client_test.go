@@ -3,14 +3,11 @@ package examples
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/testkit/peertest"
-	"golang.org/x/crypto/ssh"
 )
 
 // upstream9Kex is the KexAlgorithms default of upstream OpenSSH 9.0 to
@@ -41,23 +38,12 @@ func TestClientWithSSHD(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needPeer(t, tc.env)
-			dir := t.TempDir()
-			hostKey, hostKeyFile := newKey(t, dir, "hostkey")
-			clientKey, identity := newKey(t, dir, "id_ed25519")
-			authKeys := filepath.Join(dir, "authorized_keys")
-			if err := os.WriteFile(authKeys, ssh.MarshalAuthorizedKey(clientKey.PublicKey()), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			var args []string
-			if tc.kex != "" {
-				args = []string{"--kex", tc.kex}
-			}
-			sshd := peertest.StartServer(t, tc.kind, hostKeyFile, authKeys, args...)
+			sshd := startLoginSSHD(t, tc.kind, tc.kex)
 
 			ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, program(t, "client"), "-addr", sshd.Addr, "-user", "root",
-				"-identity", identity, "-known-hosts", knownHosts(t, dir, sshd.Port, hostKey.PublicKey()))
+				"-identity", sshd.Identity, "-known-hosts", sshd.KnownHosts)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("client: %v\n%s\nsshd log:\n%s", errors.Join(err, ctx.Err()), out, peertest.ReadTail(sshd.Log))

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/testkit/peertest"
-	"golang.org/x/crypto/ssh"
 )
 
 // githubKex is what github.com offers (2025-): sntrup761x25519-sha512 as
@@ -37,13 +36,8 @@ func TestGoGitWithSSHD(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			needPeer(t, "PQKEX_OPENSSH10_SSHD")
 			gitBin := needGit(t)
-			dir := t.TempDir()
-			hostKey, hostKeyFile := newKey(t, dir, "hostkey")
-			clientKey, identity := newKey(t, dir, "id_ed25519")
-			authKeys := filepath.Join(dir, "authorized_keys")
-			if err := os.WriteFile(authKeys, ssh.MarshalAuthorizedKey(clientKey.PublicKey()), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			sshd := startLoginSSHD(t, "openssh10", tc.kex, "--sshd-option", `ForceCommand `+gitShell+` -c "$SSH_ORIGINAL_COMMAND"`)
+			dir, identity, kh := sshd.Dir, sshd.Identity, sshd.KnownHosts
 			// The server's repository, with one commit made by git itself.
 			bare := filepath.Join(dir, "repo.git")
 			seed := filepath.Join(dir, "seed")
@@ -54,13 +48,7 @@ func TestGoGitWithSSHD(t *testing.T) {
 			git(t, gitBin, seed, "commit", "-q", "-m", "seed")
 			git(t, gitBin, seed, "push", "-q", "origin", "HEAD:main")
 
-			args := []string{"--sshd-option", `ForceCommand ` + gitShell + ` -c "$SSH_ORIGINAL_COMMAND"`}
-			if tc.kex != "" {
-				args = append(args, "--kex", tc.kex)
-			}
-			sshd := peertest.StartServer(t, "openssh10", hostKeyFile, authKeys, args...)
 			url := "ssh://" + sshd.Addr + bare
-			kh := knownHosts(t, dir, sshd.Port, hostKey.PublicKey())
 			run := func(args ...string) string {
 				t.Helper()
 				ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)

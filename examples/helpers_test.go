@@ -86,6 +86,37 @@ func knownHosts(t *testing.T, dir string, port int, key ssh.PublicKey) string {
 	return path
 }
 
+// loginSSHD is a peer sshd that lets root log in with a fresh client key.
+type loginSSHD struct {
+	*peertest.Server
+	Dir        string     // the test's temporary directory, holding the keys
+	HostKey    ssh.Signer // the server's host key
+	Identity   string     // the client's private key file
+	KnownHosts string     // a known_hosts file naming HostKey for the server's port
+}
+
+// startLoginSSHD starts the peer sshd kind (peertest.StartServer, whose
+// variable needPeer must already have checked) in a new temporary
+// directory, with a fresh ed25519 host key and an authorized_keys file
+// holding a fresh client key; kex, unless "", is its KexAlgorithms, and
+// args are more peer-server.sh options.
+func startLoginSSHD(t *testing.T, kind, kex string, args ...string) loginSSHD {
+	t.Helper()
+	dir := t.TempDir()
+	hostKey, hostKeyFile := newKey(t, dir, "hostkey")
+	clientKey, identity := newKey(t, dir, "id_ed25519")
+	authKeys := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(authKeys, ssh.MarshalAuthorizedKey(clientKey.PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if kex != "" {
+		args = append(args, "--kex", kex)
+	}
+	sshd := peertest.StartServer(t, kind, hostKeyFile, authKeys, args...)
+	return loginSSHD{Server: sshd, Dir: dir, HostKey: hostKey, Identity: identity,
+		KnownHosts: knownHosts(t, dir, sshd.Port, hostKey.PublicKey())}
+}
+
 // ---------------------------------------------------------------- processes
 
 // syncBuffer collects a process's output while the test reads it.

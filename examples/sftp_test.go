@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/testkit/peertest"
-	"golang.org/x/crypto/ssh"
 )
 
 // TestSFTPWithSSHD runs the pkg/sftp example (sshkex.Register, then
@@ -31,18 +30,8 @@ func TestSFTPWithSSHD(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needPeer(t, "PQKEX_OPENSSH92_SSHD")
-			dir := t.TempDir()
-			hostKey, hostKeyFile := newKey(t, dir, "hostkey")
-			clientKey, identity := newKey(t, dir, "id_ed25519")
-			authKeys := filepath.Join(dir, "authorized_keys")
-			if err := os.WriteFile(authKeys, ssh.MarshalAuthorizedKey(clientKey.PublicKey()), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			var args []string
-			if tc.kex != "" {
-				args = []string{"--kex", tc.kex}
-			}
-			sshd := peertest.StartServer(t, "openssh92", hostKeyFile, authKeys, args...)
+			sshd := startLoginSSHD(t, "openssh92", tc.kex)
+			dir := sshd.Dir
 
 			data := make([]byte, 100_000)
 			rand.Read(data)
@@ -57,7 +46,7 @@ func TestSFTPWithSSHD(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, program(t, "sftp"), "-addr", sshd.Addr, "-user", "root",
-				"-identity", identity, "-known-hosts", knownHosts(t, dir, sshd.Port, hostKey.PublicKey()), local, remote)
+				"-identity", sshd.Identity, "-known-hosts", sshd.KnownHosts, local, remote)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("sftp: %v\n%s\nsshd log:\n%s", errors.Join(err, ctx.Err()), out, peertest.ReadTail(sshd.Log))

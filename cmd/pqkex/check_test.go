@@ -102,6 +102,13 @@ func kexInitOffering(kex ...string) []byte {
 // TestCheckExitStatus: 1 when a case does not conform, 3 when a case or
 // the whole check could not run, 2 for usage errors.
 func TestCheckExitStatus(t *testing.T) {
+	// The cases run in parallel with each other and with the package's
+	// other parallel tests: "never answers" waits out 27 one-second
+	// timeouts (most of this test's wall time, no CPU), and the others
+	// need not queue behind it. The fake servers serve every connection
+	// on its own goroutine, and t.Cleanup closes them only after every
+	// parallel subtest has finished.
+	t.Parallel()
 	// A server that answers every KEX_ECDH_INIT with a KEX_ECDH_REPLY of
 	// garbage: it accepts every bad C_INIT.
 	garbage := fakeServer(t, "SSH-2.0-fake", kexInitOffering(sshkex.KeyExchangeMLKEM768X25519), func(p []byte) [][]byte {
@@ -138,6 +145,7 @@ func TestCheckExitStatus(t *testing.T) {
 		{"-listen not loopback", []string{"-listen", "192.0.2.1:22"}, 2, "not a loopback address"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			var out, errOut bytes.Buffer
 			code := runCheck(append([]string{"-v"}, c.args...), &out, &errOut)
 			if code != c.want {

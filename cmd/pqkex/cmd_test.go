@@ -156,19 +156,26 @@ func TestPrintable(t *testing.T) {
 	}
 }
 
+// scanJSON runs "pqkex scan -json addr", which must exit 0, and returns
+// its result and what it wrote.
+func scanJSON(t *testing.T, addr string) (res scanResult, out, errOut *bytes.Buffer) {
+	t.Helper()
+	out, errOut = new(bytes.Buffer), new(bytes.Buffer)
+	if code := runScan([]string{"-json", addr}, out, errOut); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res, out, errOut
+}
+
 // TestScanExtensionMarkers: x/crypto's server lists
 // kex-strict-s-v00@openssh.com among its key exchanges; scan reports it
 // as an extension marker, not as a key exchange.
 func TestScanExtensionMarkers(t *testing.T) {
 	addr, _ := startTestServer(t, []string{ssh.KeyExchangeCurve25519, sshkex.KeyExchangeMLKEM768X25519})
-	var out, errOut bytes.Buffer
-	if code := runScan([]string{"-json", addr}, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
-	}
-	var res scanResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatal(err)
-	}
+	res, out, errOut := scanJSON(t, addr)
 	if want := []string{ssh.KeyExchangeCurve25519, "curve25519-sha256@libssh.org", sshkex.KeyExchangeMLKEM768X25519}; !slices.Equal(res.KexOffered, want) {
 		t.Errorf("kex_offered %q, want %q", res.KexOffered, want)
 	}
@@ -176,7 +183,7 @@ func TestScanExtensionMarkers(t *testing.T) {
 		t.Errorf("extensions_offered %q, want %q", res.Extensions, want)
 	}
 	out.Reset()
-	if code := runScan([]string{addr}, &out, &errOut); code != 0 ||
+	if code := runScan([]string{addr}, out, errOut); code != 0 ||
 		!strings.Contains(out.String(), "extension markers (listed with the key exchanges, not key exchanges):\n      kex-strict-s-v00@openssh.com (strict key exchange") {
 		t.Errorf("exit %d, text output:\n%s", code, out.String())
 	}

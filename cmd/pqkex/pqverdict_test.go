@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -276,14 +275,7 @@ func TestPrintPQVerdict(t *testing.T) {
 // mlkem768x25519 carries the verdict in -json and in text.
 func TestScanVerdict(t *testing.T) {
 	addr, _ := startTestServer(t, []string{ssh.KeyExchangeCurve25519, sshkex.KeyExchangeMLKEM768X25519})
-	var out, errOut bytes.Buffer
-	if code := runScan([]string{"-json", addr}, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
-	}
-	var res scanResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatal(err)
-	}
+	res, out, errOut := scanJSON(t, addr)
 	v := res.PQVerdict
 	if !strings.HasPrefix(res.Tool, "pqkex ") || v == nil {
 		t.Fatalf("tool %q, verdict %v:\n%s", res.Tool, v, out.String())
@@ -298,7 +290,7 @@ func TestScanVerdict(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if code := runScan([]string{addr}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "\npost-quantum  pq-for-some-clients\n") ||
+	if code := runScan([]string{addr}, out, errOut); code != 0 || !strings.Contains(out.String(), "\npost-quantum  pq-for-some-clients\n") ||
 		!strings.Contains(out.String(), "    - keep mlkem768x25519-sha256: ") {
 		t.Errorf("exit %d, text:\n%s", code, out.String())
 	}

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,10 +24,7 @@ import (
 // status 0, after writing the summary of the failures not yet logged and
 // closing the open connection.
 func TestServeSignals(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "pqkex")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtCommand(t)
 	const failures = 50
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {

@@ -44,6 +44,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CONFIG_HOME", dir)
+	builtDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

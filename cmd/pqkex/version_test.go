@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -64,9 +65,16 @@ func TestVersionCommand(t *testing.T) {
 		}
 		return len(bytes.TrimSpace(status)) > 0
 	}
+	// The command is built once for every test that runs it
+	// (builtCommand), with git status taken just before that build.
 	// Files other tests write while this one runs may change the answer
-	// between the build and git status: both answers are then right.
-	dirtyBefore := dirty()
+	// between the build and the git status below: both answers are then
+	// right.
+	bin := builtCommand(t)
+	if built.statusErr != nil {
+		t.Fatal(built.statusErr)
+	}
+	dirtyBefore := len(bytes.TrimSpace(built.dirtyBefore)) > 0
 	// The go command stamps VCS information only when the repository
 	// root holds a .git directory (cmd/go/internal/vcs), not in a linked
 	// worktree, whose .git is a file: there the build has none.
@@ -77,11 +85,6 @@ func TestVersionCommand(t *testing.T) {
 	stamped := true
 	if fi, err := os.Stat(filepath.Join(strings.TrimSpace(string(top)), ".git")); err != nil || !fi.IsDir() {
 		stamped = false
-	}
-	bin := filepath.Join(t.TempDir(), "pqkex")
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".")
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	got, err := exec.Command(bin, "version").Output()
 	if err != nil {
@@ -102,4 +105,43 @@ func TestVersionCommand(t *testing.T) {
 	if (v != wants[0] && v != wants[1]) || !strings.Contains(rest, "golang.org/x/crypto v") {
 		t.Errorf("pqkex version: %q, want %q (goX, golang.org/x/crypto vY)", got, wants)
 	}
+}
+
+// builtDir, set by TestMain where there is one (unix), holds the test
+// binary's scratch files and is removed at its end.
+var builtDir string
+
+// built is this command built once per test binary, for the tests that
+// run it as a process of its own (TestServeSignals, TestVersionCommand):
+// one go build and link instead of one per test.
+var built struct {
+	once sync.Once
+	path string
+	// dirtyBefore is what "git status --porcelain" said just before the
+	// build (nil if git could not say; statusErr then says why).
+	dirtyBefore []byte
+	statusErr   error
+	err         error
+	out         []byte
+}
+
+// builtCommand returns the path of this command built with
+// -buildvcs=true (stamped as a user's build in the checkout would be).
+func builtCommand(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		built.dirtyBefore, built.statusErr = exec.Command("git", "status", "--porcelain").Output()
+		dir := builtDir
+		if dir == "" {
+			dir = t.TempDir() // no TestMain: only TestVersionCommand builds
+		}
+		// Not dir/pqkex: that is "pqkex serve"'s configuration
+		// directory when dir is XDG_CONFIG_HOME.
+		built.path = filepath.Join(dir, "pqkex-command")
+		built.out, built.err = exec.Command("go", "build", "-buildvcs=true", "-o", built.path, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.path
 }

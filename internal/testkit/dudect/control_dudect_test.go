@@ -31,7 +31,7 @@ func controlWork(buf []uint64, n int) uint64 {
 // variants are not judged, they show how small a difference the check
 // finds with PQKEX_DUDECT_N measurements on this machine. Run with
 //
-//	go test -tags dudect -run TestDudectControl -v ./internal/dudect
+//	go test -tags dudect -run TestDudectControl -v ./internal/testkit/dudect
 func TestDudectControl(t *testing.T) {
 	n, err := EnvInt("PQKEX_DUDECT_N", 50000)
 	if err != nil {

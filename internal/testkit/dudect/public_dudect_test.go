@@ -6,7 +6,7 @@
 // randomness, for both hybrid methods. The sntrup761 core is checked in
 // detail by sntrup761/internal/core (TestDudect there). Run with
 //
-//	go test -tags dudect -run TestDudectPublic -timeout 0 -v ./internal/dudect
+//	go test -tags dudect -run TestDudectPublic -timeout 0 -v ./internal/testkit/dudect
 //
 // with the same PQKEX_DUDECT_N and PQKEX_DUDECT_T settings.
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
 )
 
@@ -19,40 +20,26 @@ import (
 // a KEXINIT offering every method, then says nothing; it records the
 // identification lines it is sent.
 func stallingServer(t *testing.T) (addr string, idents chan string) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	idents = make(chan string, 1000)
-	go func() {
+	addr = sshtest.Serve(t, func(nc net.Conn) {
+		c := newConn(nc)
+		c.writeVersion("SSH-2.0-stall")
+		if v, err := c.readVersion(); err == nil {
+			select {
+			case idents <- v:
+			default:
+			}
+		}
+		c.write(sshwire.AppendKexInit(nil, newKexInit(append(Methods(), strictServer), []string{"ssh-ed25519"})))
+		nc.SetReadDeadline(time.Now().Add(time.Minute))
+		buf := make([]byte, 4096)
 		for {
-			nc, err := ln.Accept()
-			if err != nil {
+			if _, err := nc.Read(buf); err != nil {
 				return
 			}
-			go func() {
-				defer nc.Close()
-				c := newConn(nc)
-				c.writeVersion("SSH-2.0-stall")
-				if v, err := c.readVersion(); err == nil {
-					select {
-					case idents <- v:
-					default:
-					}
-				}
-				c.write(sshwire.AppendKexInit(nil, newKexInit(append(Methods(), strictServer), []string{"ssh-ed25519"})))
-				nc.SetReadDeadline(time.Now().Add(time.Minute))
-				buf := make([]byte, 4096)
-				for {
-					if _, err := nc.Read(buf); err != nil {
-						return
-					}
-				}
-			}()
 		}
-	}()
-	return ln.Addr().String(), idents
+	})
+	return addr, idents
 }
 
 // TestServerCheckBounded: against a server that stalls every case, a check

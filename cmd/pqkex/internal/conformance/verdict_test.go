@@ -7,7 +7,7 @@ package conformance
 // PQKEX_VERDICT_RUNS make it as long as wanted (docs/testing.md has the
 // figures of the long runs):
 //
-//	PQKEX_VERDICT_EXCHANGES=100000 PQKEX_VERDICT_RUNS=1000 go test -run 'TestVerdict' -timeout 0 ./internal/conformance
+//	PQKEX_VERDICT_EXCHANGES=100000 PQKEX_VERDICT_RUNS=1000 go test -run 'TestVerdict' -timeout 0 ./cmd/pqkex/internal/conformance
 
 import (
 	"context"
