@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/kat"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 	"github.com/pqkex/pqkex/vectors"

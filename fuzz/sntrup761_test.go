@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/kat"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
 	"github.com/pqkex/pqkex/vectors"

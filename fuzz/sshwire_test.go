@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 )
 
 // The SSH message targets. Their file is laid out for go-118-fuzz-build

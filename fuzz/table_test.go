@@ -8,9 +8,9 @@ import (
 	"crypto/mlkem"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/tool/badkeys"
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kat"
+	"github.com/pqkex/pqkex/internal/tool/badkeys"
 	"github.com/pqkex/pqkex/mlkem1024nistp384"
 	"github.com/pqkex/pqkex/mlkem768nistp256"
 	"github.com/pqkex/pqkex/mlkem768x25519"

@@ -14,9 +14,9 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"github.com/pqkex/pqkex/internal/testkit/peertest"
 	"github.com/pqkex/pqkex/internal/testkit/sshtest"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"github.com/pqkex/pqkex/sshkex"
 )
 

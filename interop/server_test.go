@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"github.com/pqkex/pqkex/internal/testkit/peertest"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
 )
 
 // serverPeer is a real SSH server that the x/crypto client (with pqkex's key

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/tool/badkeys"
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/internal/tool/badkeys"
 	"github.com/pqkex/pqkex/mlkem768x25519"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sntrup761x25519"

@@ -22,9 +22,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/tool/kexserver"
-	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"github.com/pqkex/pqkex/sntrup761"
 	"golang.org/x/crypto/ssh"
 )

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 )
 
 // plainPacket frames payload as a cleartext SSH binary packet (RFC 4253

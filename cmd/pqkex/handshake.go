@@ -3,8 +3,8 @@ package main
 import (
 	"time"
 
-	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/internal/tool/kexserver"
 	"golang.org/x/crypto/ssh"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
-	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 
 	"golang.org/x/crypto/ssh"
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 )
 
 // A server check is bounded and gives a hostile server nothing to

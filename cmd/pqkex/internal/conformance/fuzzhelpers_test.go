@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 	"golang.org/x/crypto/ssh"
 )
 
