@@ -130,6 +130,35 @@ func (k *fft16Consts) butterfly4(a, b, c, d Register, dit bool) {
 	}
 }
 
+// twiddleColumn multiplies b, c, d of column j of the radix-16 pass by
+// the twiddles w^j, w^2j, w^3j (w = e^(-2*pi*i/16)), or by their
+// conjugates when conj is set (the inverse pass): mulW1/mulW3 as products
+// with (cos1, -sin1)/(sin1, -cos1) (or (cos1, sin1)/(sin1, cos1)), and
+// w^9 = -w^1.
+func (k *fft16Consts) twiddleColumn(j int, b, c, d Register, conj bool) {
+	nsin1, ncos1 := k.nsin1, k.ncos1
+	mulW2, mulW6, mulI := k.mulW2, k.mulW6, k.negI
+	if conj {
+		nsin1, ncos1 = k.sin1, k.cos1
+		mulW2, mulW6, mulI = k.mulW2c, k.mulW6c, k.posI
+	}
+	switch j {
+	case 1:
+		mulAB(b, k.cos1, nsin1) // mulW1
+		mulW2(c)
+		mulAB(d, k.sin1, ncos1) // mulW3
+	case 2:
+		mulW2(b)
+		mulI(c)
+		mulW6(d)
+	case 3:
+		mulAB(b, k.sin1, ncos1) // mulW3
+		mulW6(c)
+		mulAB(d, k.cos1, nsin1) // -mulW1
+		VXORPD(k.signAll, d, d)
+	}
+}
+
 // loadPair loads value i of block A (at p) and of block B (p + 256);
 // storePair stores them back.
 func loadPair(p Register, i int) VecVirtual {
@@ -156,21 +185,7 @@ func dif16Kernel(k *fft16Consts) {
 	for j := 0; j < 4; j++ {
 		a, b, c, d := loadPair(p, j), loadPair(p, j+4), loadPair(p, j+8), loadPair(p, j+12)
 		k.butterfly4(a, b, c, d, false)
-		switch j {
-		case 1:
-			mulAB(b, k.cos1, k.nsin1) // mulW1
-			k.mulW2(c)
-			mulAB(d, k.sin1, k.ncos1) // mulW3
-		case 2:
-			k.mulW2(b)
-			k.negI(c)
-			k.mulW6(d)
-		case 3:
-			mulAB(b, k.sin1, k.ncos1) // mulW3
-			k.mulW6(c)
-			mulAB(d, k.cos1, k.nsin1) // -mulW1
-			VXORPD(k.signAll, d, d)
-		}
+		k.twiddleColumn(j, b, c, d, false)
 		storePair(a, p, j)
 		storePair(b, p, j+4)
 		storePair(c, p, j+8)
@@ -244,21 +259,7 @@ func dit16ProductsKernel(k *fft16Consts, sum bool) {
 	// dit16Columns.
 	for j := 0; j < 4; j++ {
 		a, b, c, d := loadPair(z, j), loadPair(z, j+4), loadPair(z, j+8), loadPair(z, j+12)
-		switch j {
-		case 1:
-			mulAB(b, k.cos1, k.sin1) // mulW1c
-			k.mulW2c(c)
-			mulAB(d, k.sin1, k.cos1) // mulW3c
-		case 2:
-			k.mulW2c(b)
-			k.posI(c)
-			k.mulW6c(d)
-		case 3:
-			mulAB(b, k.sin1, k.cos1) // mulW3c
-			k.mulW6c(c)
-			mulAB(d, k.cos1, k.sin1) // -mulW1c
-			VXORPD(k.signAll, d, d)
-		}
+		k.twiddleColumn(j, b, c, d, true)
 		k.butterfly4(a, b, c, d, true)
 		storePair(a, z, j)
 		storePair(b, z, j+4)
