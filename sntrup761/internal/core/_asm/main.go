@@ -95,23 +95,27 @@ func swapMask(a, b, sw Register) {
 
 // shiftDown sets d to the 256 bits of x shifted down one bit, with bit 0
 // of the next vector y at the top (a 768-bit division by x).
-func shiftDown(d, x, y Register) {
-	t := YMM()
-	VPERM2I128(U8(0x21), y, x, t) // x2 x3 y0 y1
-	VPALIGNR(U8(8), x, t, t)      // x1 x2 x3 y0: the words after x's
-	VPSLLQ(U8(63), t, t)
-	VPSRLQ(U8(1), x, d)
-	VPOR(t, d, d)
-}
+func shiftDown(d, x, y Register) { shiftOne(d, x, y, false) }
 
 // shiftUp sets d to the 256 bits of y shifted up one bit, with the top bit
 // of the previous vector x at the bottom (a 768-bit multiplication by x).
-func shiftUp(d, x, y Register) {
+func shiftUp(d, x, y Register) { shiftOne(d, x, y, true) }
+
+// shiftOne is shiftDown (up false) or shiftUp: the neighbouring 64-bit
+// words of the vector shifted (x down, y up) gathered across the pair
+// x, y, their carry bit moved to the other end and ORed in.
+func shiftOne(d, x, y Register, up bool) {
 	t := YMM()
 	VPERM2I128(U8(0x21), y, x, t) // x2 x3 y0 y1
-	VPALIGNR(U8(8), t, y, t)      // x3 y0 y1 y2: the words before y's
-	VPSRLQ(U8(63), t, t)
-	VPSLLQ(U8(1), y, d)
+	if up {
+		VPALIGNR(U8(8), t, y, t) // x3 y0 y1 y2: the words before y's
+		VPSRLQ(U8(63), t, t)
+		VPSLLQ(U8(1), y, d)
+	} else {
+		VPALIGNR(U8(8), x, t, t) // x1 x2 x3 y0: the words after x's
+		VPSLLQ(U8(63), t, t)
+		VPSRLQ(U8(1), x, d)
+	}
 	VPOR(t, d, d)
 }
 
