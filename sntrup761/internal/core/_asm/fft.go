@@ -59,6 +59,15 @@ func cmul(z, wr, wi Register) {
 	VADDSUBPD(u, t, z)       // zr*wr - zi*wi, zi*wr + zr*wi
 }
 
+// cmulTwiddles multiplies each z[k] by the twiddle pair at w[k] plus the
+// byte offset j (conjugated when conj is set, see twiddle).
+func cmulTwiddles(z, w [3]Register, j Register, conj bool, all VecVirtual) {
+	for k := range z {
+		wr, wi := twiddle(Mem{Base: w[k], Index: j, Scale: 1}, conj, all)
+		cmul(z[k], wr, wi)
+	}
+}
+
 // fftStage generates dif4StageAVX2 (dit false) or dit4StageAVX2.
 func fftStage(name string, dit bool, odd, all Mem) {
 	TEXT(name, NOSPLIT, "func(x *complex128, n, q int, w1, w2, w3 *complex128)")
@@ -104,12 +113,7 @@ func fftStage(name string, dit bool, odd, all Mem) {
 	LEAQ(Mem{Base: qb, Index: qb, Scale: 2}, t3)
 	VMOVUPD(Mem{Base: p, Index: t3, Scale: 1}, d)
 	if dit {
-		wr, wi := twiddle(Mem{Base: w1, Index: j, Scale: 1}, true, allv)
-		cmul(b, wr, wi)
-		wr, wi = twiddle(Mem{Base: w2, Index: j, Scale: 1}, true, allv)
-		cmul(c, wr, wi)
-		wr, wi = twiddle(Mem{Base: w3, Index: j, Scale: 1}, true, allv)
-		cmul(d, wr, wi)
+		cmulTwiddles([3]Register{b, c, d}, [3]Register{w1, w2, w3}, j, true, allv)
 	}
 	s0, d0, s1, d1 := YMM(), YMM(), YMM(), YMM()
 	VADDPD(c, a, s0)
@@ -134,12 +138,7 @@ func fftStage(name string, dit bool, odd, all Mem) {
 		// y1 = (d0 - i*d1)*w1 = plus*w1, y2 *= w2, y3 = (d0 + i*d1)*w3
 		VMOVAPD(plus, y1)
 		VMOVAPD(minus, y3)
-		wr, wi := twiddle(Mem{Base: w1, Index: j, Scale: 1}, false, allv)
-		cmul(y1, wr, wi)
-		wr, wi = twiddle(Mem{Base: w2, Index: j, Scale: 1}, false, allv)
-		cmul(y2, wr, wi)
-		wr, wi = twiddle(Mem{Base: w3, Index: j, Scale: 1}, false, allv)
-		cmul(y3, wr, wi)
+		cmulTwiddles([3]Register{y1, y2, y3}, [3]Register{w1, w2, w3}, j, false, allv)
 	}
 	VMOVUPD(y0, Mem{Base: p})
 	VMOVUPD(y1, Mem{Base: p, Index: qb, Scale: 1})
