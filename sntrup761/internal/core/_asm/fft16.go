@@ -130,6 +130,27 @@ func (k *fft16Consts) butterfly4(a, b, c, d Register, dit bool) {
 	}
 }
 
+// columns16 emits the span-16 stage of the radix-16 pass on the two
+// blocks at p, column j = 0..3 (values j, j+4, j+8, j+12) at a time: the
+// radix-4 butterfly then the twiddles (dif16), or for dit (dit16Columns)
+// the conjugate twiddles then the inverse butterfly.
+func (k *fft16Consts) columns16(p Register, dit bool) {
+	for j := 0; j < 4; j++ {
+		a, b, c, d := loadPair(p, j), loadPair(p, j+4), loadPair(p, j+8), loadPair(p, j+12)
+		if dit {
+			k.twiddleColumn(j, b, c, d, true)
+			k.butterfly4(a, b, c, d, true)
+		} else {
+			k.butterfly4(a, b, c, d, false)
+			k.twiddleColumn(j, b, c, d, false)
+		}
+		storePair(a, p, j)
+		storePair(b, p, j+4)
+		storePair(c, p, j+8)
+		storePair(d, p, j+12)
+	}
+}
+
 // twiddleColumn multiplies b, c, d of column j of the radix-16 pass by
 // the twiddles w^j, w^2j, w^3j (w = e^(-2*pi*i/16)), or by their
 // conjugates when conj is set (the inverse pass): mulW1/mulW3 as products
@@ -182,15 +203,7 @@ func dif16Kernel(k *fft16Consts) {
 	n := Load(Param("pairs"), GP64())
 	Label("dif16_loop")
 	// Stage of span 16, column by column.
-	for j := 0; j < 4; j++ {
-		a, b, c, d := loadPair(p, j), loadPair(p, j+4), loadPair(p, j+8), loadPair(p, j+12)
-		k.butterfly4(a, b, c, d, false)
-		k.twiddleColumn(j, b, c, d, false)
-		storePair(a, p, j)
-		storePair(b, p, j+4)
-		storePair(c, p, j+8)
-		storePair(d, p, j+12)
-	}
+	k.columns16(p, false)
 	// Stage of span 4, group by group.
 	for g := 0; g < 4; g++ {
 		a, b, c, d := loadPair(p, 4*g), loadPair(p, 4*g+1), loadPair(p, 4*g+2), loadPair(p, 4*g+3)
@@ -257,15 +270,7 @@ func dit16ProductsKernel(k *fft16Consts, sum bool) {
 		}
 	}
 	// dit16Columns.
-	for j := 0; j < 4; j++ {
-		a, b, c, d := loadPair(z, j), loadPair(z, j+4), loadPair(z, j+8), loadPair(z, j+12)
-		k.twiddleColumn(j, b, c, d, true)
-		k.butterfly4(a, b, c, d, true)
-		storePair(a, z, j)
-		storePair(b, z, j+4)
-		storePair(c, z, j+8)
-		storePair(d, z, j+12)
-	}
+	k.columns16(z, true)
 	for _, r := range []Register{z, pa, pb, pc, pd} {
 		if r != nil {
 			ADDQ(U32(512), r)
