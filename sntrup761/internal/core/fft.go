@@ -172,11 +172,7 @@ func (pl *fftPlan) inverseLast(c []int64, x []complex128) {
 		pl.lastInverse768((*[768]complex128)(x), (*[1536]int64)(c))
 		return
 	}
-	st := &pl.stages[0]
-	if st.radix != 3 || st.span != m {
-		panic("core: plan does not start with a radix-3 stage")
-	}
-	q := m / 3
+	_, q := pl.firstRadix3()
 	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
 	k := pl.last[:q]
 	c0, c1, c2 := c[:q], c[q:2*q], c[2*q:3*q]
@@ -191,6 +187,18 @@ func (pl *fftPlan) inverseLast(c []int64, x []complex128) {
 		c1[j], h1[j] = roundInt(real(v1)), roundInt(imag(v1))
 		c2[j], h2[j] = roundInt(real(v2)), roundInt(imag(v2))
 	}
+}
+
+// firstRadix3 returns the first stage of pl and q = m/3: the radix-3
+// stage of span m that the twist (forwardInt) and inverseLast fuse with
+// their own work. It panics if the plan starts otherwise (no plan made by
+// newFFTPlan does).
+func (pl *fftPlan) firstRadix3() (*fftStage, int) {
+	st := &pl.stages[0]
+	if st.radix != 3 || st.span != pl.m {
+		panic("core: plan does not start with a radix-3 stage")
+	}
+	return st, pl.m / 3
 }
 
 // lastConsts are the constants of one step of inverseLast.
