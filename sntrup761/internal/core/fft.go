@@ -257,11 +257,7 @@ func (pl *fftPlan) difFrom(x []complex128, first int) {
 		case 4:
 			if q == 1 {
 				for s := 0; s+3 < n; s += 4 {
-					a, b, c, d := x[s], x[s+1], x[s+2], x[s+3]
-					s0, d0 := a+c, a-c
-					s1, d1 := b+d, b-d
-					id1 := complex(-imag(d1), real(d1))
-					x[s], x[s+1], x[s+2], x[s+3] = s0+s1, d0-id1, s0-s1, d0+id1
+					x[s], x[s+1], x[s+2], x[s+3] = dft4(x[s], x[s+1], x[s+2], x[s+3])
 				}
 				continue
 			}
@@ -343,11 +339,9 @@ func (pl *fftPlan) ditStage(x []complex128, si int) {
 		case 4:
 			if q == 1 {
 				for s := 0; s+3 < n; s += 4 {
-					a, b, c, d := x[s], x[s+1], x[s+2], x[s+3]
-					s0, d0 := a+c, a-c
-					s1, d1 := b+d, b-d
-					id1 := complex(-imag(d1), real(d1))
-					x[s], x[s+1], x[s+2], x[s+3] = s0+s1, d0+id1, s0-s1, d0-id1
+					// The inverse DFT: dft4's outputs 1 and 3 exchanged.
+					y0, y1, y2, y3 := dft4(x[s], x[s+1], x[s+2], x[s+3])
+					x[s], x[s+1], x[s+2], x[s+3] = y0, y3, y2, y1
 				}
 				return
 			}
@@ -411,6 +405,15 @@ func (pl *fftPlan) ditStage(x []complex128, si int) {
 			}
 		}
 	}
+}
+
+// dft4 is the length-4 DFT of (a, b, c, d) (root -i): s0 = a+c,
+// d0 = a-c, s1 = b+d, d1 = b-d; outputs s0+s1, d0-i*d1, s0-s1, d0+i*d1.
+func dft4(a, b, c, d complex128) (complex128, complex128, complex128, complex128) {
+	s0, d0 := a+c, a-c
+	s1, d1 := b+d, b-d
+	id1 := complex(-imag(d1), real(d1))
+	return s0 + s1, d0 - id1, s0 - s1, d0 + id1
 }
 
 // butterfly3 is the radix-3 decimation-in-frequency butterfly: the
