@@ -15,6 +15,7 @@ package dudect_test
 import (
 	"bytes"
 	cryptorand "crypto/rand"
+	"io"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/testkit/dudect"
@@ -28,6 +29,9 @@ const (
 	sntrupRandSize = 3044 // the r of sntrup761 encapsulation
 )
 
+// respondFunc is the Respond function of a method package.
+type respondFunc func(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error)
+
 // finisher is a client of either method.
 type finisher interface {
 	Init() []byte
@@ -38,13 +42,13 @@ type finisher interface {
 // Load) on replies from respond: class 0 a valid reply (pool of 256),
 // class 1 the same with the ciphertext replaced by random bytes (implicit
 // rejection), keeping the valid X25519 share.
-func finishTarget(t *testing.T, replySize int, newClient func() finisher, respond func(init []byte) ([]byte, error)) dudect.Target {
+func finishTarget(t *testing.T, replySize int, newClient func() finisher, respond respondFunc) dudect.Target {
 	rng := dudect.NewRNG()
 	init := newClient().Init()
 	pool := make([][]byte, 256)
 	for i := range pool {
 		var err error
-		if pool[i], err = respond(init); err != nil {
+		if pool[i], _, err = respond(nil, init); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,7 +77,7 @@ func finishTarget(t *testing.T, replySize int, newClient func() finisher, respon
 
 // respondTarget measures Respond on a fixed C_INIT with class 0 a fixed
 // random stream and class 1 fresh random streams of seedLen bytes.
-func respondTarget(seedLen int, init []byte, respond func(rand *bytes.Reader, init []byte) error) dudect.Target {
+func respondTarget(seedLen int, init []byte, respond respondFunc) dudect.Target {
 	rng := dudect.NewRNG()
 	fixed := make([]byte, seedLen)
 	dudect.Fill(rng, fixed)
@@ -92,7 +96,7 @@ func respondTarget(seedLen int, init []byte, respond func(rand *bytes.Reader, in
 			readers[i].Reset(seeds[i])
 		},
 		Run: func(i int) {
-			if err := respond(&readers[i], init); err != nil {
+			if _, _, err := respond(&readers[i], init); err != nil {
 				panic(err)
 			}
 		},
@@ -120,10 +124,7 @@ var publicCases = []dudect.Case{
 					panic(err)
 				}
 				return c
-			}, func(init []byte) ([]byte, error) {
-				reply, _, err := sntrup761x25519.Respond(nil, init)
-				return reply, err
-			})
+			}, sntrup761x25519.Respond)
 		},
 	},
 	{
@@ -134,10 +135,7 @@ var publicCases = []dudect.Case{
 			if err != nil {
 				t.Fatal(err)
 			}
-			return respondTarget(sntrupRandSize+x25519Size, c.Init(), func(r *bytes.Reader, init []byte) error {
-				_, _, err := sntrup761x25519.Respond(r, init)
-				return err
-			})
+			return respondTarget(sntrupRandSize+x25519Size, c.Init(), sntrup761x25519.Respond)
 		},
 	},
 	{
@@ -154,10 +152,7 @@ var publicCases = []dudect.Case{
 					panic(err)
 				}
 				return c
-			}, func(init []byte) ([]byte, error) {
-				reply, _, err := mlkem768x25519.Respond(nil, init)
-				return reply, err
-			})
+			}, mlkem768x25519.Respond)
 		},
 	},
 	{
@@ -168,10 +163,7 @@ var publicCases = []dudect.Case{
 			if err != nil {
 				t.Fatal(err)
 			}
-			return respondTarget(32+x25519Size, c.Init(), func(r *bytes.Reader, init []byte) error {
-				_, _, err := mlkem768x25519.Respond(r, init)
-				return err
-			})
+			return respondTarget(32+x25519Size, c.Init(), mlkem768x25519.Respond)
 		},
 	},
 }
