@@ -70,23 +70,16 @@ func cmulTwiddles(z, w [3]Register, j Register, conj bool, all VecVirtual) {
 
 // fftStage generates dif4StageAVX2 (dit false) or dit4StageAVX2.
 func fftStage(name string, dit bool, odd, all Mem) {
-	TEXT(name, NOSPLIT, "func(x *complex128, n, q int, w1, w2, w3 *complex128)")
-	Pragma("noescape")
+	stageOf := "difFrom"
 	if dit {
-		Doc(name+" is the twiddled radix-4 stage of ditStage (fft.go) on the",
-			"n values at x, blocks of span 4q (q even, n a multiple of 4q), with",
-			"the twiddles w1, w2, w3 (q each).")
-	} else {
-		Doc(name+" is the twiddled radix-4 stage of difFrom (fft.go) on the",
-			"n values at x, blocks of span 4q (q even, n a multiple of 4q), with",
-			"the twiddles w1, w2, w3 (q each).")
+		stageOf = "ditStage"
 	}
-	x := Load(Param("x"), GP64())
-	n := Load(Param("n"), GP64())
-	q := Load(Param("q"), GP64())
-	w1 := Load(Param("w1"), GP64())
-	w2 := Load(Param("w2"), GP64())
-	w3 := Load(Param("w3"), GP64())
+	kernel(name, "func(x *complex128, n, q int, w1, w2, w3 *complex128)",
+		name+" is the twiddled radix-4 stage of "+stageOf+" (fft.go) on the",
+		"n values at x, blocks of span 4q (q even, n a multiple of 4q), with",
+		"the twiddles w1, w2, w3 (q each).")
+	args := loadArgs("x", "n", "q", "w1", "w2", "w3")
+	x, n, q, w1, w2, w3 := args[0], args[1], args[2], args[3], args[4], args[5]
 	oddv, allv := YMM(), YMM()
 	VMOVUPD(odd, oddv)
 	VMOVUPD(all, allv)

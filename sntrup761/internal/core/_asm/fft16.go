@@ -196,9 +196,8 @@ func storePair(v VecVirtual, p Register, i int) {
 
 // dif16Kernel generates dif16AVX2.
 func dif16Kernel(k *fft16Consts) {
-	TEXT("dif16AVX2", NOSPLIT, "func(x *complex128, pairs int)")
-	Pragma("noescape")
-	Doc("dif16AVX2 is dif16 (fft16.go) on 2*pairs blocks of 16 values at x.")
+	kernel("dif16AVX2", "func(x *complex128, pairs int)",
+		"dif16AVX2 is dif16 (fft16.go) on 2*pairs blocks of 16 values at x.")
 	p := Load(Param("x"), GP64())
 	n := Load(Param("pairs"), GP64())
 	Label("dif16_loop")
@@ -226,22 +225,16 @@ func dif16Kernel(k *fft16Consts) {
 func dit16ProductsKernel(k *fft16Consts, sum bool) {
 	name := "dit16ProductsAVX2"
 	sig := "func(z, a, b *complex128, pairs int)"
+	cd := "c and d nil: z = a*b,"
 	if sum {
 		name = "dit16ProductSumsAVX2"
 		sig = "func(z, a, b, c, d *complex128, pairs int)"
+		cd = "c and d: z = a*b + c*d,"
 	}
-	TEXT(name, NOSPLIT, sig)
-	Pragma("noescape")
-	if sum {
-		Doc(name+" is dit16Products (fft16.go) with c and d: z = a*b + c*d,",
-			"then the inverse radix-16 pass, on 2*pairs blocks of 16 values.")
-	} else {
-		Doc(name+" is dit16Products (fft16.go) with c and d nil: z = a*b,",
-			"then the inverse radix-16 pass, on 2*pairs blocks of 16 values.")
-	}
-	z := Load(Param("z"), GP64())
-	pa := Load(Param("a"), GP64())
-	pb := Load(Param("b"), GP64())
+	kernel(name, sig, name+" is dit16Products (fft16.go) with "+cd,
+		"then the inverse radix-16 pass, on 2*pairs blocks of 16 values.")
+	args := loadArgs("z", "a", "b")
+	z, pa, pb := args[0], args[1], args[2]
 	var pc, pd Register
 	if sum {
 		pc = Load(Param("c"), GP64())

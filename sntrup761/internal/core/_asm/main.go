@@ -84,6 +84,25 @@ func add3(anz, asg, bnz, bsg Register) {
 	VMOVDQA(u, anz)
 }
 
+// kernel begins the kernel name with the Go signature sig and the doc
+// comment lines doc: NOSPLIT, and noescape, since no kernel keeps a
+// pointer argument past its return.
+func kernel(name, sig string, doc ...string) {
+	TEXT(name, NOSPLIT, sig)
+	Pragma("noescape")
+	Doc(doc...)
+}
+
+// loadArgs loads the kernel's arguments names into general registers, in
+// that order.
+func loadArgs(names ...string) []Register {
+	regs := make([]Register, len(names))
+	for i, name := range names {
+		regs[i] = Load(Param(name), GP64())
+	}
+	return regs
+}
+
 // swapMask exchanges a and b where sw is all ones.
 func swapMask(a, b, sw Register) {
 	t := YMM()
@@ -130,9 +149,8 @@ func shiftOne(d, x, y Register, up bool) {
 // broadcast masks; there is no branch and every address is s plus a
 // constant.
 func r3Step() {
-	TEXT("r3StepAVX2", NOSPLIT, "func(s *[96]uint64, m *[3]uint64)")
-	Pragma("noescape")
-	Doc("r3StepAVX2 runs one divstep of the R/3 inversion on the state s",
+	kernel("r3StepAVX2", "func(s *[96]uint64, m *[3]uint64)",
+		"r3StepAVX2 runs one divstep of the R/3 inversion on the state s",
 		"(f, g, v, r as bit-planes, see r3State) with the masks m = sw, cnz,",
 		"csg. Constant time in s and m.")
 	s := Load(Param("s"), GP64())

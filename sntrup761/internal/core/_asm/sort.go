@@ -27,9 +27,8 @@ import (
 // masks; there is no branch but the loop counters of the fixed network and
 // every address is x plus a constant or a counter-derived offset.
 func sortKeys(laneReverse Mem) {
-	TEXT("sortKeys1024AVX2", NOSPLIT, "func(x *[1024]uint32)")
-	Pragma("noescape")
-	Doc("sortKeys1024AVX2 sorts the 1024 keys of x in place (ascending), with",
+	kernel("sortKeys1024AVX2", "func(x *[1024]uint32)",
+		"sortKeys1024AVX2 sorts the 1024 keys of x in place (ascending), with",
 		"a fixed sorting network: constant time in the keys.")
 	x := Load(Param("x"), GP64())
 
