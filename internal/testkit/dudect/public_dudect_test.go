@@ -75,9 +75,15 @@ func finishTarget(t *testing.T, replySize int, newClient func() finisher, respon
 	}
 }
 
-// respondTarget measures Respond on a fixed C_INIT with class 0 a fixed
-// random stream and class 1 fresh random streams of seedLen bytes.
-func respondTarget(seedLen int, init []byte, respond respondFunc) dudect.Target {
+// respondTarget measures Respond on a fixed C_INIT (of a client from
+// newClient) with class 0 a fixed random stream and class 1 fresh random
+// streams of seedLen bytes.
+func respondTarget[C finisher](t *testing.T, seedLen int, newClient func(io.Reader) (C, error), respond respondFunc) dudect.Target {
+	c, err := newClient(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := c.Init()
 	rng := dudect.NewRNG()
 	fixed := make([]byte, seedLen)
 	dudect.Fill(rng, fixed)
@@ -131,11 +137,7 @@ var publicCases = []dudect.Case{
 		Name:  "sntrup761x25519/Respond/fixed-vs-random",
 		About: "one C_INIT; class 0 a fixed 3044+32-byte random stream, class 1 fresh random streams",
 		Setup: func(t *testing.T) dudect.Target {
-			c, err := sntrup761x25519.NewClient(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return respondTarget(sntrupRandSize+x25519Size, c.Init(), sntrup761x25519.Respond)
+			return respondTarget(t, sntrupRandSize+x25519Size, sntrup761x25519.NewClient, sntrup761x25519.Respond)
 		},
 	},
 	{
@@ -159,11 +161,7 @@ var publicCases = []dudect.Case{
 		Name:  "mlkem768x25519/Respond/fixed-vs-random",
 		About: "one C_INIT; class 0 a fixed 32+32-byte random stream, class 1 fresh random streams",
 		Setup: func(t *testing.T) dudect.Target {
-			c, err := mlkem768x25519.NewClient(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return respondTarget(32+x25519Size, c.Init(), mlkem768x25519.Respond)
+			return respondTarget(t, 32+x25519Size, mlkem768x25519.NewClient, mlkem768x25519.Respond)
 		},
 	},
 }
