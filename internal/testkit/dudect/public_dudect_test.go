@@ -38,13 +38,23 @@ type finisher interface {
 	Finish([]byte) ([]byte, error)
 }
 
-// finishTarget measures Finish of a client made by newClient (untimed, in
-// Load) on replies from respond: class 0 a valid reply (pool of 256),
-// class 1 the same with the ciphertext replaced by random bytes (implicit
-// rejection), keeping the valid X25519 share.
-func finishTarget(t *testing.T, replySize int, newClient func() finisher, respond respondFunc) dudect.Target {
+// finishTarget measures Finish of a client made by newClient from the
+// fixed randomness seed (the same client each time; untimed, in Load) on
+// replies from respond: class 0 a valid reply (pool of 256), class 1 the
+// same with the ciphertext replaced by random bytes (implicit rejection),
+// keeping the valid X25519 share.
+func finishTarget[C finisher](t *testing.T, replySize int, seed []byte, newClient func(io.Reader) (C, error), respond respondFunc) dudect.Target {
+	var r bytes.Reader
+	fresh := func() finisher {
+		r.Reset(seed)
+		c, err := newClient(&r)
+		if err != nil {
+			panic(err)
+		}
+		return c
+	}
 	rng := dudect.NewRNG()
-	init := newClient().Init()
+	init := fresh().Init()
 	pool := make([][]byte, 256)
 	for i := range pool {
 		var err error
@@ -66,7 +76,7 @@ func finishTarget(t *testing.T, replySize int, newClient func() finisher, respon
 			}
 			clients[i] = nil
 		},
-		Load: func(i int) { clients[i] = newClient() },
+		Load: func(i int) { clients[i] = fresh() },
 		Run: func(i int) {
 			if _, err := clients[i].Finish(replies[i]); err != nil {
 				panic(err)
@@ -120,17 +130,12 @@ var publicCases = []dudect.Case{
 			}
 			priv := make([]byte, x25519Size)
 			cryptorand.Read(priv)
-			var r bytes.Reader
-			return finishTarget(t, sntrup761x25519.ServerReplySize, func() finisher {
-				// Finish forgets dk in the Client but leaves dk itself
-				// intact, so one key serves every client here.
-				r.Reset(priv)
-				c, err := sntrup761x25519.NewClientWithKey(dk, &r)
-				if err != nil {
-					panic(err)
-				}
-				return c
-			}, sntrup761x25519.Respond)
+			// Finish forgets dk in the Client but leaves dk itself
+			// intact, so one key serves every client here.
+			newClient := func(r io.Reader) (*sntrup761x25519.Client, error) {
+				return sntrup761x25519.NewClientWithKey(dk, r)
+			}
+			return finishTarget(t, sntrup761x25519.ServerReplySize, priv, newClient, sntrup761x25519.Respond)
 		},
 	},
 	{
@@ -146,15 +151,7 @@ var publicCases = []dudect.Case{
 		Setup: func(t *testing.T) dudect.Target {
 			seed := make([]byte, 64+x25519Size)
 			cryptorand.Read(seed)
-			var r bytes.Reader
-			return finishTarget(t, mlkem768x25519.ServerReplySize, func() finisher {
-				r.Reset(seed)
-				c, err := mlkem768x25519.NewClient(&r)
-				if err != nil {
-					panic(err)
-				}
-				return c
-			}, mlkem768x25519.Respond)
+			return finishTarget(t, mlkem768x25519.ServerReplySize, seed, mlkem768x25519.NewClient, mlkem768x25519.Respond)
 		},
 	},
 	{
