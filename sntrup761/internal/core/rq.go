@@ -98,28 +98,21 @@ func mulRounded(R *[P]uint32, z, sa, sb *spectrum) {
 // foldRound sets R to the digits of Rounded_encode(Round(c)) for c
 // reduced modulo (x^p-x-1, q) (see mulRounded).
 func foldRound(R *[P]uint32, c *[2 * 768]int64) {
+	digit := func(v int64) uint32 { return (uint32(int32(freezeQ(v))+Q12+1) * 10923) >> 15 }
 	if asmEnabled {
 		foldRoundAVX2(R, c)
+		R[0] = digit(c[0] + c[P])
+		R[P-1] = digit(c[P-1] + c[2*P-2])
+		return
 	}
-	foldWith(R, c, func(v int64) uint32 { return (uint32(int32(freezeQ(v))+Q12+1) * 10923) >> 15 })
-}
-
-// foldWith sets out[i] = f(c'_i) for the coefficients c'_i of the linear
-// product c reduced modulo x^p - x - 1: the two-term ends 0 and p-1 always,
-// coefficients 1..p-2 (by foldParts) only when the assembly path is off:
-// when it is on, the caller's AVX2 kernel has set them with the same f. f
-// is applied to every coefficient alike (no branch on c).
-func foldWith[T int8 | uint32](out *[P]T, c *[2 * 768]int64, f func(int64) T) {
-	if !asmEnabled {
-		lo, hi, hm := foldParts(c)
-		o := out[1 : P-1]
-		o = o[:len(lo)]
-		for i, v := range lo {
-			o[i] = f(v + hi[i] + hm[i])
-		}
+	lo, hi, hm := foldParts(c)
+	o := R[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = digit(v + hi[i] + hm[i])
 	}
-	out[0] = f(c[0] + c[P])
-	out[P-1] = f(c[P-1] + c[2*P-2])
+	R[0] = digit(c[0] + c[P])
+	R[P-1] = digit(c[P-1] + c[2*P-2])
 }
 
 // mulLift3 sets e = 3*a*b in R/q, lifted to R/3 (coefficients in [-Q12,
@@ -136,8 +129,18 @@ func mulLift3(e *[P]int8, z, sa, sb *spectrum) {
 func foldLift3(e *[P]int8, c *[2 * 768]int64) {
 	if asmEnabled {
 		foldLift3AVX2(e, c)
+		e[0] = freeze3(int64(freezeQ(3 * (c[0] + c[P]))))
+		e[P-1] = freeze3(int64(freezeQ(3 * (c[P-1] + c[2*P-2]))))
+		return
 	}
-	foldWith(e, c, func(v int64) int8 { return freeze3(int64(freezeQ(3 * v))) })
+	lo, hi, hm := foldParts(c)
+	o := e[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = freeze3(int64(freezeQ(3 * (v + hi[i] + hm[i]))))
+	}
+	e[0] = freeze3(int64(freezeQ(3 * (c[0] + c[P]))))
+	e[P-1] = freeze3(int64(freezeQ(3 * (c[P-1] + c[2*P-2]))))
 }
 
 // mulR3 sets out = a*b in R/3 (spectra sa, sb; z scratch as for mulRq).
@@ -151,8 +154,18 @@ func mulR3(out *[P]int8, z, sa, sb *spectrum) {
 func foldR3(out *[P]int8, c *[2 * 768]int64) {
 	if asmEnabled {
 		foldR3AVX2(out, c)
+		out[0] = freeze3(c[0] + c[P])
+		out[P-1] = freeze3(c[P-1] + c[2*P-2])
+		return
 	}
-	foldWith(out, c, freeze3)
+	lo, hi, hm := foldParts(c)
+	o := out[1 : P-1]
+	o = o[:len(lo)]
+	for i, v := range lo {
+		o[i] = freeze3(v + hi[i] + hm[i])
+	}
+	out[0] = freeze3(c[0] + c[P])
+	out[P-1] = freeze3(c[P-1] + c[2*P-2])
 }
 
 // foldParts returns the three slices whose sums are coefficients 1..p-2 of
