@@ -215,6 +215,34 @@ install_openssh92() {
 	report_openssh92
 }
 
+# ===================================================================== chroots
+# helpers of the trixie and forky sections
+
+# chroot_ready NAME ROOT: if NAME's chroot at ROOT passes NAME_ok, rewrite
+# its wrappers (cheap; keeps them in sync with this script), report it and
+# succeed; else fail
+chroot_ready() {
+	"$1_ok" || return 1
+	log "$1: chroot ready at $2"
+	"write_$1_exec"
+	"report_$1"
+}
+
+# chroot_root_ssh ROOT: root's ~/.ssh in the chroot at ROOT, with an empty
+# authorized_keys (modes as sshd wants them)
+chroot_root_ssh() {
+	mkdir -p "$1/root/.ssh"
+	chmod 700 "$1/root/.ssh"
+	touch "$1/root/.ssh/authorized_keys"
+	chmod 600 "$1/root/.ssh/authorized_keys"
+}
+
+# die_with_log WHAT LOG: show the end of LOG and die: WHAT failed
+die_with_log() {
+	tail -25 "$2" >&2
+	die "$1 failed (log: $2)"
+}
+
 # ===================================================================== trixie
 TRIXIE_PKGS="dropbear-bin,tinysshd,ucspi-tcp"
 TRIXIE_MARK="$TRIXIE_ROOT/.pqkex-ready"
@@ -369,10 +397,7 @@ report_trixie() {
 
 install_trixie() {
 	local t0=$SECONDS
-	if trixie_ok; then
-		log "trixie: chroot ready at $TRIXIE_ROOT"
-		write_trixie_exec # cheap; keeps the wrappers in sync with this script
-		report_trixie
+	if chroot_ready trixie "$TRIXIE_ROOT"; then
 		return 0
 	fi
 	command -v debootstrap >/dev/null || { log "trixie: installing debootstrap"; apt_install debootstrap; }
@@ -386,17 +411,13 @@ install_trixie() {
 	local dlog="$PEERS_DIR/trixie-debootstrap.log"
 	if ! debootstrap --variant=minbase --include="$TRIXIE_PKGS" --keyring="$kr" \
 		trixie "$TRIXIE_ROOT" "$uri" >"$dlog" 2>&1; then
-		tail -25 "$dlog" >&2
-		die "trixie: debootstrap failed (log: $dlog)"
+		die_with_log "trixie: debootstrap" "$dlog"
 	fi
 	rm -f "$dlog"
 	rm -f "$TRIXIE_ROOT"/var/cache/apt/archives/*.deb
 	# the chroot's apt sources name the mirror: drop them, nothing is installed later
 	rm -f "$TRIXIE_ROOT/etc/apt/sources.list" "$TRIXIE_ROOT"/etc/apt/sources.list.d/*
-	mkdir -p "$TRIXIE_ROOT/root/.ssh"
-	chmod 700 "$TRIXIE_ROOT/root/.ssh"
-	touch "$TRIXIE_ROOT/root/.ssh/authorized_keys"
-	chmod 600 "$TRIXIE_ROOT/root/.ssh/authorized_keys"
+	chroot_root_ssh "$TRIXIE_ROOT"
 	# dropbear-bin's postinst may have made /etc/dropbear host keys: unused, harmless
 	write_trixie_exec
 	chroot "$TRIXIE_ROOT" dpkg-query -W dropbear-bin tinysshd ucspi-tcp >"$TRIXIE_MARK"
@@ -459,18 +480,14 @@ forky_apt_install() {
 	rm -f "$FORKY_ROOT"/etc/apt/sources.list.d/* "$FORKY_ROOT"/var/cache/apt/archives/*.deb
 	find "$FORKY_ROOT/var/lib/apt/lists" -type f -delete
 	if [ "$rc" != 0 ]; then
-		tail -25 "$dlog" >&2
-		die "forky: apt-get install failed (log: $dlog)"
+		die_with_log "forky: apt-get install" "$dlog"
 	fi
 	rm -f "$dlog"
 }
 
 install_forky() {
 	local t0=$SECONDS
-	if forky_ok; then
-		log "forky: chroot ready at $FORKY_ROOT"
-		write_forky_exec # cheap; keeps the wrappers in sync with this script
-		report_forky
+	if chroot_ready forky "$FORKY_ROOT"; then
 		return 0
 	fi
 	command -v debootstrap >/dev/null || { log "forky: installing debootstrap"; apt_install debootstrap; }
@@ -486,8 +503,7 @@ install_forky() {
 	log "forky: debootstrap --variant=minbase forky (mirror taken from the apt sources)"
 	# debootstrap does not check Valid-Until; apt (below) is told not to
 	if ! debootstrap --variant=minbase --keyring="$kr" forky "$FORKY_ROOT" "$uri" $script >"$dlog" 2>&1; then
-		tail -25 "$dlog" >&2
-		die "forky: debootstrap failed (log: $dlog)"
+		die_with_log "forky: debootstrap" "$dlog"
 	fi
 	# never start a service from the chroot (its network is the host's):
 	# policy-rc.d 101 stays in place
@@ -499,10 +515,8 @@ install_forky() {
 	if ss -Hltn 'sport = :22' 2>/dev/null | grep -q .; then
 		die "forky: something listens on port 22 after the install"
 	fi
-	mkdir -p "$FORKY_ROOT/run/sshd" "$FORKY_ROOT/root/.ssh"
-	chmod 700 "$FORKY_ROOT/root/.ssh"
-	touch "$FORKY_ROOT/root/.ssh/authorized_keys"
-	chmod 600 "$FORKY_ROOT/root/.ssh/authorized_keys"
+	mkdir -p "$FORKY_ROOT/run/sshd"
+	chroot_root_ssh "$FORKY_ROOT"
 	write_forky_exec
 	# shellcheck disable=SC2086 # a word list
 	chroot "$FORKY_ROOT" dpkg-query -W $FORKY_PKGS >"$FORKY_MARK"

@@ -181,13 +181,23 @@ func sameType(m mirrorTypes, got, want reflect.Type) error {
 	return nil
 }
 
+// sameKindAndCount checks that got is of kind (named kindName in the
+// error) and has as many members (fields or methods, counted by count) as
+// the mirror want, which is of that kind.
+func sameKindAndCount(got, want reflect.Type, kind reflect.Kind, kindName string, count func(reflect.Type) int, members string) error {
+	if got.Kind() != kind {
+		return fmt.Errorf("%v is not %s like the mirror %v", got, kindName, want)
+	}
+	if count(got) != count(want) {
+		return fmt.Errorf("%v has %d %s, the mirror %d", got, count(got), members, count(want))
+	}
+	return nil
+}
+
 // sameStruct compares field names, types, offsets and the total size.
 func sameStruct(got, want reflect.Type) error {
-	if got.Kind() != reflect.Struct {
-		return fmt.Errorf("%v is not a struct like the mirror %v", got, want)
-	}
-	if got.NumField() != want.NumField() {
-		return fmt.Errorf("%v has %d fields, the mirror %d", got, got.NumField(), want.NumField())
+	if err := sameKindAndCount(got, want, reflect.Struct, "a struct", reflect.Type.NumField, "fields"); err != nil {
+		return err
 	}
 	for i := range want.NumField() {
 		g, w := got.Field(i), want.Field(i)
@@ -205,11 +215,8 @@ func sameStruct(got, want reflect.Type) error {
 // sameInterface compares the method sets of two interfaces by name and
 // signature, in order (the order fixes the layout of method tables).
 func sameInterface(m mirrorTypes, got, want reflect.Type) error {
-	if got.Kind() != reflect.Interface {
-		return fmt.Errorf("%v is not an interface like the mirror %v", got, want)
-	}
-	if got.NumMethod() != want.NumMethod() {
-		return fmt.Errorf("%v has %d methods, the mirror %d", got, got.NumMethod(), want.NumMethod())
+	if err := sameKindAndCount(got, want, reflect.Interface, "an interface", reflect.Type.NumMethod, "methods"); err != nil {
+		return err
 	}
 	for i := range want.NumMethod() {
 		g, w := got.Method(i), want.Method(i)

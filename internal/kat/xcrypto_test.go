@@ -115,18 +115,21 @@ type recordingConn struct {
 
 func (c *recordingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	c.mu.Lock()
-	c.received.Write(p[:n])
-	c.mu.Unlock()
+	c.record(&c.received, p[:n])
 	return n, err
 }
 
 func (c *recordingConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
-	c.mu.Lock()
-	c.sent.Write(p[:n])
-	c.mu.Unlock()
+	c.record(&c.sent, p[:n])
 	return n, err
+}
+
+// record appends p to the direction's buffer b under c.mu.
+func (c *recordingConn) record(b *bytes.Buffer, p []byte) {
+	c.mu.Lock()
+	b.Write(p)
+	c.mu.Unlock()
 }
 
 // sshStream is one direction of a recorded SSH connection: the version

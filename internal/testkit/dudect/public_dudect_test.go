@@ -15,6 +15,7 @@ package dudect_test
 import (
 	"bytes"
 	cryptorand "crypto/rand"
+	"io"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/testkit/dudect"
@@ -28,23 +29,36 @@ const (
 	sntrupRandSize = 3044 // the r of sntrup761 encapsulation
 )
 
+// respondFunc is the Respond function of a method package.
+type respondFunc func(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error)
+
 // finisher is a client of either method.
 type finisher interface {
 	Init() []byte
 	Finish([]byte) ([]byte, error)
 }
 
-// finishTarget measures Finish of a client made by newClient (untimed, in
-// Load) on replies from respond: class 0 a valid reply (pool of 256),
-// class 1 the same with the ciphertext replaced by random bytes (implicit
-// rejection), keeping the valid X25519 share.
-func finishTarget(t *testing.T, replySize int, newClient func() finisher, respond func(init []byte) ([]byte, error)) dudect.Target {
+// finishTarget measures Finish of a client made by newClient from the
+// fixed randomness seed (the same client each time; untimed, in Load) on
+// replies from respond: class 0 a valid reply (pool of 256), class 1 the
+// same with the ciphertext replaced by random bytes (implicit rejection),
+// keeping the valid X25519 share.
+func finishTarget[C finisher](t *testing.T, replySize int, seed []byte, newClient func(io.Reader) (C, error), respond respondFunc) dudect.Target {
+	var r bytes.Reader
+	fresh := func() finisher {
+		r.Reset(seed)
+		c, err := newClient(&r)
+		if err != nil {
+			panic(err)
+		}
+		return c
+	}
 	rng := dudect.NewRNG()
-	init := newClient().Init()
+	init := fresh().Init()
 	pool := make([][]byte, 256)
 	for i := range pool {
 		var err error
-		if pool[i], err = respond(init); err != nil {
+		if pool[i], _, err = respond(nil, init); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,7 +76,7 @@ func finishTarget(t *testing.T, replySize int, newClient func() finisher, respon
 			}
 			clients[i] = nil
 		},
-		Load: func(i int) { clients[i] = newClient() },
+		Load: func(i int) { clients[i] = fresh() },
 		Run: func(i int) {
 			if _, err := clients[i].Finish(replies[i]); err != nil {
 				panic(err)
@@ -71,9 +85,15 @@ func finishTarget(t *testing.T, replySize int, newClient func() finisher, respon
 	}
 }
 
-// respondTarget measures Respond on a fixed C_INIT with class 0 a fixed
-// random stream and class 1 fresh random streams of seedLen bytes.
-func respondTarget(seedLen int, init []byte, respond func(rand *bytes.Reader, init []byte) error) dudect.Target {
+// respondTarget measures Respond on a fixed C_INIT (of a client from
+// newClient) with class 0 a fixed random stream and class 1 fresh random
+// streams of seedLen bytes.
+func respondTarget[C finisher](t *testing.T, seedLen int, newClient func(io.Reader) (C, error), respond respondFunc) dudect.Target {
+	c, err := newClient(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := c.Init()
 	rng := dudect.NewRNG()
 	fixed := make([]byte, seedLen)
 	dudect.Fill(rng, fixed)
@@ -92,7 +112,7 @@ func respondTarget(seedLen int, init []byte, respond func(rand *bytes.Reader, in
 			readers[i].Reset(seeds[i])
 		},
 		Run: func(i int) {
-			if err := respond(&readers[i], init); err != nil {
+			if _, _, err := respond(&readers[i], init); err != nil {
 				panic(err)
 			}
 		},
@@ -110,34 +130,19 @@ var publicCases = []dudect.Case{
 			}
 			priv := make([]byte, x25519Size)
 			cryptorand.Read(priv)
-			var r bytes.Reader
-			return finishTarget(t, sntrup761x25519.ServerReplySize, func() finisher {
-				// Finish forgets dk in the Client but leaves dk itself
-				// intact, so one key serves every client here.
-				r.Reset(priv)
-				c, err := sntrup761x25519.NewClientWithKey(dk, &r)
-				if err != nil {
-					panic(err)
-				}
-				return c
-			}, func(init []byte) ([]byte, error) {
-				reply, _, err := sntrup761x25519.Respond(nil, init)
-				return reply, err
-			})
+			// Finish forgets dk in the Client but leaves dk itself
+			// intact, so one key serves every client here.
+			newClient := func(r io.Reader) (*sntrup761x25519.Client, error) {
+				return sntrup761x25519.NewClientWithKey(dk, r)
+			}
+			return finishTarget(t, sntrup761x25519.ServerReplySize, priv, newClient, sntrup761x25519.Respond)
 		},
 	},
 	{
 		Name:  "sntrup761x25519/Respond/fixed-vs-random",
 		About: "one C_INIT; class 0 a fixed 3044+32-byte random stream, class 1 fresh random streams",
 		Setup: func(t *testing.T) dudect.Target {
-			c, err := sntrup761x25519.NewClient(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return respondTarget(sntrupRandSize+x25519Size, c.Init(), func(r *bytes.Reader, init []byte) error {
-				_, _, err := sntrup761x25519.Respond(r, init)
-				return err
-			})
+			return respondTarget(t, sntrupRandSize+x25519Size, sntrup761x25519.NewClient, sntrup761x25519.Respond)
 		},
 	},
 	{
@@ -146,32 +151,14 @@ var publicCases = []dudect.Case{
 		Setup: func(t *testing.T) dudect.Target {
 			seed := make([]byte, 64+x25519Size)
 			cryptorand.Read(seed)
-			var r bytes.Reader
-			return finishTarget(t, mlkem768x25519.ServerReplySize, func() finisher {
-				r.Reset(seed)
-				c, err := mlkem768x25519.NewClient(&r)
-				if err != nil {
-					panic(err)
-				}
-				return c
-			}, func(init []byte) ([]byte, error) {
-				reply, _, err := mlkem768x25519.Respond(nil, init)
-				return reply, err
-			})
+			return finishTarget(t, mlkem768x25519.ServerReplySize, seed, mlkem768x25519.NewClient, mlkem768x25519.Respond)
 		},
 	},
 	{
 		Name:  "mlkem768x25519/Respond/fixed-vs-random",
 		About: "one C_INIT; class 0 a fixed 32+32-byte random stream, class 1 fresh random streams",
 		Setup: func(t *testing.T) dudect.Target {
-			c, err := mlkem768x25519.NewClient(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return respondTarget(32+x25519Size, c.Init(), func(r *bytes.Reader, init []byte) error {
-				_, _, err := mlkem768x25519.Respond(r, init)
-				return err
-			})
+			return respondTarget(t, 32+x25519Size, mlkem768x25519.NewClient, mlkem768x25519.Respond)
 		},
 	},
 }

@@ -172,11 +172,7 @@ func (pl *fftPlan) inverseLast(c []int64, x []complex128) {
 		pl.lastInverse768((*[768]complex128)(x), (*[1536]int64)(c))
 		return
 	}
-	st := &pl.stages[0]
-	if st.radix != 3 || st.span != m {
-		panic("core: plan does not start with a radix-3 stage")
-	}
-	q := m / 3
+	_, q := pl.firstRadix3()
 	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
 	k := pl.last[:q]
 	c0, c1, c2 := c[:q], c[q:2*q], c[2*q:3*q]
@@ -191,6 +187,18 @@ func (pl *fftPlan) inverseLast(c []int64, x []complex128) {
 		c1[j], h1[j] = roundInt(real(v1)), roundInt(imag(v1))
 		c2[j], h2[j] = roundInt(real(v2)), roundInt(imag(v2))
 	}
+}
+
+// firstRadix3 returns the first stage of pl and q = m/3: the radix-3
+// stage of span m that the twist (forwardInt) and inverseLast fuse with
+// their own work. It panics if the plan starts otherwise (no plan made by
+// newFFTPlan does).
+func (pl *fftPlan) firstRadix3() (*fftStage, int) {
+	st := &pl.stages[0]
+	if st.radix != 3 || st.span != pl.m {
+		panic("core: plan does not start with a radix-3 stage")
+	}
+	return st, pl.m / 3
 }
 
 // lastConsts are the constants of one step of inverseLast.
@@ -240,71 +248,8 @@ func (pl *fftPlan) dif(x []complex128) { pl.difFrom(x, 0) }
 
 // difFrom runs the stages of dif from stage first on.
 func (pl *fftPlan) difFrom(x []complex128, first int) {
-	n := len(x)
 	for si := first; si < len(pl.stages); si++ {
-		st := &pl.stages[si]
-		span := st.span
-		q := span / st.radix
-		switch st.radix {
-		case 4:
-			if q == 1 {
-				for s := 0; s+3 < n; s += 4 {
-					a, b, c, d := x[s], x[s+1], x[s+2], x[s+3]
-					s0, d0 := a+c, a-c
-					s1, d1 := b+d, b-d
-					id1 := complex(-imag(d1), real(d1))
-					x[s], x[s+1], x[s+2], x[s+3] = s0+s1, d0-id1, s0-s1, d0+id1
-				}
-				continue
-			}
-			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
-			if asmEnabled && q%2 == 0 && n > 0 && n%span == 0 { // public sizes
-				dif4StageAVX2(&x[0], n, q, &w1[0], &w2[0], &w3[0])
-				continue
-			}
-			for s := 0; s < n; s += span {
-				x0 := x[s : s+q]
-				x1, x2, x3 := x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]
-				x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
-				w1, w2, w3 := w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
-				for j := range x0 {
-					a, b, c, d := x0[j], x1[j], x2[j], x3[j]
-					s0r, s0i := real(a)+real(c), imag(a)+imag(c)
-					d0r, d0i := real(a)-real(c), imag(a)-imag(c)
-					s1r, s1i := real(b)+real(d), imag(b)+imag(d)
-					d1r, d1i := real(b)-real(d), imag(b)-imag(d)
-					x0[j] = complex(s0r+s1r, s0i+s1i)
-					// y1 = d0 - i*d1, y3 = d0 + i*d1
-					x1[j] = cmul(d0r+d1i, d0i-d1r, w1[j])
-					x2[j] = cmul(s0r-s1r, s0i-s1i, w2[j])
-					x3[j] = cmul(d0r-d1i, d0i+d1r, w3[j])
-				}
-			}
-		case 3:
-			w1, w2 := st.tw[0][:q], st.tw[1][:q]
-			for s := 0; s < n; s += span {
-				x0 := x[s : s+q]
-				x1, x2 := x[s+q:s+2*q], x[s+2*q:s+3*q]
-				x1, x2 = x1[:len(x0)], x2[:len(x0)]
-				w1, w2 := w1[:len(x0)], w2[:len(x0)]
-				for j := range x0 {
-					x0[j], x1[j], x2[j] = butterfly3(x0[j], x1[j], x2[j], w1[j], w2[j])
-				}
-			}
-		case 2:
-			w1 := st.tw[0][:q]
-			for s := 0; s < n; s += span {
-				x0 := x[s : s+q]
-				x1 := x[s+q : s+2*q]
-				x1 = x1[:len(x0)]
-				w1 := w1[:len(x0)]
-				for j := range x0 {
-					a, b := x0[j], x1[j]
-					x0[j] = a + b
-					x1[j] = (a - b) * w1[j]
-				}
-			}
-		}
+		pl.stage(x, si, false)
 	}
 	if pl.tail16 {
 		dif16(x)
@@ -325,34 +270,46 @@ func (pl *fftPlan) ditTo(x []complex128, last int) {
 }
 
 // ditStage runs stage si of dit.
-func (pl *fftPlan) ditStage(x []complex128, si int) {
+func (pl *fftPlan) ditStage(x []complex128, si int) { pl.stage(x, si, true) }
+
+// stage runs stage si of dif, or of dit when inverse is set, on x. Both
+// directions cut x into the same blocks and quarters (or thirds, halves)
+// with the same twiddles: dif applies the butterfly then the twiddles,
+// dit the conjugate twiddles then the inverse butterfly. inverse, the
+// sizes and the stage are public: the branches on them are the same for
+// every input.
+func (pl *fftPlan) stage(x []complex128, si int, inverse bool) {
 	n := len(x)
-	{
-		st := &pl.stages[si]
-		span := st.span
-		q := span / st.radix
-		switch st.radix {
-		case 4:
-			if q == 1 {
-				for s := 0; s+3 < n; s += 4 {
-					a, b, c, d := x[s], x[s+1], x[s+2], x[s+3]
-					s0, d0 := a+c, a-c
-					s1, d1 := b+d, b-d
-					id1 := complex(-imag(d1), real(d1))
-					x[s], x[s+1], x[s+2], x[s+3] = s0+s1, d0+id1, s0-s1, d0-id1
+	st := &pl.stages[si]
+	span := st.span
+	q := span / st.radix
+	switch st.radix {
+	case 4:
+		if q == 1 {
+			for s := 0; s+3 < n; s += 4 {
+				y0, y1, y2, y3 := dft4(x[s], x[s+1], x[s+2], x[s+3])
+				if inverse { // the inverse DFT: dft4's outputs 1 and 3 exchanged
+					y1, y3 = y3, y1
 				}
-				return
+				x[s], x[s+1], x[s+2], x[s+3] = y0, y1, y2, y3
 			}
-			w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
-			if asmEnabled && q%2 == 0 && n > 0 && n%span == 0 { // public sizes
+			return
+		}
+		w1, w2, w3 := st.tw[0][:q], st.tw[1][:q], st.tw[2][:q]
+		if asmEnabled && q%2 == 0 && n > 0 && n%span == 0 { // public sizes
+			if inverse {
 				dit4StageAVX2(&x[0], n, q, &w1[0], &w2[0], &w3[0])
-				return
+			} else {
+				dif4StageAVX2(&x[0], n, q, &w1[0], &w2[0], &w3[0])
 			}
-			for s := 0; s < n; s += span {
-				x0 := x[s : s+q]
-				x1, x2, x3 := x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]
-				x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
-				w1, w2, w3 := w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
+			return
+		}
+		for s := 0; s < n; s += span {
+			x0 := x[s : s+q]
+			x1, x2, x3 := x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]
+			x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+			w1, w2, w3 := w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
+			if inverse {
 				for j := range x0 {
 					a := x0[j]
 					b := cmulConj(x1[j], w1[j])
@@ -368,14 +325,29 @@ func (pl *fftPlan) ditStage(x []complex128, si int) {
 					x2[j] = complex(s0r-s1r, s0i-s1i)
 					x3[j] = complex(d0r+d1i, d0i-d1r) // d0 - i*d1
 				}
+				continue
 			}
-		case 3:
-			w1, w2 := st.tw[0][:q], st.tw[1][:q]
-			for s := 0; s < n; s += span {
-				x0 := x[s : s+q]
-				x1, x2 := x[s+q:s+2*q], x[s+2*q:s+3*q]
-				x1, x2 = x1[:len(x0)], x2[:len(x0)]
-				w1, w2 := w1[:len(x0)], w2[:len(x0)]
+			for j := range x0 {
+				a, b, c, d := x0[j], x1[j], x2[j], x3[j]
+				s0r, s0i := real(a)+real(c), imag(a)+imag(c)
+				d0r, d0i := real(a)-real(c), imag(a)-imag(c)
+				s1r, s1i := real(b)+real(d), imag(b)+imag(d)
+				d1r, d1i := real(b)-real(d), imag(b)-imag(d)
+				x0[j] = complex(s0r+s1r, s0i+s1i)
+				// y1 = d0 - i*d1, y3 = d0 + i*d1
+				x1[j] = cmul(d0r+d1i, d0i-d1r, w1[j])
+				x2[j] = cmul(s0r-s1r, s0i-s1i, w2[j])
+				x3[j] = cmul(d0r-d1i, d0i+d1r, w3[j])
+			}
+		}
+	case 3:
+		w1, w2 := st.tw[0][:q], st.tw[1][:q]
+		for s := 0; s < n; s += span {
+			x0 := x[s : s+q]
+			x1, x2 := x[s+q:s+2*q], x[s+2*q:s+3*q]
+			x1, x2 = x1[:len(x0)], x2[:len(x0)]
+			w1, w2 := w1[:len(x0)], w2[:len(x0)]
+			if inverse {
 				for j := range x0 {
 					a := x0[j]
 					b := x1[j] * conj(w1[j])
@@ -387,22 +359,43 @@ func (pl *fftPlan) ditStage(x []complex128, si int) {
 					x1[j] = t + u
 					x2[j] = t - u
 				}
+				continue
 			}
-		case 2:
-			w1 := st.tw[0][:q]
-			for s := 0; s < n; s += span {
-				x0 := x[s : s+q]
-				x1 := x[s+q : s+2*q]
-				x1 = x1[:len(x0)]
-				w1 := w1[:len(x0)]
+			for j := range x0 {
+				x0[j], x1[j], x2[j] = butterfly3(x0[j], x1[j], x2[j], w1[j], w2[j])
+			}
+		}
+	case 2:
+		w1 := st.tw[0][:q]
+		for s := 0; s < n; s += span {
+			x0 := x[s : s+q]
+			x1 := x[s+q : s+2*q]
+			x1 = x1[:len(x0)]
+			w1 := w1[:len(x0)]
+			if inverse {
 				for j := range x0 {
 					a, b := x0[j], x1[j]*conj(w1[j])
 					x0[j] = a + b
 					x1[j] = a - b
 				}
+				continue
+			}
+			for j := range x0 {
+				a, b := x0[j], x1[j]
+				x0[j] = a + b
+				x1[j] = (a - b) * w1[j]
 			}
 		}
 	}
+}
+
+// dft4 is the length-4 DFT of (a, b, c, d) (root -i): s0 = a+c,
+// d0 = a-c, s1 = b+d, d1 = b-d; outputs s0+s1, d0-i*d1, s0-s1, d0+i*d1.
+func dft4(a, b, c, d complex128) (complex128, complex128, complex128, complex128) {
+	s0, d0 := a+c, a-c
+	s1, d1 := b+d, b-d
+	id1 := complex(-imag(d1), real(d1))
+	return s0 + s1, d0 - id1, s0 - s1, d0 + id1
 }
 
 // butterfly3 is the radix-3 decimation-in-frequency butterfly: the

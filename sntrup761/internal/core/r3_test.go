@@ -28,15 +28,7 @@ func TestR3Recip(t *testing.T) {
 		inputs = append(inputs, g)
 	}
 	for k, a := range inputs {
-		want, wok := ref.R3Recip((*[ref.P]int8)(&a))
-		var got [P]int8
-		ok := r3Recip(&got, &a)
-		if ok != wok {
-			t.Fatalf("input %d: ok = %d, reference %d", k, ok, wok)
-		}
-		if ok == 0 && got != [P]int8(want) {
-			t.Fatalf("input %d: inverse differs from the reference", k)
-		}
+		checkR3Recip(t, fmt.Sprintf("input %d", k), a)
 	}
 }
 

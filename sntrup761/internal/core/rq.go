@@ -238,28 +238,13 @@ func forwardInt[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
 // twistRadix3Complex is twistRadix3 for m < len(a) <= 2m: value j is
 // a_j + i*a_(j+m), times the twist factor.
 func twistRadix3Complex[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
-	st := &pl.stages[0]
-	m := pl.m
-	q := m / 3
-	if st.radix != 3 || st.span != m {
-		panic("core: plan does not start with a radix-3 stage")
-	}
-	re, im := a[:m], a[m:]
+	st, q := pl.firstRadix3()
+	re, im := a[:pl.m], a[pl.m:]
 	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
 	t0, t1, t2 := pl.twist[:q], pl.twist[q:2*q], pl.twist[2*q:3*q]
 	w1, w2 := st.tw[0][:q], st.tw[1][:q]
 	for j := range x0 {
-		// Coefficients past len(a) are zero; the bounds are public.
-		var i0, i1, i2 float64
-		if j < len(im) {
-			i0 = float64(im[j])
-		}
-		if j+q < len(im) {
-			i1 = float64(im[j+q])
-		}
-		if j+2*q < len(im) {
-			i2 = float64(im[j+2*q])
-		}
+		i0, i1, i2 := coefAt(im, j), coefAt(im, j+q), coefAt(im, j+2*q)
 		p := complex(float64(re[j]), i0) * t0[j]
 		b := complex(float64(re[j+q]), i1) * t1[j]
 		c := complex(float64(re[j+2*q]), i2) * t2[j]
@@ -271,31 +256,26 @@ func twistRadix3Complex[T int8 | int16 | int32](pl *fftPlan, x []complex128, a [
 // fused with the first, radix-3 stage of dif: each butterfly reads its three
 // coefficients straight from a, so x is written once.
 func twistRadix3[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) {
-	st := &pl.stages[0]
-	m := pl.m
-	q := m / 3
-	if st.radix != 3 || st.span != m {
-		panic("core: plan does not start with a radix-3 stage")
-	}
+	st, q := pl.firstRadix3()
 	x0, x1, x2 := x[:q], x[q:2*q], x[2*q:3*q]
 	t0, t1, t2 := pl.twist[:q], pl.twist[q:2*q], pl.twist[2*q:3*q]
 	w1, w2 := st.tw[0][:q], st.tw[1][:q]
 	for j := range x0 {
-		// Coefficients past len(a) are zero; the bounds are public.
-		var a0, a1, a2 float64
-		if j < len(a) {
-			a0 = float64(a[j])
-		}
-		if j+q < len(a) {
-			a1 = float64(a[j+q])
-		}
-		if j+2*q < len(a) {
-			a2 = float64(a[j+2*q])
-		}
+		a0, a1, a2 := coefAt(a, j), coefAt(a, j+q), coefAt(a, j+2*q)
 		p, b, c := t0[j], t1[j], t2[j]
 		p = complex(a0*real(p), a0*imag(p))
 		b = complex(a1*real(b), a1*imag(b))
 		c = complex(a2*real(c), a2*imag(c))
 		x0[j], x1[j], x2[j] = butterfly3(p, b, c, w1[j], w2[j])
 	}
+}
+
+// coefAt returns a[i] as a float64, or 0 for i past len(a): the
+// coefficients past the input are zero. The test is on the public length
+// and index, never on a coefficient.
+func coefAt[T int8 | int16 | int32](a []T, i int) float64 {
+	if i < len(a) {
+		return float64(a[i])
+	}
+	return 0
 }

@@ -59,25 +59,27 @@ func cmul(z, wr, wi Register) {
 	VADDSUBPD(u, t, z)       // zr*wr - zi*wi, zi*wr + zr*wi
 }
 
+// cmulTwiddles multiplies each z[k] by the twiddle pair at w[k] plus the
+// byte offset j (conjugated when conj is set, see twiddle).
+func cmulTwiddles(z, w [3]Register, j Register, conj bool, all VecVirtual) {
+	for k := range z {
+		wr, wi := twiddle(Mem{Base: w[k], Index: j, Scale: 1}, conj, all)
+		cmul(z[k], wr, wi)
+	}
+}
+
 // fftStage generates dif4StageAVX2 (dit false) or dit4StageAVX2.
 func fftStage(name string, dit bool, odd, all Mem) {
-	TEXT(name, NOSPLIT, "func(x *complex128, n, q int, w1, w2, w3 *complex128)")
-	Pragma("noescape")
+	stageOf := "difFrom"
 	if dit {
-		Doc(name+" is the twiddled radix-4 stage of ditStage (fft.go) on the",
-			"n values at x, blocks of span 4q (q even, n a multiple of 4q), with",
-			"the twiddles w1, w2, w3 (q each).")
-	} else {
-		Doc(name+" is the twiddled radix-4 stage of difFrom (fft.go) on the",
-			"n values at x, blocks of span 4q (q even, n a multiple of 4q), with",
-			"the twiddles w1, w2, w3 (q each).")
+		stageOf = "ditStage"
 	}
-	x := Load(Param("x"), GP64())
-	n := Load(Param("n"), GP64())
-	q := Load(Param("q"), GP64())
-	w1 := Load(Param("w1"), GP64())
-	w2 := Load(Param("w2"), GP64())
-	w3 := Load(Param("w3"), GP64())
+	kernel(name, "func(x *complex128, n, q int, w1, w2, w3 *complex128)",
+		name+" is the twiddled radix-4 stage of "+stageOf+" (fft.go) on the",
+		"n values at x, blocks of span 4q (q even, n a multiple of 4q), with",
+		"the twiddles w1, w2, w3 (q each).")
+	args := loadArgs("x", "n", "q", "w1", "w2", "w3")
+	x, n, q, w1, w2, w3 := args[0], args[1], args[2], args[3], args[4], args[5]
 	oddv, allv := YMM(), YMM()
 	VMOVUPD(odd, oddv)
 	VMOVUPD(all, allv)
@@ -104,12 +106,7 @@ func fftStage(name string, dit bool, odd, all Mem) {
 	LEAQ(Mem{Base: qb, Index: qb, Scale: 2}, t3)
 	VMOVUPD(Mem{Base: p, Index: t3, Scale: 1}, d)
 	if dit {
-		wr, wi := twiddle(Mem{Base: w1, Index: j, Scale: 1}, true, allv)
-		cmul(b, wr, wi)
-		wr, wi = twiddle(Mem{Base: w2, Index: j, Scale: 1}, true, allv)
-		cmul(c, wr, wi)
-		wr, wi = twiddle(Mem{Base: w3, Index: j, Scale: 1}, true, allv)
-		cmul(d, wr, wi)
+		cmulTwiddles([3]Register{b, c, d}, [3]Register{w1, w2, w3}, j, true, allv)
 	}
 	s0, d0, s1, d1 := YMM(), YMM(), YMM(), YMM()
 	VADDPD(c, a, s0)
@@ -134,12 +131,7 @@ func fftStage(name string, dit bool, odd, all Mem) {
 		// y1 = (d0 - i*d1)*w1 = plus*w1, y2 *= w2, y3 = (d0 + i*d1)*w3
 		VMOVAPD(plus, y1)
 		VMOVAPD(minus, y3)
-		wr, wi := twiddle(Mem{Base: w1, Index: j, Scale: 1}, false, allv)
-		cmul(y1, wr, wi)
-		wr, wi = twiddle(Mem{Base: w2, Index: j, Scale: 1}, false, allv)
-		cmul(y2, wr, wi)
-		wr, wi = twiddle(Mem{Base: w3, Index: j, Scale: 1}, false, allv)
-		cmul(y3, wr, wi)
+		cmulTwiddles([3]Register{y1, y2, y3}, [3]Register{w1, w2, w3}, j, false, allv)
 	}
 	VMOVUPD(y0, Mem{Base: p})
 	VMOVUPD(y1, Mem{Base: p, Index: qb, Scale: 1})

@@ -130,6 +130,56 @@ func (k *fft16Consts) butterfly4(a, b, c, d Register, dit bool) {
 	}
 }
 
+// columns16 emits the span-16 stage of the radix-16 pass on the two
+// blocks at p, column j = 0..3 (values j, j+4, j+8, j+12) at a time: the
+// radix-4 butterfly then the twiddles (dif16), or for dit (dit16Columns)
+// the conjugate twiddles then the inverse butterfly.
+func (k *fft16Consts) columns16(p Register, dit bool) {
+	for j := 0; j < 4; j++ {
+		a, b, c, d := loadPair(p, j), loadPair(p, j+4), loadPair(p, j+8), loadPair(p, j+12)
+		if dit {
+			k.twiddleColumn(j, b, c, d, true)
+			k.butterfly4(a, b, c, d, true)
+		} else {
+			k.butterfly4(a, b, c, d, false)
+			k.twiddleColumn(j, b, c, d, false)
+		}
+		storePair(a, p, j)
+		storePair(b, p, j+4)
+		storePair(c, p, j+8)
+		storePair(d, p, j+12)
+	}
+}
+
+// twiddleColumn multiplies b, c, d of column j of the radix-16 pass by
+// the twiddles w^j, w^2j, w^3j (w = e^(-2*pi*i/16)), or by their
+// conjugates when conj is set (the inverse pass): mulW1/mulW3 as products
+// with (cos1, -sin1)/(sin1, -cos1) (or (cos1, sin1)/(sin1, cos1)), and
+// w^9 = -w^1.
+func (k *fft16Consts) twiddleColumn(j int, b, c, d Register, conj bool) {
+	nsin1, ncos1 := k.nsin1, k.ncos1
+	mulW2, mulW6, mulI := k.mulW2, k.mulW6, k.negI
+	if conj {
+		nsin1, ncos1 = k.sin1, k.cos1
+		mulW2, mulW6, mulI = k.mulW2c, k.mulW6c, k.posI
+	}
+	switch j {
+	case 1:
+		mulAB(b, k.cos1, nsin1) // mulW1
+		mulW2(c)
+		mulAB(d, k.sin1, ncos1) // mulW3
+	case 2:
+		mulW2(b)
+		mulI(c)
+		mulW6(d)
+	case 3:
+		mulAB(b, k.sin1, ncos1) // mulW3
+		mulW6(c)
+		mulAB(d, k.cos1, nsin1) // -mulW1
+		VXORPD(k.signAll, d, d)
+	}
+}
+
 // loadPair loads value i of block A (at p) and of block B (p + 256);
 // storePair stores them back.
 func loadPair(p Register, i int) VecVirtual {
@@ -146,36 +196,13 @@ func storePair(v VecVirtual, p Register, i int) {
 
 // dif16Kernel generates dif16AVX2.
 func dif16Kernel(k *fft16Consts) {
-	TEXT("dif16AVX2", NOSPLIT, "func(x *complex128, pairs int)")
-	Pragma("noescape")
-	Doc("dif16AVX2 is dif16 (fft16.go) on 2*pairs blocks of 16 values at x.")
+	kernel("dif16AVX2", "func(x *complex128, pairs int)",
+		"dif16AVX2 is dif16 (fft16.go) on 2*pairs blocks of 16 values at x.")
 	p := Load(Param("x"), GP64())
 	n := Load(Param("pairs"), GP64())
 	Label("dif16_loop")
 	// Stage of span 16, column by column.
-	for j := 0; j < 4; j++ {
-		a, b, c, d := loadPair(p, j), loadPair(p, j+4), loadPair(p, j+8), loadPair(p, j+12)
-		k.butterfly4(a, b, c, d, false)
-		switch j {
-		case 1:
-			mulAB(b, k.cos1, k.nsin1) // mulW1
-			k.mulW2(c)
-			mulAB(d, k.sin1, k.ncos1) // mulW3
-		case 2:
-			k.mulW2(b)
-			k.negI(c)
-			k.mulW6(d)
-		case 3:
-			mulAB(b, k.sin1, k.ncos1) // mulW3
-			k.mulW6(c)
-			mulAB(d, k.cos1, k.nsin1) // -mulW1
-			VXORPD(k.signAll, d, d)
-		}
-		storePair(a, p, j)
-		storePair(b, p, j+4)
-		storePair(c, p, j+8)
-		storePair(d, p, j+12)
-	}
+	k.columns16(p, false)
 	// Stage of span 4, group by group.
 	for g := 0; g < 4; g++ {
 		a, b, c, d := loadPair(p, 4*g), loadPair(p, 4*g+1), loadPair(p, 4*g+2), loadPair(p, 4*g+3)
@@ -198,22 +225,16 @@ func dif16Kernel(k *fft16Consts) {
 func dit16ProductsKernel(k *fft16Consts, sum bool) {
 	name := "dit16ProductsAVX2"
 	sig := "func(z, a, b *complex128, pairs int)"
+	cd := "c and d nil: z = a*b,"
 	if sum {
 		name = "dit16ProductSumsAVX2"
 		sig = "func(z, a, b, c, d *complex128, pairs int)"
+		cd = "c and d: z = a*b + c*d,"
 	}
-	TEXT(name, NOSPLIT, sig)
-	Pragma("noescape")
-	if sum {
-		Doc(name+" is dit16Products (fft16.go) with c and d: z = a*b + c*d,",
-			"then the inverse radix-16 pass, on 2*pairs blocks of 16 values.")
-	} else {
-		Doc(name+" is dit16Products (fft16.go) with c and d nil: z = a*b,",
-			"then the inverse radix-16 pass, on 2*pairs blocks of 16 values.")
-	}
-	z := Load(Param("z"), GP64())
-	pa := Load(Param("a"), GP64())
-	pb := Load(Param("b"), GP64())
+	kernel(name, sig, name+" is dit16Products (fft16.go) with "+cd,
+		"then the inverse radix-16 pass, on 2*pairs blocks of 16 values.")
+	args := loadArgs("z", "a", "b")
+	z, pa, pb := args[0], args[1], args[2]
 	var pc, pd Register
 	if sum {
 		pc = Load(Param("c"), GP64())
@@ -242,29 +263,7 @@ func dit16ProductsKernel(k *fft16Consts, sum bool) {
 		}
 	}
 	// dit16Columns.
-	for j := 0; j < 4; j++ {
-		a, b, c, d := loadPair(z, j), loadPair(z, j+4), loadPair(z, j+8), loadPair(z, j+12)
-		switch j {
-		case 1:
-			mulAB(b, k.cos1, k.sin1) // mulW1c
-			k.mulW2c(c)
-			mulAB(d, k.sin1, k.cos1) // mulW3c
-		case 2:
-			k.mulW2c(b)
-			k.posI(c)
-			k.mulW6c(d)
-		case 3:
-			mulAB(b, k.sin1, k.cos1) // mulW3c
-			k.mulW6c(c)
-			mulAB(d, k.cos1, k.sin1) // -mulW1c
-			VXORPD(k.signAll, d, d)
-		}
-		k.butterfly4(a, b, c, d, true)
-		storePair(a, z, j)
-		storePair(b, z, j+4)
-		storePair(c, z, j+8)
-		storePair(d, z, j+12)
-	}
+	k.columns16(z, true)
 	for _, r := range []Register{z, pa, pb, pc, pd} {
 		if r != nil {
 			ADDQ(U32(512), r)

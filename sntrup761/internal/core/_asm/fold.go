@@ -52,9 +52,7 @@ func foldKernels() {
 		{"foldLift3AVX2", "func(e *[761]int8, c *[1536]int64)", "freeze3(freezeQ(3v)) (mulLift3)", 1},
 		{"foldR3AVX2", "func(e *[761]int8, c *[1536]int64)", "freeze3(v) (foldR3)", 1},
 	} {
-		TEXT(k.name, NOSPLIT, k.sig)
-		Pragma("noescape")
-		Doc(k.name+" sets coefficients 1..p-1 of its output to "+k.doc+" for",
+		kernel(k.name, k.sig, k.name+" sets coefficients 1..p-1 of its output to "+k.doc+" for",
 			"v = c_i + c_(p+i) + c_(p+i-1); coefficient p-1 is the caller's to",
 			"overwrite.")
 		var out Register

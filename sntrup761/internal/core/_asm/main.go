@@ -84,6 +84,25 @@ func add3(anz, asg, bnz, bsg Register) {
 	VMOVDQA(u, anz)
 }
 
+// kernel begins the kernel name with the Go signature sig and the doc
+// comment lines doc: NOSPLIT, and noescape, since no kernel keeps a
+// pointer argument past its return.
+func kernel(name, sig string, doc ...string) {
+	TEXT(name, NOSPLIT, sig)
+	Pragma("noescape")
+	Doc(doc...)
+}
+
+// loadArgs loads the kernel's arguments names into general registers, in
+// that order.
+func loadArgs(names ...string) []Register {
+	regs := make([]Register, len(names))
+	for i, name := range names {
+		regs[i] = Load(Param(name), GP64())
+	}
+	return regs
+}
+
 // swapMask exchanges a and b where sw is all ones.
 func swapMask(a, b, sw Register) {
 	t := YMM()
@@ -95,23 +114,27 @@ func swapMask(a, b, sw Register) {
 
 // shiftDown sets d to the 256 bits of x shifted down one bit, with bit 0
 // of the next vector y at the top (a 768-bit division by x).
-func shiftDown(d, x, y Register) {
-	t := YMM()
-	VPERM2I128(U8(0x21), y, x, t) // x2 x3 y0 y1
-	VPALIGNR(U8(8), x, t, t)      // x1 x2 x3 y0: the words after x's
-	VPSLLQ(U8(63), t, t)
-	VPSRLQ(U8(1), x, d)
-	VPOR(t, d, d)
-}
+func shiftDown(d, x, y Register) { shiftOne(d, x, y, false) }
 
 // shiftUp sets d to the 256 bits of y shifted up one bit, with the top bit
 // of the previous vector x at the bottom (a 768-bit multiplication by x).
-func shiftUp(d, x, y Register) {
+func shiftUp(d, x, y Register) { shiftOne(d, x, y, true) }
+
+// shiftOne is shiftDown (up false) or shiftUp: the neighbouring 64-bit
+// words of the vector shifted (x down, y up) gathered across the pair
+// x, y, their carry bit moved to the other end and ORed in.
+func shiftOne(d, x, y Register, up bool) {
 	t := YMM()
 	VPERM2I128(U8(0x21), y, x, t) // x2 x3 y0 y1
-	VPALIGNR(U8(8), t, y, t)      // x3 y0 y1 y2: the words before y's
-	VPSRLQ(U8(63), t, t)
-	VPSLLQ(U8(1), y, d)
+	if up {
+		VPALIGNR(U8(8), t, y, t) // x3 y0 y1 y2: the words before y's
+		VPSRLQ(U8(63), t, t)
+		VPSLLQ(U8(1), y, d)
+	} else {
+		VPALIGNR(U8(8), x, t, t) // x1 x2 x3 y0: the words after x's
+		VPSLLQ(U8(63), t, t)
+		VPSRLQ(U8(1), x, d)
+	}
 	VPOR(t, d, d)
 }
 
@@ -126,9 +149,8 @@ func shiftUp(d, x, y Register) {
 // broadcast masks; there is no branch and every address is s plus a
 // constant.
 func r3Step() {
-	TEXT("r3StepAVX2", NOSPLIT, "func(s *[96]uint64, m *[3]uint64)")
-	Pragma("noescape")
-	Doc("r3StepAVX2 runs one divstep of the R/3 inversion on the state s",
+	kernel("r3StepAVX2", "func(s *[96]uint64, m *[3]uint64)",
+		"r3StepAVX2 runs one divstep of the R/3 inversion on the state s",
 		"(f, g, v, r as bit-planes, see r3State) with the masks m = sw, cnz,",
 		"csg. Constant time in s and m.")
 	s := Load(Param("s"), GP64())

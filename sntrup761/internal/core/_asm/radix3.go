@@ -39,13 +39,11 @@ func radix3Kernels(k *fft16Consts) {
 
 	// lastInverse768AVX2: the radix-3 DIT butterfly with conjugated
 	// twiddles, the untwist and the rounding (lastStep, lastInverse768).
-	TEXT("lastInverse768AVX2", NOSPLIT, "func(c *[1536]int64, x *[768]complex128, k *[256][5]complex128)")
-	Pragma("noescape")
-	Doc("lastInverse768AVX2 is lastInverse768 (fft.go): c from x with the",
+	kernel("lastInverse768AVX2", "func(c *[1536]int64, x *[768]complex128, k *[256][5]complex128)",
+		"lastInverse768AVX2 is lastInverse768 (fft.go): c from x with the",
 		"constants k (plan768.last: w1, w2, u0, u1, u2 per step).")
-	c := Load(Param("c"), GP64())
-	x := Load(Param("x"), GP64())
-	kp := Load(Param("k"), GP64())
+	args := loadArgs("c", "x", "k")
+	c, x, kp := args[0], args[1], args[2]
 	j := GP64()
 	XORQ(j, j)
 	jc := GP64() // byte offset of c[j]
@@ -118,16 +116,12 @@ func butterfly3(k *fft16Consts, a, b, c Register, half, s3 Mem) {
 // a_(j+512)*t_(j+512), w1[j], w2[j]) for integer coefficients a of the
 // given size in bytes (converted exactly: VPMOVSX, VCVTDQ2PD).
 func twistRadix3Kernel(k *fft16Consts, name, typ string, size int, half, s3 Mem) {
-	TEXT(name, NOSPLIT, "func(x *[768]complex128, a *[776]"+typ+", tw *[768]complex128, w1, w2 *[256]complex128)")
-	Pragma("noescape")
-	Doc(name+" is twistRadix3 (rq.go) for plan768 on the coefficients a",
+	kernel(name, "func(x *[768]complex128, a *[776]"+typ+", tw *[768]complex128, w1, w2 *[256]complex128)",
+		name+" is twistRadix3 (rq.go) for plan768 on the coefficients a",
 		"(zero past the input), with the twist factors tw and the radix-3",
 		"twiddles w1, w2.")
-	x := Load(Param("x"), GP64())
-	a := Load(Param("a"), GP64())
-	tw := Load(Param("tw"), GP64())
-	w1 := Load(Param("w1"), GP64())
-	w2 := Load(Param("w2"), GP64())
+	args := loadArgs("x", "a", "tw", "w1", "w2")
+	x, a, tw, w1, w2 := args[0], args[1], args[2], args[3], args[4]
 	j := GP64() // byte offset of value j in a complex128 array
 	XORQ(j, j)
 	ja := GP64() // byte offset of a[j]

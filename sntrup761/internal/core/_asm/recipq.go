@@ -32,14 +32,11 @@ const (
 // shift, no DIV; IMUL's latency does not depend on its operands), never
 // into a branch or an address.
 func recipRqSteps(q16 Mem) {
-	TEXT("recipRqStepsAVX2", NOSPLIT, "func(f, r *[768]int16, gs, vs *[2289]int16) int32")
-	Pragma("noescape")
-	Doc("recipRqStepsAVX2 runs the 2p-1 divsteps of recipRqAVX2 on f, r and",
+	kernel("recipRqStepsAVX2", "func(f, r *[768]int16, gs, vs *[2289]int16) int32",
+		"recipRqStepsAVX2 runs the 2p-1 divsteps of recipRqAVX2 on f, r and",
 		"the windows of gs and vs and returns delta. Constant time in all of them.")
-	f := Load(Param("f"), GP64())
-	r := Load(Param("r"), GP64())
-	gs := Load(Param("gs"), GP64())
-	vs := Load(Param("vs"), GP64())
+	args := loadArgs("f", "r", "gs", "vs")
+	f, r, gs, vs := args[0], args[1], args[2], args[3]
 
 	qv := YMM()
 	VPBROADCASTW(q16, qv)

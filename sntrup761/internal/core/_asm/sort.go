@@ -27,9 +27,8 @@ import (
 // masks; there is no branch but the loop counters of the fixed network and
 // every address is x plus a constant or a counter-derived offset.
 func sortKeys(laneReverse Mem) {
-	TEXT("sortKeys1024AVX2", NOSPLIT, "func(x *[1024]uint32)")
-	Pragma("noescape")
-	Doc("sortKeys1024AVX2 sorts the 1024 keys of x in place (ascending), with",
+	kernel("sortKeys1024AVX2", "func(x *[1024]uint32)",
+		"sortKeys1024AVX2 sorts the 1024 keys of x in place (ascending), with",
 		"a fixed sorting network: constant time in the keys.")
 	x := Load(Param("x"), GP64())
 
@@ -86,8 +85,24 @@ func (s *sorter) label() string {
 // loop emits count iterations of body(p), p stepping by stride bytes from
 // x (count and stride public constants).
 func (s *sorter) loop(count, stride int, body func(p Register)) {
-	p, c := GP64(), GP64()
-	MOVQ(s.x, p)
+	s.loopFrom(s.x, GP64(), GP64(), count, stride, body)
+}
+
+// loop2 emits outer x inner iterations of body(p), p starting at x plus
+// outerStride*i + innerStride*j bytes. (Its four registers are taken in
+// this order, base, p, then the counters, so that the register allocation,
+// and with it the generated file, stays as it was before loopFrom.)
+func (s *sorter) loop2(outer, outerStride, inner, innerStride int, body func(p Register)) {
+	base, p, co, ci := GP64(), GP64(), GP64(), GP64()
+	s.loopFrom(s.x, base, co, outer, outerStride, func(base Register) {
+		s.loopFrom(base, p, ci, inner, innerStride, body)
+	})
+}
+
+// loopFrom emits count iterations of body(p), p stepping by stride bytes
+// from from (which it leaves unchanged), c the counter.
+func (s *sorter) loopFrom(from, p, c Register, count, stride int, body func(p Register)) {
+	MOVQ(from, p)
 	MOVQ(U32(count), c)
 	l := s.label()
 	Label(l)
@@ -97,28 +112,6 @@ func (s *sorter) loop(count, stride int, body func(p Register)) {
 	JNZ(LabelRef(l))
 }
 
-// loop2 emits outer x inner iterations of body(p), p starting at x plus
-// outerStride*i + innerStride*j bytes.
-func (s *sorter) loop2(outer, outerStride, inner, innerStride int, body func(p Register)) {
-	base, p, co, ci := GP64(), GP64(), GP64(), GP64()
-	MOVQ(s.x, base)
-	MOVQ(U32(outer), co)
-	lo := s.label()
-	Label(lo)
-	MOVQ(base, p)
-	MOVQ(U32(inner), ci)
-	li := s.label()
-	Label(li)
-	body(p)
-	ADDQ(U32(innerStride), p)
-	DECQ(ci)
-	JNZ(LabelRef(li))
-	ADDQ(U32(outerStride), base)
-	DECQ(co)
-	JNZ(LabelRef(lo))
-}
-
-// cmpx is a comparator, lane by lane: a = min(a, b), b = max(a, b).
 func cmpx(a, b Register) {
 	t := YMM()
 	VPMINUD(b, a, t)
