@@ -65,7 +65,9 @@ func (r checkResult) Observed() string {
 }
 
 // checkMethods are the methods pqkex check tests, in the order of its
-// output and of the matrix rows.
+// output and of the matrix rows. It is written out, not taken from a
+// column: check -listen reports a client's cases in the order clients
+// took them, so no client column need list the methods in this order.
 var checkMethods = []string{mlkem768x25519.Name, sntrup761x25519.Name, sntrup761x25519.AliasName, mlkem768nistp256.Name, mlkem1024nistp384.Name}
 
 // checkReport is the part of pqkex check -json the matrix needs.
