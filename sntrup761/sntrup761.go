@@ -44,7 +44,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/pqkex/pqkex/internal/sntrupbridge"
 	"github.com/pqkex/pqkex/sntrup761/internal/core"
 )
 
@@ -180,8 +179,8 @@ func (ek *EncapsulationKey) Encapsulate() (sharedKey, ciphertext []byte) {
 }
 
 // generateKey and encapsulate are the reader-driven forms behind GenerateKey
-// and Encapsulate, for pqkex's SSH method and sntrup761test (see
-// internal/sntrupbridge); they are not part of the public API.
+// and Encapsulate, for pqkex's SSH method, its known-answer runners and
+// sntrup761test (bridge.go); they are not part of the public API.
 func generateKey(rand io.Reader) (*DecapsulationKey, error) {
 	sk, err := core.GenerateKey(rand)
 	if err != nil {
@@ -197,14 +196,6 @@ func encapsulate(ek *EncapsulationKey, rand io.Reader) (sharedKey, ciphertext []
 		return nil, nil, err
 	}
 	return k[:], ct[:], nil
-}
-
-func init() {
-	sntrupbridge.GenerateKey = func(rand io.Reader) (any, error) { return generateKey(rand) }
-	sntrupbridge.Encapsulate = func(ek any, rand io.Reader) ([]byte, []byte, error) {
-		return encapsulate(ek.(*EncapsulationKey), rand)
-	}
-	sntrupbridge.ClearKey = func(dk any) { clearKeys([]*DecapsulationKey{dk.(*DecapsulationKey)}) }
 }
 
 // Size constants of this package must agree with the implementation, each

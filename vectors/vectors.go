@@ -30,6 +30,14 @@ import (
 	"io/fs"
 
 	"github.com/pqkex/pqkex/internal/kat"
+
+	// The runners drive each method's exported API through what its
+	// package records at init (and sntrup761's through the bridge): the
+	// method packages must be in every binary that runs them.
+	_ "github.com/pqkex/pqkex/mlkem1024nistp384"
+	_ "github.com/pqkex/pqkex/mlkem768nistp256"
+	_ "github.com/pqkex/pqkex/mlkem768x25519"
+	_ "github.com/pqkex/pqkex/sntrup761x25519"
 )
 
 // Result is the outcome of running one vector file.

@@ -8,7 +8,8 @@ import (
 	"io"
 )
 
-// Method is one hybrid method. Its fields are fixed at package init.
+// Method is one hybrid method. Its fields are fixed at package init (this
+// package's, and Public the method package's).
 type Method struct {
 	// Prefix starts every error: the Go package name of the method.
 	Prefix string
@@ -35,6 +36,9 @@ type Method struct {
 	// implementations draw them is no faster with crypto/rand's reader:
 	// BenchmarkDefaultReader in this package).
 	Approved bool
+	// Public is the method package's exported API, which that package
+	// sets in its init (public.go).
+	Public Public
 }
 
 // SelfDraws reports whether NewClient and Respond draw their secrets

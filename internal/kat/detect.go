@@ -10,11 +10,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-
-	"github.com/pqkex/pqkex/mlkem1024nistp384"
-	"github.com/pqkex/pqkex/mlkem768nistp256"
-	"github.com/pqkex/pqkex/mlkem768x25519"
-	"github.com/pqkex/pqkex/sntrup761x25519"
 )
 
 // errUnknown is detect's answer for a file in none of the formats.
@@ -195,13 +190,13 @@ func detectJSON(data []byte) (*format, error) {
 	switch {
 	case names["transcript"] && alg != "": // OpenSSH-generated SSH vectors
 		switch alg {
-		case mlkem768x25519.Name:
+		case nameMLKEM768X25519:
 			return sshMLKEM768X25519, nil
-		case sntrup761x25519.Name, sntrup761x25519.AliasName:
+		case nameSNTRUP761X25519, aliasSNTRUP761X25519:
 			return sshSNTRUP761X25519, nil
-		case mlkem768nistp256.Name:
+		case nameMLKEM768NISTP256:
 			return sshMLKEM768NISTP256, nil
-		case mlkem1024nistp384.Name:
+		case nameMLKEM1024NISTP384:
 			return sshMLKEM1024NISTP384, nil
 		}
 		return nil, fmt.Errorf("SSH vectors for %s, which pqkex does not implement", alg)

@@ -6,10 +6,6 @@ import (
 	"io"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
-	"github.com/pqkex/pqkex/mlkem1024nistp384"
-	"github.com/pqkex/pqkex/mlkem768nistp256"
-	"github.com/pqkex/pqkex/mlkem768x25519"
-	"github.com/pqkex/pqkex/sntrup761x25519"
 )
 
 // Client is a method's client after NewClient.
@@ -95,23 +91,48 @@ func Backends(name string, m hybrid.Method) []Exchange {
 	return out
 }
 
+// The methods' SSH names (and sntrup761x25519's alias); TestMethodNames
+// checks them against the method packages' Name constants.
+const (
+	nameMLKEM768X25519    = "mlkem768x25519-sha256"
+	nameSNTRUP761X25519   = "sntrup761x25519-sha512"
+	aliasSNTRUP761X25519  = "sntrup761x25519-sha512@openssh.com"
+	nameMLKEM768NISTP256  = "mlkem768nistp256-sha256"
+	nameMLKEM1024NISTP384 = "mlkem1024nistp384-sha384"
+)
+
+// engine returns the engine of the method named name, or nil.
+func engine(name string) *hybrid.Method {
+	switch name {
+	case nameMLKEM768X25519:
+		return &hybrid.MLKEM768X25519
+	case nameSNTRUP761X25519, aliasSNTRUP761X25519:
+		return &hybrid.SNTRUP761X25519
+	case nameMLKEM768NISTP256:
+		return &hybrid.MLKEM768NISTP256
+	case nameMLKEM1024NISTP384:
+		return &hybrid.MLKEM1024NISTP384
+	}
+	return nil
+}
+
 // Public returns the public API of the method named name (its SSH name,
 // or sntrup761x25519's alias) as an Exchange; the explicit-key
 // constructors, which the public API does not have, are the engine's
 // (the method's description, which the package wraps). ok is false for
-// any other name.
+// any other name. This package does not import the method packages (it
+// stands below them): it runs the constructors each records in its
+// engine (hybrid.Public), and panics if the binary does not link the
+// method's package, a test binary's fault.
 func Public(name string) (ex Exchange, ok bool) {
-	switch name {
-	case mlkem768x25519.Name:
-		return public(name, mlkem768x25519.NewClient, mlkem768x25519.Respond, &hybrid.MLKEM768X25519), true
-	case sntrup761x25519.Name, sntrup761x25519.AliasName:
-		return public(name, sntrup761x25519.NewClient, sntrup761x25519.Respond, &hybrid.SNTRUP761X25519), true
-	case mlkem768nistp256.Name:
-		return public(name, mlkem768nistp256.NewClient, mlkem768nistp256.Respond, &hybrid.MLKEM768NISTP256), true
-	case mlkem1024nistp384.Name:
-		return public(name, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond, &hybrid.MLKEM1024NISTP384), true
+	m := engine(name)
+	if m == nil {
+		return Exchange{}, false
 	}
-	return Exchange{}, false
+	if m.Public.NewClient == nil || m.Public.Respond == nil {
+		panic(fmt.Sprintf("kat: package %s is not linked into this binary: import it to run its public API", m.Prefix))
+	}
+	return public(name, m), true
 }
 
 // MustPublic is Public for a name that must be one of the four.
@@ -123,17 +144,10 @@ func MustPublic(name string) Exchange {
 	return ex
 }
 
-func public[C Client](name string, newClient func(io.Reader) (C, error),
-	respond func(io.Reader, []byte) ([]byte, []byte, error), m *hybrid.Method) Exchange {
+func public(name string, m *hybrid.Method) Exchange {
 	ex := FromMethod("public", name, m)
-	ex.NewClient = func(r io.Reader) (Client, error) {
-		c, err := newClient(r)
-		if err != nil {
-			return nil, err // not a non-nil interface holding a nil *Client
-		}
-		return c, nil
-	}
-	ex.Respond = respond
+	ex.NewClient = func(r io.Reader) (Client, error) { return m.Public.NewClient(r) }
+	ex.Respond = m.Public.Respond
 	// The approved methods ignore the caller's reader in FIPS 140-3 mode
 	// (see their package documentation).
 	ex.IgnoresReader = m.Approved && fips140.Enabled()

@@ -7,9 +7,6 @@ import (
 	"fmt"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
-	"github.com/pqkex/pqkex/mlkem1024nistp384"
-	"github.com/pqkex/pqkex/mlkem768nistp256"
-	"github.com/pqkex/pqkex/mlkem768x25519"
 )
 
 // format is one vector file format: its name, which Detect returns and
@@ -129,9 +126,9 @@ func runRFC7748(_ string, data []byte) Result {
 // crypto/mlkem alone, and the public API of every method on params.
 func publicTargets(params hybrid.Params) []Target {
 	if params == hybrid.MLKEM1024 {
-		return Targets(params, MustPublic(mlkem1024nistp384.Name))
+		return Targets(params, MustPublic(nameMLKEM1024NISTP384))
 	}
-	return Targets(params, MustPublic(mlkem768x25519.Name), MustPublic(mlkem768nistp256.Name))
+	return Targets(params, MustPublic(nameMLKEM768X25519), MustPublic(nameMLKEM768NISTP256))
 }
 
 // mlkemFile runs an ML-KEM file of params with run on publicTargets.

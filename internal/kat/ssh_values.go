@@ -10,7 +10,7 @@ import (
 	"io"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
-	"github.com/pqkex/pqkex/sntrup761/sntrup761test"
+	"github.com/pqkex/pqkex/internal/sntrupbridge"
 )
 
 // What the SSH runners check values with: crypto/ecdh and the KEM alone,
@@ -101,7 +101,13 @@ func explicitKEMKey(k hybrid.KEM, r io.Reader) ([]byte, error) {
 		_, err := io.ReadFull(r, seed)
 		return seed, err
 	}
-	dk, err := sntrup761test.GenerateKey(r)
+	if r == nil {
+		return nil, errors.New("no reader for the sntrup761 key")
+	}
+	if err := sntrupbridge.Ready(); err != nil {
+		return nil, err
+	}
+	dk, err := sntrupbridge.GenerateKey(r)
 	if err != nil {
 		return nil, err
 	}

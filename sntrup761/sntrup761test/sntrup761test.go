@@ -19,19 +19,25 @@ import (
 )
 
 // GenerateKey derives a decapsulation key from the bytes read from rand.
-// It returns an error only if rand does.
+// It returns an error only if rand is nil or its Read does.
 func GenerateKey(rand io.Reader) (*sntrup761.DecapsulationKey, error) {
+	if rand == nil {
+		return nil, errors.New("sntrup761test: GenerateKey needs a reader")
+	}
 	dk, err := sntrupbridge.GenerateKey(rand)
 	if err != nil {
 		return nil, errors.New("sntrup761test: reading randomness: " + err.Error())
 	}
-	return dk.(*sntrup761.DecapsulationKey), nil
+	return dk.Key().(*sntrup761.DecapsulationKey), nil
 }
 
 // Encapsulate encapsulates to ek using 3044 bytes read from rand.
-// It returns an error only if rand does.
+// It returns an error only if rand is nil or its Read does.
 func Encapsulate(ek *sntrup761.EncapsulationKey, rand io.Reader) (sharedKey, ciphertext []byte, err error) {
-	sharedKey, ciphertext, err = sntrupbridge.Encapsulate(ek, rand)
+	if rand == nil {
+		return nil, nil, errors.New("sntrup761test: Encapsulate needs a reader")
+	}
+	sharedKey, ciphertext, err = sntrupbridge.WrapEncapsulationKey(ek).Encapsulate(rand)
 	if err != nil {
 		return nil, nil, errors.New("sntrup761test: reading randomness: " + err.Error())
 	}
