@@ -37,10 +37,6 @@ const pointSize = 1 + 2*48 // 04 || X || Y
 // tests run, never a copy.
 var method = &hybrid.MLKEM1024NISTP384
 
-// init gives the known-answer runners (internal/kat) this package's
-// exported constructors.
-func init() { method.Public = hybrid.PublicAPI(NewClient, Respond) }
-
 // Client holds the client's ephemeral secrets between sending C_INIT and
 // receiving S_REPLY. Its secrets must be kept secret. A Client is good
 // for one key exchange and is not safe for concurrent use. The zero value
@@ -101,3 +97,7 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
 	return method.Respond(rand, clientInit)
 }
+
+// init gives the known-answer runners (internal/kat) this package's
+// exported constructors.
+func init() { method.Public = hybrid.PublicAPI(NewClient, Respond) }
