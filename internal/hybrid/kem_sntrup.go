@@ -30,9 +30,6 @@ func (sntrupKEM) RandomnessSize() int       { return 4 * 761 }
 // not invertible), 3044 bytes for f and 191 bytes for rho, each in one
 // read; crypto/rand if r is nil.
 func (sntrupKEM) GenerateKey(r io.Reader) (DecapsulationKey, error) {
-	if err := sntrupbridge.Ready(); err != nil {
-		return nil, err
-	}
 	dk, err := sntrupbridge.GenerateKey(r)
 	if err != nil {
 		return nil, err
@@ -48,9 +45,6 @@ func (k sntrupKEM) NewDecapsulationKey(b []byte) (DecapsulationKey, error) {
 	if len(b) != sntrupbridge.DecapsulationKeySize {
 		return nil, fmt.Errorf("sntrup761 decapsulation key has %d bytes, want %d", len(b), sntrupbridge.DecapsulationKeySize)
 	}
-	if err := sntrupbridge.Ready(); err != nil {
-		return nil, err
-	}
 	dk, err := sntrupbridge.NewDecapsulationKey(b)
 	if err != nil {
 		return nil, err
@@ -59,9 +53,6 @@ func (k sntrupKEM) NewDecapsulationKey(b []byte) (DecapsulationKey, error) {
 }
 
 func (sntrupKEM) ParseEncapsulationKey(ek []byte) (EncapsulationKey, error) {
-	if err := sntrupbridge.Ready(); err != nil {
-		return nil, err
-	}
 	k, err := sntrupbridge.NewEncapsulationKey(ek) // checks the length only
 	if err != nil {
 		return nil, err

@@ -11,8 +11,8 @@
 // reader-driven forms. These are the functions the SSH method's production
 // path uses; nothing else is passed this way.
 //
-// Package sntrup761 sets the functions in its init; they are nil in a
-// binary that does not link it, which Ready reports.
+// Package sntrup761 sets the functions in its init; in a binary that does
+// not link it, the constructors report that (and no key exists to wrap).
 package sntrupbridge
 
 import (
@@ -58,12 +58,12 @@ var (
 	// GenerateKey generates a key pair reading randomness from rand in
 	// the reference code's pattern (one Read per 3044-byte list, then 191
 	// bytes of rho), or from crypto/rand if rand is nil.
-	GenerateKey func(rand io.Reader) (DecapsulationKey, error)
+	GenerateKey = func(rand io.Reader) (DecapsulationKey, error) { return nil, errNotLinked }
 	// NewDecapsulationKey parses a 1763-byte encoding.
-	NewDecapsulationKey func(b []byte) (DecapsulationKey, error)
+	NewDecapsulationKey = func(b []byte) (DecapsulationKey, error) { return nil, errNotLinked }
 	// NewEncapsulationKey parses a 1158-byte encoding (every one of that
 	// length is a key).
-	NewEncapsulationKey func(b []byte) (EncapsulationKey, error)
+	NewEncapsulationKey = func(b []byte) (EncapsulationKey, error) { return nil, errNotLinked }
 	// WrapDecapsulationKey takes a *sntrup761.DecapsulationKey, such as
 	// one from a sntrup761.KeyPool.
 	WrapDecapsulationKey func(dk any) DecapsulationKey
@@ -71,12 +71,4 @@ var (
 	WrapEncapsulationKey func(ek any) EncapsulationKey
 )
 
-// Ready reports an error unless package sntrup761 is linked into the
-// binary (and has set the functions above).
-func Ready() error {
-	if GenerateKey == nil || NewDecapsulationKey == nil || NewEncapsulationKey == nil ||
-		WrapDecapsulationKey == nil || WrapEncapsulationKey == nil {
-		return errors.New("package sntrup761 is not linked into this binary")
-	}
-	return nil
-}
+var errNotLinked = errors.New("package sntrup761 is not linked into this binary")
