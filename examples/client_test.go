@@ -1,9 +1,6 @@
 package examples
 
 import (
-	"context"
-	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -40,15 +37,8 @@ func TestClientWithSSHD(t *testing.T) {
 			needPeer(t, tc.env)
 			sshd := startLoginSSHD(t, tc.kind, tc.kex)
 
-			ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, program(t, "client"), "-addr", sshd.Addr, "-user", "root",
-				"-identity", sshd.Identity, "-known-hosts", sshd.KnownHosts)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("client: %v\n%s\nsshd log:\n%s", errors.Join(err, ctx.Err()), out, peertest.ReadTail(sshd.Log))
-			}
-			if got := strings.TrimSpace(string(out)); got != "kex="+tc.want {
+			out := sshd.login(t, "client", "-addr", sshd.Addr)
+			if got := strings.TrimSpace(out); got != "kex="+tc.want {
 				t.Errorf("the client printed %q, want kex=%s", got, tc.want)
 			}
 			proof, err := peertest.WaitLogLine(sshd.Log, func(l string) bool { return l == "debug1: kex: algorithm: "+tc.want+" [preauth]" })

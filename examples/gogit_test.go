@@ -1,8 +1,6 @@
 package examples
 
 import (
-	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,14 +49,7 @@ func TestGoGitWithSSHD(t *testing.T) {
 			url := "ssh://" + sshd.Addr + bare
 			run := func(args ...string) string {
 				t.Helper()
-				ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, program(t, "gogit"), append([]string{"-user", "root", "-identity", identity, "-known-hosts", kh}, args...)...)
-				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("gogit %s: %v\n%s\nsshd log:\n%s", strings.Join(args, " "), errors.Join(err, ctx.Err()), out, peertest.ReadTail(sshd.Log))
-				}
-				return string(out)
+				return sshd.login(t, "gogit", args...)
 			}
 
 			// The server runs git-shell and nothing else.

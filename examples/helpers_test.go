@@ -2,7 +2,9 @@ package examples
 
 import (
 	"bytes"
+	"context"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -115,6 +117,22 @@ func startLoginSSHD(t *testing.T, kind, kex string, args ...string) loginSSHD {
 	sshd := peertest.StartServer(t, kind, hostKeyFile, authKeys, args...)
 	return loginSSHD{Server: sshd, Dir: dir, HostKey: hostKey, Identity: identity,
 		KnownHosts: knownHosts(t, dir, sshd.Port, hostKey.PublicKey())}
+}
+
+// login runs the example program name as a client of s, logging in as
+// root with s's identity and known_hosts files, with args after those
+// flags, bounded by caseTimeout; it returns the program's output and
+// fails t with it and the tail of sshd's log if the program fails.
+func (s loginSSHD) login(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
+	defer cancel()
+	args = append([]string{"-user", "root", "-identity", s.Identity, "-known-hosts", s.KnownHosts}, args...)
+	out, err := exec.CommandContext(ctx, program(t, name), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s\nsshd log:\n%s", name, strings.Join(args, " "), errors.Join(err, ctx.Err()), out, peertest.ReadTail(s.Log))
+	}
+	return string(out)
 }
 
 // ---------------------------------------------------------------- processes

@@ -2,12 +2,9 @@ package examples
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,14 +40,7 @@ func TestSFTPWithSSHD(t *testing.T) {
 			if err := os.Mkdir(filepath.Dir(remote), 0o700); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, program(t, "sftp"), "-addr", sshd.Addr, "-user", "root",
-				"-identity", sshd.Identity, "-known-hosts", sshd.KnownHosts, local, remote)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("sftp: %v\n%s\nsshd log:\n%s", errors.Join(err, ctx.Err()), out, peertest.ReadTail(sshd.Log))
-			}
+			out := sshd.login(t, "sftp", "-addr", sshd.Addr, local, remote)
 			want := fmt.Sprintf("uploaded %d bytes\nstat %s: %d bytes, -rw-r--r--\ndownloaded %d bytes, same: true\n", len(data), remote, len(data), len(data))
 			if string(out) != want {
 				t.Errorf("sftp printed\n%s\nwant\n%s", out, want)

@@ -77,6 +77,26 @@ func TestNoSecretsInErrors(t *testing.T) {
 		results = append(results, side{name, secrets, err})
 	}
 
+	// badInits gives a server (respond) C_INITs of the wrong length (good
+	// cut to short bytes, one byte short, one byte long) and good with
+	// each low-order X25519 share; badReplies gives a client (finish) such
+	// S_REPLYs, the long one ending in extra.
+	badInits := func(label string, good []byte, short int, respond func([]byte) error, sec map[string][]byte) {
+		for _, bad := range [][]byte{nil, good[:short], good[:len(good)-1], append(bytes.Clone(good), 0)} {
+			add(fmt.Sprintf("%s server len %d", label, len(bad)), sec, respond(bad))
+		}
+		for i, lo := range lowOrder {
+			add(fmt.Sprintf("%s server low order %d", label, i), sec, respond(append(bytes.Clone(good[:len(good)-32]), lo...)))
+		}
+	}
+	badReplies := func(label string, reply []byte, short int, extra byte, finish func([]byte) error, sec map[string][]byte) {
+		for _, bad := range [][]byte{nil, reply[:short], reply[:len(reply)-1], append(bytes.Clone(reply), extra)} {
+			add(fmt.Sprintf("%s client len %d", label, len(bad)), sec, finish(bad))
+		}
+		for i, lo := range lowOrder {
+			add(fmt.Sprintf("%s client low order %d", label, i), sec, finish(append(bytes.Clone(reply[:len(reply)-32]), lo...)))
+		}
+	}
 	for round := range 20 {
 		// mlkem768x25519 server: bad C_INIT lengths, an ML-KEM key with a
 		// coefficient >= q, low-order X25519 shares.
@@ -84,69 +104,49 @@ func TestNoSecretsInErrors(t *testing.T) {
 		sec := map[string][]byte{"ML-KEM message m": m, "server X25519 key": x}
 		c, _ := mlkem768x25519.NewClient(nil)
 		good := c.Init()
-		for _, bad := range [][]byte{nil, good[:1], good[:len(good)-1], append(bytes.Clone(good), 0)} {
-			_, _, err := mlkem768x25519.Respond(readerOf(m, x), bad)
-			add(fmt.Sprintf("mlkem server len %d", len(bad)), sec, err)
+		mlkemRespond := func(ci []byte) error {
+			_, _, err := mlkem768x25519.Respond(readerOf(m, x), ci)
+			return err
 		}
+		badInits("mlkem", good, 1, mlkemRespond, sec)
 		badEK := bytes.Clone(good)
 		badEK[0], badEK[1] = 0xff, 0x0f // first coefficient 4095 >= q
-		_, _, err := mlkem768x25519.Respond(readerOf(m, x), badEK)
-		add("mlkem server ek modulus", sec, err)
-		for i, lo := range lowOrder {
-			ci := append(bytes.Clone(good[:mlkem768x25519.ClientInitSize-32]), lo...)
-			_, _, err := mlkem768x25519.Respond(readerOf(m, x), ci)
-			add(fmt.Sprintf("mlkem server low order %d", i), sec, err)
-		}
+		add("mlkem server ek modulus", sec, mlkemRespond(badEK))
 
 		// mlkem768x25519 client with a known seed and X25519 key.
 		seed, cx := randBytes(64), randBytes(32)
 		csec := map[string][]byte{"ML-KEM seed": seed, "client X25519 key": cx}
 		reply, _, _ := mlkem768x25519.Respond(nil, good)
-		for _, bad := range [][]byte{nil, reply[:5], reply[:len(reply)-1], append(bytes.Clone(reply), 1)} {
+		badReplies("mlkem", reply, 5, 1, func(sr []byte) error {
 			cl, err := mlkem768x25519.NewClient(readerOf(seed, cx))
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = cl.Finish(bad)
-			add(fmt.Sprintf("mlkem client len %d", len(bad)), csec, err)
-		}
-		for i, lo := range lowOrder {
-			cl, _ := mlkem768x25519.NewClient(readerOf(seed, cx))
-			_, err := cl.Finish(append(bytes.Clone(reply[:mlkem768x25519.ServerReplySize-32]), lo...))
-			add(fmt.Sprintf("mlkem client low order %d", i), csec, err)
-		}
+			_, err = cl.Finish(sr)
+			return err
+		}, csec)
 
 		// sntrup761x25519 server and client.
 		r, sx := randBytes(4*761), randBytes(32)
 		ssec := map[string][]byte{"sntrup761 r": r, "server X25519 key": sx}
 		sc, _ := sntrup761x25519.NewClient(nil)
 		sgood := sc.Init()
-		for _, bad := range [][]byte{nil, sgood[:7], sgood[:len(sgood)-1], append(bytes.Clone(sgood), 0)} {
-			_, _, err := sntrup761x25519.Respond(readerOf(r, sx), bad)
-			add(fmt.Sprintf("sntrup server len %d", len(bad)), ssec, err)
-		}
-		for i, lo := range lowOrder {
-			ci := append(bytes.Clone(sgood[:sntrup761x25519.ClientInitSize-32]), lo...)
+		badInits("sntrup", sgood, 7, func(ci []byte) error {
 			_, _, err := sntrup761x25519.Respond(readerOf(r, sx), ci)
-			add(fmt.Sprintf("sntrup server low order %d", i), ssec, err)
-		}
+			return err
+		}, ssec)
 		dk, _ := sntrup761.GenerateKey()
 		dkb, scx := dk.Bytes(), randBytes(32)
 		dsec := map[string][]byte{"sntrup761 decapsulation key": dkb, "client X25519 key": scx}
 		sreply, _, _ := sntrup761x25519.Respond(nil, sgood)
-		for _, bad := range [][]byte{nil, sreply[:9], sreply[:len(sreply)-1], append(bytes.Clone(sreply), 2)} {
+		badReplies("sntrup", sreply, 9, 2, func(sr []byte) error {
 			cl, err := sntrupClient(dkb, scx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = cl.Finish(bad)
-			add(fmt.Sprintf("sntrup client len %d", len(bad)), dsec, err)
-		}
-		for i, lo := range lowOrder {
-			cl, _ := sntrupClient(dkb, scx)
-			_, err := cl.Finish(append(bytes.Clone(sreply[:sntrup761x25519.ServerReplySize-32]), lo...))
-			add(fmt.Sprintf("sntrup client low order %d", i), dsec, err)
-		}
+			_, err = cl.Finish(sr)
+			return err
+		}, dsec)
 
 		// The SSH framing: malformed KEX_ECDH messages carrying secrets
 		// as their bytes must not be echoed either.

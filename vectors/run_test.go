@@ -152,7 +152,9 @@ func TestRunBounds(t *testing.T) {
 // short or long in the first test fails that test alone (the runner
 // checks the length before the KEM sees it), and the file's other
 // vectors still count; so does a count of the sntrup761 KAT with a short
-// ct.
+// ct. The files are cut to their first few vectors (TestBundled passes
+// them whole): what is shown is that the runner goes on after the bad
+// one.
 func TestRunBadField(t *testing.T) {
 	for _, name := range []string{
 		"mlkem768x25519-sha256_openssh.json", "sntrup761x25519-sha512_openssh.json", "mlkem768nistp256-sha256_openssh.json",
@@ -162,7 +164,6 @@ func TestRunBadField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all := bundledFiles[name].vectors // TestBundled ran the file
 		for _, change := range []func(string) string{
 			func(s string) string { return s[:len(s)-2] },
 			func(s string) string { return s + "00" },
@@ -171,6 +172,10 @@ func TestRunBadField(t *testing.T) {
 			if err := json.Unmarshal(data, &f); err != nil {
 				t.Fatal(err)
 			}
+			// The first three exchanges and the first two edge cases.
+			f["tests"] = f["tests"].([]any)[:3]
+			f["invalid_and_edge_tests"] = f["invalid_and_edge_tests"].([]any)[:2]
+			const all = 3 + 2
 			test := f["tests"].([]any)[0].(map[string]any)
 			test["kem_ciphertext"] = change(test["kem_ciphertext"].(string))
 			bad, err := json.Marshal(f)
@@ -188,13 +193,14 @@ func TestRunBadField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rsp = rsp[:bytes.Index(rsp, []byte("count = 3\n"))] // counts 0 to 2
 	i := bytes.Index(rsp, []byte("\nct = ")) + len("\nct = ")
 	j := i + bytes.IndexByte(rsp[i:], '\n')
 	bad := append(bytes.Clone(rsp[:j-2]), rsp[j:]...)
 	r := Run("short ct", bad)
 	t.Logf("sntrup761 KAT, count 0's ct 1038 bytes: %d passed, %d failed, error %v; %q", r.Passed, r.Failed, r.Err, r.Failures)
-	if r.Err != nil || r.Failed != 1 || r.Passed != 99 || r.Failures[0] != "count 0: ct has 1038 bytes, want 1039" {
-		t.Errorf("want count 0 failed for its ct's length, 99 passed")
+	if r.Err != nil || r.Failed != 1 || r.Passed != 2 || r.Failures[0] != "count 0: ct has 1038 bytes, want 1039" {
+		t.Errorf("want count 0 failed for its ct's length, counts 1 and 2 passed")
 	}
 }
 

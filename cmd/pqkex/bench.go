@@ -102,13 +102,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	var only []string
-	if *methods != "" {
-		var err error
-		if only, err = benchSelect(*methods); err != nil {
-			fmt.Fprintln(stderr, "pqkex bench:", err)
-			return 2
-		}
+	only, ok := listFlag("bench", *methods, nil, benchSelect, stderr)
+	if !ok {
+		return 2
 	}
 	want := func(m string) bool {
 		return (len(only) == 0 || slices.Contains(only, m)) && (!fips140.Enabled() || sshwire.FIPSApprovedKEX(m))

@@ -211,10 +211,10 @@ func TestBenchJSON(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	start := time.Now()
-	if code := runBench([]string{"-json", "-time", "20ms"}, &out, &errOut); code != 0 {
+	if code := runBench([]string{"-json", "-time", "5ms"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	t.Logf("bench -time 20ms took %v", time.Since(start))
+	t.Logf("bench -time 5ms took %v", time.Since(start))
 	var rep benchReport
 	dec := json.NewDecoder(&out)
 	dec.DisallowUnknownFields()

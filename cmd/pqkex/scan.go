@@ -47,6 +47,21 @@ func knownKex() []string {
 	return slices.Compact(names)
 }
 
+// listFlag is the list a flag's value gives through parse, or def when
+// the flag is empty (not given). On a parse error it prints the error for
+// the verb and reports false: a usage error, exit status 2.
+func listFlag(verb, value string, def []string, parse func(string) ([]string, error), stderr io.Writer) ([]string, bool) {
+	if value == "" {
+		return def, true
+	}
+	list, err := parse(value)
+	if err != nil {
+		fmt.Fprintln(stderr, "pqkex "+verb+":", err)
+		return nil, false
+	}
+	return list, true
+}
+
 // parseKexList splits a -kex value and rejects names that are not key
 // exchanges pqkex or x/crypto implement.
 func parseKexList(s string) ([]string, error) {
@@ -118,13 +133,9 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pqkex scan:", err)
 		return 1
 	}
-	prefs := sshkex.RecommendedKeyExchanges()
-	if *kex != "" {
-		var err error
-		if prefs, err = parseKexList(*kex); err != nil {
-			fmt.Fprintln(stderr, "pqkex scan:", err)
-			return 2
-		}
+	prefs, ok := listFlag("scan", *kex, sshkex.RecommendedKeyExchanges(), parseKexList, stderr)
+	if !ok {
+		return 2
 	}
 
 	res, err := scan(addr, prefs, *timeout)

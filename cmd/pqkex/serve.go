@@ -63,13 +63,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if created {
 		fmt.Fprintf(stdout, "created host key %s\n", *hostKey)
 	}
-	var kexs []string
-	if *kex != "" {
-		var err error
-		if kexs, err = parseKexList(*kex); err != nil {
-			fmt.Fprintln(stderr, "pqkex serve:", err)
-			return 2
-		}
+	kexs, ok := listFlag("serve", *kex, nil, parseKexList, stderr)
+	if !ok {
+		return 2
 	}
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {

@@ -128,7 +128,8 @@ func TestAccumulatedCorrupted(t *testing.T) {
 }
 
 // TestCrossCheck runs circl against crypto/mlkem on random inputs, for
-// both parameter sets.
+// both parameter sets: the one such comparison in go test ./... (fuzz's
+// TestMethods runs exchanges across the two, not this again per method).
 func TestCrossCheck(t *testing.T) {
 	n := 200
 	if testing.Short() {

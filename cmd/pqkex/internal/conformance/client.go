@@ -466,19 +466,10 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 		return noCase("no case left to run")
 	}
 	ki := newKexInit(append(offer, strictServer), keys.algos)
-	ours := sshwire.AppendKexInit(nil, ki)
-	if err := c.write(ours); err != nil {
-		return noCase("sending SSH_MSG_KEXINIT: %v", err)
-	}
-	ev := c.next(false)
-	if ev.kind != evPacket {
-		return noCase("waiting for the client's SSH_MSG_KEXINIT: %s", describe(ev))
-	}
-	clientInit, err := sshwire.ParseKexInit(ev.payload)
+	ours, theirs, clientInit, err := c.exchangeKexInit(ki, "client")
 	if err != nil {
-		return noCase("the client's SSH_MSG_KEXINIT: %v", err)
+		return noCase("%v", err)
 	}
-	theirs := ev.payload
 	algs, err := negotiate(clientInit, ki)
 	if err != nil {
 		c.write(disconnectMsg(3, "pqkex check: "+err.Error()+" (offered: key exchanges with cases left)"))
@@ -500,7 +491,7 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	r = caseResult{Result: Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Attempts: 1,
 		Peer: from + " " + sshwire.Printable(peer, 255)}, peer: peer}
 	defer r.finish(start)
-	ev = c.next(algs.strict)
+	ev := c.next(algs.strict)
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHInit {
 		return noCase("%s sent %s instead of SSH_MSG_KEX_ECDH_INIT", sshwire.Printable(peer, 255), describe(ev))
 	}

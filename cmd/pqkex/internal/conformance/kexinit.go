@@ -28,6 +28,24 @@ const (
 	strictServer = "kex-strict-s-v00@openssh.com"
 )
 
+// exchangeKexInit sends ki as our SSH_MSG_KEXINIT and reads the peer's
+// (peer, "client" or "server", names it in the errors): our payload, the
+// peer's and the peer's parsed. Both sides' checkers start so.
+func (c *conn) exchangeKexInit(ki *sshwire.KexInit, peer string) (ours, theirs []byte, parsed *sshwire.KexInit, err error) {
+	ours = sshwire.AppendKexInit(nil, ki)
+	if err := c.write(ours); err != nil {
+		return nil, nil, nil, fmt.Errorf("sending SSH_MSG_KEXINIT: %v", err)
+	}
+	ev := c.next(false)
+	if ev.kind != evPacket {
+		return nil, nil, nil, fmt.Errorf("waiting for the %s's SSH_MSG_KEXINIT: %s", peer, describe(ev))
+	}
+	if parsed, err = sshwire.ParseKexInit(ev.payload); err != nil {
+		return nil, nil, nil, fmt.Errorf("the %s's SSH_MSG_KEXINIT: %v", peer, err)
+	}
+	return ours, ev.payload, parsed, nil
+}
+
 // newKexInit returns a KEXINIT offering kex and hostKeys with the ciphers
 // and MACs above and a random cookie.
 func newKexInit(kex, hostKeys []string) *sshwire.KexInit {

@@ -222,19 +222,11 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 	}
 	ki := newKexInit(kex, clientHostKeyAlgos)
 	ki.FirstKexFollows = firstKexFollows
-	ours := sshwire.AppendKexInit(nil, ki)
-	if err := c.write(ours); err != nil {
-		return fail("sending SSH_MSG_KEXINIT: %v", err)
-	}
-	ev := c.next(false)
-	if ev.kind != evPacket {
-		return fail("waiting for the server's SSH_MSG_KEXINIT: %s", describe(ev))
-	}
-	serverInit, err := sshwire.ParseKexInit(ev.payload)
+	ours, theirs, serverInit, err := c.exchangeKexInit(ki, "server")
 	if err != nil {
-		return fail("the server's SSH_MSG_KEXINIT: %v", err)
+		return fail("%v", err)
 	}
-	ss := &session{c: c, ident: s.ident(), version: peer, ours: ours, theirs: ev.payload, serverInit: serverInit}
+	ss := &session{c: c, ident: s.ident(), version: peer, ours: ours, theirs: theirs, serverInit: serverInit}
 	ss.algs, err = negotiate(ki, serverInit)
 	if err != nil {
 		return ss, fmt.Errorf("negotiating with the server (RFC 4253 §7.1): %v", err)

@@ -9,6 +9,7 @@ package conformance
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -171,16 +172,7 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 	if c.write(sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))) != nil {
 		return
 	}
-	sendNewKeys := func() bool {
-		if c.write([]byte{msgNewKeys}) != nil {
-			return false
-		}
-		if algs.strict {
-			c.writeSeq = 0
-		}
-		c.out, err = sshwire.NewPacketCipher(algs.cipherSC, algs.macSC, m.hash, k, H, H, sshwire.ServerToClient)
-		return err == nil
-	}
+	sendNewKeys := func() bool { return simNewKeys(c, algs, m.hash, k, H, sshwire.ServerToClient) }
 	if d != srvLateNewKey && !sendNewKeys() {
 		return
 	}
@@ -287,16 +279,7 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 		k = mpintOf(k[4:])
 	}
 	H := kexhash.ExchangeHash(m.hash, []byte(ident), []byte(vs), ours, theirs, hostKey, qc, qs, k)
-	newKeys := func() bool {
-		if c.write([]byte{msgNewKeys}) != nil {
-			return false
-		}
-		if algs.strict {
-			c.writeSeq = 0
-		}
-		c.out, err = sshwire.NewPacketCipher(algs.cipherCS, algs.macCS, m.hash, k, H, H, sshwire.ClientToServer)
-		return err == nil
-	}
+	newKeys := func() bool { return simNewKeys(c, algs, m.hash, k, H, sshwire.ClientToServer) }
 	if d == cliNewKeysEarl && !newKeys() {
 		return
 	}
@@ -393,4 +376,23 @@ func simClients(addr string, d defect, kex []string, ident string, stop <-chan s
 		}
 		simConnect(nc, d, kex, ident)
 	}
+}
+
+// simNewKeys sends SSH_MSG_NEWKEYS on c and switches its output to the
+// keys of direction dir from k and H (the sequence number restarting under
+// strict key exchange), as both simulated peers do; false if either fails.
+func simNewKeys(c *conn, algs algorithms, h crypto.Hash, k, H []byte, dir sshwire.Direction) bool {
+	if c.write([]byte{msgNewKeys}) != nil {
+		return false
+	}
+	if algs.strict {
+		c.writeSeq = 0
+	}
+	cipher, mac := algs.cipherSC, algs.macSC
+	if dir == sshwire.ClientToServer {
+		cipher, mac = algs.cipherCS, algs.macCS
+	}
+	var err error
+	c.out, err = sshwire.NewPacketCipher(cipher, mac, h, k, H, H, dir)
+	return err == nil
 }
