@@ -307,3 +307,93 @@ func TestFoldsAsm(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldSplitAsm: mulSplit's split (foldSplit, k = 1 and 3) on the
+// assembly path gives the scalar code's bytes, for linear products with
+// coefficients of the sizes batch.go forms (|c_i| < 2^32, so that the
+// folded ones stay below 2^34), at those bounds, and for products whose
+// low part sits at the split's edges (centered residues near -2^23 and
+// 2^23 - 1).
+func TestFoldSplitAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	for it := range asmIterations(200) {
+		var c [1536]int64
+		const bound = int64(1) << 32
+		for i := range 2*P - 1 {
+			switch it % 4 {
+			case 0:
+				c[i] = rng.Int64N(2*bound+1) - bound
+			case 1:
+				c[i] = bound * (1 - 2*int64(i&1))
+			case 2: // low parts near the edges of the centered residue
+				c[i] = rng.Int64N(1<<10)<<24 + (1<<23 - 1 - rng.Int64N(3))
+				if i%3 == 0 {
+					c[i] = -c[i]
+				}
+			default:
+				c[i] = rng.Int64N(2*761*2295+1) - 761*2295 + (rng.Int64N(1523)-761)<<24
+			}
+		}
+		for _, k := range []int64{1, 3} {
+			var gq, wq [P]int16
+			var g3, w3 [P]int8
+			gc := c
+			foldSplit(&gq, &g3, k, &gc)
+			withoutAsm(func() {
+				wc := c
+				foldSplit(&wq, &w3, k, &wc)
+			})
+			if gq != wq || g3 != w3 {
+				t.Fatalf("iteration %d, k %d: the split differs (R/q %v, R/3 %v)", it, k, gq == wq, g3 == w3)
+			}
+		}
+	}
+}
+
+// TestR3InvertibleAsm: the factor test on the assembly path
+// (r3ResiduesAVX2, r3Rem682AVX2) agrees with the scalar one, on random g
+// (almost all invertible), on multiples of each factor and of two of them
+// (not invertible), on those plus one (mostly invertible), and on g = 0
+// and g = ±1.
+func TestR3InvertibleAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(15, 16))
+	factors := [][]int8{factor19, factor60, factor682, mul3poly(factor19, factor60)}
+	n := asmIterations(100)
+	var zeros, ones int
+	for it := range n + 3 {
+		var g [P]int8
+		switch {
+		case it == n:
+		case it > n:
+			g[0] = int8(2*(it-n) - 3) // ±1
+		case it%3 == 0:
+			randomSmallPoly(rng, &g)
+		default:
+			f := factors[it/3%len(factors)]
+			s := make([]int8, P-len(f)+1)
+			for i := range s {
+				s[i] = int8(rng.IntN(3)) - 1
+			}
+			copy(g[:], mul3poly(f, s))
+			if it%3 == 2 {
+				g[0] = freeze3(int64(g[0]) + 1)
+			}
+		}
+		got := r3Invertible(&g)
+		var want uint64
+		withoutAsm(func() { want = r3Invertible(&g) })
+		if got != want {
+			t.Fatalf("iteration %d: r3Invertible %d on the assembly path, %d scalar", it, got, want)
+		}
+		if got == 0 {
+			zeros++
+		} else {
+			ones++
+		}
+	}
+	if zeros < n/3 || ones < n/3 {
+		t.Fatalf("inputs not varied: %d not invertible, %d invertible", zeros, ones)
+	}
+}

@@ -36,3 +36,9 @@ func foldRoundAVX2(R *[P]uint32, c *[1536]int64) { panic("core: no assembly path
 func foldLift3AVX2(e *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
 
 func foldR3AVX2(e *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
+
+func foldSplit1AVX2(rq *[P]int16, r3 *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
+
+func foldSplit3AVX2(rq *[P]int16, r3 *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
+
+func r3InvertibleAVX2(g *[P]int8) uint64 { panic("core: no assembly path") }

@@ -94,3 +94,34 @@ func foldLift3AVX2(e *[761]int8, c *[1536]int64)
 //
 //go:noescape
 func foldR3AVX2(e *[761]int8, c *[1536]int64)
+
+// foldSplit1AVX2 is foldSplit (mulSplit) with k = 1 for coefficients 1..p-1:
+// rq_i = freezeQ(k*l), r3_i = freeze3((v-l)/2^24) for the centered
+// residue l of v = c_i + c_(p+i) + c_(p+i-1) modulo 2^24; coefficient
+// p-1 is the caller's to overwrite.
+//
+//go:noescape
+func foldSplit1AVX2(rq *[761]int16, r3 *[761]int8, c *[1536]int64)
+
+// foldSplit3AVX2 is foldSplit (mulSplit) with k = 3 for coefficients 1..p-1:
+// rq_i = freezeQ(k*l), r3_i = freeze3((v-l)/2^24) for the centered
+// residue l of v = c_i + c_(p+i) + c_(p+i-1) modulo 2^24; coefficient
+// p-1 is the caller's to overwrite.
+//
+//go:noescape
+func foldSplit3AVX2(rq *[761]int16, r3 *[761]int8, c *[1536]int64)
+
+// r3ResiduesAVX2 sets acc to four lane sums (nz planes, then sg planes) for
+// the factor of degree 19 and four for that of degree 60: lane l sums
+// a_i * (x^i mod phi) over the i = l mod 4 below 764, from the tables of
+// residueTable (zero past p). Constant time in a.
+//
+//go:noescape
+func r3ResiduesAVX2(acc *[16]uint64, a *[768]int8, t19nz *[764]uint64, t19sg *[764]uint64, t60nz *[764]uint64, t60sg *[764]uint64)
+
+// r3Rem682AVX2 reduces a modulo the factor of degree 682 (rows[s] is it
+// times x^s: 12 nz words, then 12 sg words) and returns the OR of the
+// remainder's nonzero words: zero iff the factor divides a. Constant time in a.
+//
+//go:noescape
+func r3Rem682AVX2(a *[768]int8, rows *[79][24]uint64) uint64

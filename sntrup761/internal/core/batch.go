@@ -41,9 +41,10 @@ var (
 	remainder682 = newR3Remainder(factor682)
 )
 
-// residueTable holds x^i mod phi for i < p, one bitsliced word each.
+// residueTable holds x^i mod phi for i < p, one bitsliced word each (and
+// three zero words past them, which r3ResiduesAVX2 reads four at a time).
 type residueTable struct {
-	nz, sg [P]uint64
+	nz, sg [P + 3]uint64
 }
 
 func newResidueTable(phi []int8) *residueTable {
@@ -129,6 +130,9 @@ func (rm *r3Remainder) isZeroMod(g *r3vec) uint64 {
 // invertible iff it is not divisible by any irreducible factor of x^p - x - 1
 // (the modulus is squarefree). Constant time.
 func r3Invertible(g *[P]int8) uint64 {
+	if asmEnabled {
+		return r3InvertibleAVX2(g)
+	}
 	var x r3vec
 	for i, c := range g {
 		setCoeff(&x, i, c)

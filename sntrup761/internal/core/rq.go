@@ -203,12 +203,31 @@ func mulSplit(rq *[P]int16, r3 *[P]int8, k int64, z, a, b, c, d *spectrum) {
 		cs, ds = c[:], d[:]
 	}
 	plan768.inverseProducts(y[:], z[:], a[:], b[:], cs, ds)
+	foldSplit(rq, r3, k, &y)
+}
+
+// foldSplit is the split of mulSplit: it reduces the linear product y
+// modulo x^p - x - 1 and sets rq = k*lo in R/q (k = 1 or 3) and r3 = hi in
+// R/3 for each coefficient lo + 2^splitShift*hi (|coefficients| < 2^34).
+// On the assembly path foldSplit1AVX2 and foldSplit3AVX2 compute
+// coefficients 1..p-2. Constant time: shifts and masks.
+func foldSplit(rq *[P]int16, r3 *[P]int8, k int64, y *[2 * 768]int64) {
 	const half = 1 << (splitShift - 1)
 	split := func(v int64) (int16, int8) {
 		l := (v+half)&(1<<splitShift-1) - half // centered residue
 		return freezeQ(k * l), freeze3((v - l) >> splitShift)
 	}
-	lo, hi, hm := foldParts(&y)
+	if asmEnabled && (k == 1 || k == 3) { // k is public
+		if k == 1 {
+			foldSplit1AVX2(rq, r3, y)
+		} else {
+			foldSplit3AVX2(rq, r3, y)
+		}
+		rq[0], r3[0] = split(y[0] + y[P])
+		rq[P-1], r3[P-1] = split(y[P-1] + y[2*P-2])
+		return
+	}
+	lo, hi, hm := foldParts(y)
 	o, o3 := rq[1:P-1], r3[1:P-1]
 	o, o3 = o[:len(lo)], o3[:len(lo)]
 	for i, v := range lo {

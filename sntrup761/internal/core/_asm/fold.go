@@ -116,3 +116,96 @@ func foldKernels() {
 		RET()
 	}
 }
+
+// foldSplitKernels generates foldSplit1AVX2 and foldSplit3AVX2, the split
+// of mulSplit (foldSplit in ../rq.go) for coefficients 1..p-2, four at a
+// time: v = c_i + c_(p+i) + c_(p+i-1) in int64 lanes (exact); the centered
+// residue l = ((v + 2^23) & (2^24 - 1)) - 2^23 with integer instructions;
+// l and v converted to float64 exactly (as in foldKernels: |v| < 2^51);
+// h = (v - l)*2^-24, exact (v - l is a multiple of 2^24 below 2^51); then
+// rq = freezeQ(k*l) (|k*l| < 3*2^23 < 2^27, the bound foldKernels' freezeQ
+// needs) and r3 = freeze3(h) (|h| < 2^27 for |v| < 2^51) in float64 as
+// there, converted back with VCVTPD2DQ and packed to int16 and int8. The
+// same constant-time argument as foldKernels: the same instructions on
+// every lane, fixed loop count and addresses.
+func foldSplitKernels() {
+	magic := broadcastF64("splitMagic", 6755399441055744.0)
+	qinv := broadcastF64("splitQInv", 1.0/q)
+	qf := broadcastF64("splitQF", q)
+	third := broadcastF64("splitThird", 1.0/3)
+	three := broadcastF64("splitThree", 3)
+	scale := broadcastF64("splitScale", 1.0/(1<<24))
+	broadcastU64 := func(name string, v uint64) Mem {
+		m := GLOBL(name, RODATA|NOPTR)
+		for l := 0; l < 4; l++ {
+			DATA(8*l, U64(v))
+		}
+		return m
+	}
+	magicBits := broadcastU64("splitMagicBits", math.Float64bits(6755399441055744.0))
+	half := broadcastU64("splitHalf", 1<<23)
+	mask := broadcastU64("splitMask", 1<<24-1)
+	for _, k := range []int{1, 3} {
+		name := "foldSplit" + string(rune('0'+k)) + "AVX2"
+		kernel(name, "func(rq *[761]int16, r3 *[761]int8, c *[1536]int64)",
+			name+" is foldSplit (mulSplit) with k = "+string(rune('0'+k))+" for coefficients 1..p-1:",
+			"rq_i = freezeQ(k*l), r3_i = freeze3((v-l)/2^24) for the centered",
+			"residue l of v = c_i + c_(p+i) + c_(p+i-1) modulo 2^24; coefficient",
+			"p-1 is the caller's to overwrite.")
+		rq := Load(Param("rq"), GP64())
+		r3 := Load(Param("r3"), GP64())
+		c := Load(Param("c"), GP64())
+		ADDQ(U8(8), c)  // c_1
+		ADDQ(U8(2), rq) // coefficient 1
+		ADDQ(U8(1), r3)
+		n := GP64()
+		MOVQ(U32(190), n) // coefficients 1..760
+		Label(name + "_loop")
+		v, l, t := YMM(), YMM(), YMM()
+		VMOVDQU(Mem{Base: c}, v)
+		VPADDQ(Mem{Base: c, Disp: 8 * p}, v, v)
+		VPADDQ(Mem{Base: c, Disp: 8 * (p - 1)}, v, v)
+		// centered residue modulo 2^24
+		VPADDQ(half, v, l)
+		VPAND(mask, l, l)
+		VPSUBQ(half, l, l)
+		// both to float64, exactly
+		VPADDQ(magicBits, v, v)
+		VSUBPD(magic, v, v)
+		VPADDQ(magicBits, l, l)
+		VSUBPD(magic, l, l)
+		// h = (v - l)/2^24, freeze3(h) = h - 3*round(h/3)
+		VSUBPD(l, v, v)
+		VMULPD(scale, v, v)
+		VMULPD(third, v, t)
+		VADDPD(magic, t, t)
+		VSUBPD(magic, t, t)
+		VMULPD(three, t, t)
+		VSUBPD(t, v, v)
+		// freezeQ(k*l) = k*l - q*round(k*l/q)
+		if k == 3 {
+			VADDPD(l, l, t)
+			VADDPD(t, l, l)
+		}
+		VMULPD(qinv, l, t)
+		VADDPD(magic, t, t)
+		VSUBPD(magic, t, t)
+		VMULPD(qf, t, t)
+		VSUBPD(t, l, l)
+		x, y := XMM(), XMM()
+		VCVTPD2DQY(l, x)
+		VPACKSSDW(x, x, x)
+		VMOVQ(x, Mem{Base: rq})
+		VCVTPD2DQY(v, y)
+		VPACKSSDW(y, y, y)
+		VPACKSSWB(y, y, y)
+		VMOVD(y, Mem{Base: r3})
+		ADDQ(U8(32), c)
+		ADDQ(U8(8), rq)
+		ADDQ(U8(4), r3)
+		DECQ(n)
+		JNZ(LabelRef(name + "_loop"))
+		VZEROUPPER()
+		RET()
+	}
+}

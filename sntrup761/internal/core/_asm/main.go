@@ -54,6 +54,9 @@ func main() {
 	dit16ProductsKernel(&k, true)
 	radix3Kernels(&k)
 	foldKernels()
+	foldSplitKernels()
+	r3ResiduesKernel()
+	r3Rem682Kernel()
 	Generate()
 }
 
