@@ -271,7 +271,7 @@ func TestFFTStagesAsm(t *testing.T) {
 }
 
 // TestFoldsAsm: the folds after a product (mulRounded's digits, mulLift3,
-// foldR3) on the assembly path give the scalar code's bytes, for linear
+// foldR3, foldRq) on the assembly path give the scalar code's bytes, for linear
 // products c with coefficients of the sizes the products produce (Rq
 // times small: |c_i| < 761*2295; small times small: |c_i| <= 761) and at
 // those bounds.
@@ -292,18 +292,21 @@ func TestFoldsAsm(t *testing.T) {
 		}
 		var gr, wr [P]uint32
 		var ge, we, g3, w3 [P]int8
+		var gq, wq [P]int16
 		gc := c
 		foldRound(&gr, &gc)
 		foldLift3(&ge, &gc)
 		foldR3(&g3, &gc)
+		foldRq(&gq, &gc)
 		withoutAsm(func() {
 			wc := c
 			foldRound(&wr, &wc)
 			foldLift3(&we, &wc)
 			foldR3(&w3, &wc)
+			foldRq(&wq, &wc)
 		})
-		if gr != wr || ge != we || g3 != w3 {
-			t.Fatalf("iteration %d: a fold differs (digits %v, lift3 %v, R3 %v)", it, gr == wr, ge == we, g3 == w3)
+		if gr != wr || ge != we || g3 != w3 || gq != wq {
+			t.Fatalf("iteration %d: a fold differs (digits %v, lift3 %v, R3 %v, Rq %v)", it, gr == wr, ge == we, g3 == w3, gq == wq)
 		}
 	}
 }
@@ -395,5 +398,37 @@ func TestR3InvertibleAsm(t *testing.T) {
 	}
 	if zeros < n/3 || ones < n/3 {
 		t.Fatalf("inputs not varied: %d not invertible, %d invertible", zeros, ones)
+	}
+}
+
+// TestSplitSpectrumAsm: scaleSplit and addSplit on the assembly path give
+// the scalar code's values exactly, on spectra of random values of mixed
+// magnitudes and signs.
+func TestSplitSpectrumAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(17, 18))
+	value := func() float64 {
+		return (rng.Float64()*2 - 1) * float64(uint64(1)<<rng.IntN(40))
+	}
+	for it := range asmIterations(50) {
+		var lo, hi spectrum
+		for j := range lo {
+			lo[j] = complex(value(), value())
+			hi[j] = complex(value(), value())
+		}
+		gs, gz := hi, spectrum{}
+		gs.scaleSplit()
+		gz.addSplit(&lo, &hi)
+		ws, wz := hi, spectrum{}
+		withoutAsm(func() {
+			ws.scaleSplit()
+			wz.addSplit(&lo, &hi)
+		})
+		if gs != ws || gz != wz {
+			t.Fatalf("iteration %d: scaleSplit %v, addSplit %v", it, gs == ws, gz == wz)
+		}
+		if gs == hi {
+			t.Fatalf("iteration %d: scaleSplit changed nothing", it)
+		}
 	}
 }

@@ -42,3 +42,9 @@ func foldSplit1AVX2(rq *[P]int16, r3 *[P]int8, c *[1536]int64) { panic("core: no
 func foldSplit3AVX2(rq *[P]int16, r3 *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
 
 func r3InvertibleAVX2(g *[P]int8) uint64 { panic("core: no assembly path") }
+
+func foldRqAVX2(out *[P]int16, c *[1536]int64) { panic("core: no assembly path") }
+
+func scaleSplitAVX2(x *[768]complex128) { panic("core: no assembly path") }
+
+func addSplitAVX2(z, a, b *[768]complex128) { panic("core: no assembly path") }

@@ -95,6 +95,13 @@ func foldLift3AVX2(e *[761]int8, c *[1536]int64)
 //go:noescape
 func foldR3AVX2(e *[761]int8, c *[1536]int64)
 
+// foldRqAVX2 sets coefficients 1..p-1 of its output to freezeQ(v) (foldRq) for
+// v = c_i + c_(p+i) + c_(p+i-1); coefficient p-1 is the caller's to
+// overwrite.
+//
+//go:noescape
+func foldRqAVX2(out *[761]int16, c *[1536]int64)
+
 // foldSplit1AVX2 is foldSplit (mulSplit) with k = 1 for coefficients 1..p-1:
 // rq_i = freezeQ(k*l), r3_i = freeze3((v-l)/2^24) for the centered
 // residue l of v = c_i + c_(p+i) + c_(p+i-1) modulo 2^24; coefficient
@@ -110,6 +117,16 @@ func foldSplit1AVX2(rq *[761]int16, r3 *[761]int8, c *[1536]int64)
 //
 //go:noescape
 func foldSplit3AVX2(rq *[761]int16, r3 *[761]int8, c *[1536]int64)
+
+// scaleSplitAVX2 multiplies every value of x by 2^24 (scaleSplit).
+//
+//go:noescape
+func scaleSplitAVX2(x *[768]complex128)
+
+// addSplitAVX2 sets z = a + 2^24*b (addSplit).
+//
+//go:noescape
+func addSplitAVX2(z *[768]complex128, a *[768]complex128, b *[768]complex128)
 
 // r3ResiduesAVX2 sets acc to four lane sums (nz planes, then sg planes) for
 // the factor of degree 19 and four for that of degree 60: lane l sums

@@ -3295,6 +3295,36 @@ foldR3AVX2_loop:
 	VZEROUPPER
 	RET
 
+// func foldRqAVX2(out *[761]int16, c *[1536]int64)
+// Requires: AVX, AVX2
+TEXT ·foldRqAVX2(SB), NOSPLIT, $0-16
+	MOVQ out+0(FP), AX
+	MOVQ c+8(FP), CX
+	ADDQ $0x08, CX
+	ADDQ $0x02, AX
+	MOVQ $0x000000be, DX
+
+foldRqAVX2_loop:
+	VMOVDQU    (CX), Y0
+	VPADDQ     6088(CX), Y0, Y0
+	VPADDQ     6080(CX), Y0, Y0
+	VPADDQ     foldMagicBits<>+0(SB), Y0, Y0
+	VSUBPD     foldMagic<>+0(SB), Y0, Y0
+	VMULPD     qInv<>+0(SB), Y0, Y1
+	VADDPD     foldMagic<>+0(SB), Y1, Y1
+	VSUBPD     foldMagic<>+0(SB), Y1, Y1
+	VMULPD     qF<>+0(SB), Y1, Y1
+	VSUBPD     Y1, Y0, Y0
+	VCVTPD2DQY Y0, X0
+	VPACKSSDW  X0, X0, X0
+	VMOVQ      X0, (AX)
+	ADDQ       $0x20, CX
+	ADDQ       $0x08, AX
+	DECQ       DX
+	JNZ        foldRqAVX2_loop
+	VZEROUPPER
+	RET
+
 DATA splitMagic<>+0(SB)/8, $0x4338000000000000
 DATA splitMagic<>+8(SB)/8, $0x4338000000000000
 DATA splitMagic<>+16(SB)/8, $0x4338000000000000
@@ -3446,6 +3476,54 @@ foldSplit3AVX2_loop:
 	ADDQ       $0x04, CX
 	DECQ       BX
 	JNZ        foldSplit3AVX2_loop
+	VZEROUPPER
+	RET
+
+DATA splitTwo24<>+0(SB)/8, $0x4170000000000000
+DATA splitTwo24<>+8(SB)/8, $0x4170000000000000
+DATA splitTwo24<>+16(SB)/8, $0x4170000000000000
+DATA splitTwo24<>+24(SB)/8, $0x4170000000000000
+GLOBL splitTwo24<>(SB), RODATA|NOPTR, $32
+
+// func scaleSplitAVX2(x *[768]complex128)
+// Requires: AVX
+TEXT ·scaleSplitAVX2(SB), NOSPLIT, $0-8
+	MOVQ    x+0(FP), AX
+	VMOVUPD splitTwo24<>+0(SB), Y0
+	MOVQ    $0x000000c0, CX
+
+scaleSplit_loop:
+	VMULPD  (AX), Y0, Y1
+	VMOVUPD Y1, (AX)
+	VMULPD  32(AX), Y0, Y1
+	VMOVUPD Y1, 32(AX)
+	ADDQ    $0x40, AX
+	DECQ    CX
+	JNZ     scaleSplit_loop
+	VZEROUPPER
+	RET
+
+// func addSplitAVX2(z *[768]complex128, a *[768]complex128, b *[768]complex128)
+// Requires: AVX
+TEXT ·addSplitAVX2(SB), NOSPLIT, $0-24
+	MOVQ    z+0(FP), AX
+	MOVQ    a+8(FP), CX
+	MOVQ    b+16(FP), DX
+	VMOVUPD splitTwo24<>+0(SB), Y0
+	MOVQ    $0x000000c0, BX
+
+addSplit_loop:
+	VMULPD  (DX), Y0, Y1
+	VADDPD  (CX), Y1, Y1
+	VMOVUPD Y1, (AX)
+	VMULPD  32(DX), Y0, Y1
+	VADDPD  32(CX), Y1, Y1
+	VMOVUPD Y1, 32(AX)
+	ADDQ    $0x40, AX
+	ADDQ    $0x40, CX
+	ADDQ    $0x40, DX
+	DECQ    BX
+	JNZ     addSplit_loop
 	VZEROUPPER
 	RET
 

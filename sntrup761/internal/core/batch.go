@@ -207,9 +207,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	var x spectrum
 	for _, s := range slots {
 		s.sc.transformSmall(&c3)
-		for j := range s.sc {
-			s.sc[j] *= 1 << splitShift
-		}
+		s.sc.scaleSplit()
 		s.sd.transformRq(&dq)
 		mulSplit(&dq, &c3, 3, &x, &s.sd, &s.sk.sf, &s.sc, &s.sg)
 	}
@@ -229,9 +227,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		stq.transformRq(&tq)
 		// sw = tq + 2^splitShift*t3 (one rounding per value, counted in
 		// the error bound)
-		for j := range sw {
-			sw[j] = stq[j] + st3[j]*(1<<splitShift)
-		}
+		sw.addSplit(&stq, &st3)
 		var v [P]int8
 		var w, h [P]int16
 		mulSplit(&w, &t3, 1, &x, &s.sg, &sw, nil, nil)        // w = tq*g_k; t3 = 1/c_(k-1)

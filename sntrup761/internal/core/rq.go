@@ -68,7 +68,15 @@ func mulRq(out *[P]int16, z, sa, sb *spectrum) {
 }
 
 // foldRq sets out = c mod (x^p-x-1, q) for a linear product c.
-func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
+func foldRq(out *[P]int16, c *[2 * 768]int64) {
+	if asmEnabled {
+		foldRqAVX2(out, c)
+		out[0] = freezeQ(c[0] + c[P])
+		out[P-1] = freezeQ(c[P-1] + c[2*P-2])
+		return
+	}
+	foldRqScaled(out, c, 1)
+}
 
 // foldRqScaled sets out = k*c mod (x^p-x-1, q) for a linear product c
 // (k*|c| folded below 2^34 / 3).
@@ -190,6 +198,30 @@ func foldParts(c *[2 * 768]int64) (lo, hi, hm []int64) {
 // products batch.go forms (hi a product of two small elements, |hi_i| <=
 // P), |y_i| < 2^34; their FFT error bounds are in fftbound_test.go.
 const splitShift = 24
+
+// scaleSplit multiplies s by 2^splitShift (exact: a power of two), as
+// batch key generation scales the R/3 part of a split product.
+func (s *spectrum) scaleSplit() {
+	if asmEnabled {
+		scaleSplitAVX2((*[768]complex128)(s))
+		return
+	}
+	for j := range s {
+		s[j] *= 1 << splitShift
+	}
+}
+
+// addSplit sets s = lo + 2^splitShift*hi (one rounding per value, by the
+// addition; the scaling is exact), the spectrum of a split operand.
+func (s *spectrum) addSplit(lo, hi *spectrum) {
+	if asmEnabled {
+		addSplitAVX2((*[768]complex128)(s), (*[768]complex128)(lo), (*[768]complex128)(hi))
+		return
+	}
+	for j := range s {
+		s[j] = lo[j] + hi[j]*(1<<splitShift)
+	}
+}
 
 // mulSplit computes the linear product y = a*b + c*d from spectra (c and d
 // nil: y = a*b; z scratch as for mulRq), reduces it modulo x^p - x - 1,

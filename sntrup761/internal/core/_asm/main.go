@@ -55,6 +55,7 @@ func main() {
 	radix3Kernels(&k)
 	foldKernels()
 	foldSplitKernels()
+	splitSpectrumKernels()
 	r3ResiduesKernel()
 	r3Rem682Kernel()
 	Generate()
