@@ -174,23 +174,14 @@ func sortShortAVX2(L *[P]uint32) {
 
 // shortFromListAVX2 is shortFromList on the assembly path: the keys are
 // L[i] with bit 0 cleared for i < W and with bits 0, 1 set to 01 for the
-// others (by public index); sorted, their low two bits minus one are the
-// coefficients.
+// others (by public index; shortKeysAVX2); sorted, their low two bits
+// minus one are the coefficients (shortCoeffsAVX2).
 func shortFromListAVX2(out *[P]int8, L *[P]uint32) {
 	var x [1024]uint32
-	for i := range W {
-		x[i] = L[i] &^ 1
-	}
-	for i := W; i < P; i++ {
-		x[i] = L[i]&^3 | 1
-	}
-	for i := P; i < len(x); i++ {
-		x[i] = 0xffffffff
-	}
+	shortKeysAVX2(&x, L)
 	sortKeys1024AVX2(&x)
-	for i := range out {
-		out[i] = int8(x[i]&3) - 1
-	}
+	shortCoeffsAVX2(out, &x)
+	out[P-1] = int8(x[P-1]&3) - 1
 	clear(x[:])
 }
 

@@ -150,7 +150,8 @@ func TestR3RecipAsm(t *testing.T) {
 	}
 }
 
-// TestSortAsm: sortShort and shortFromList on the assembly path give the
+// TestSortAsm: sortShort, shortFromList and smallFromList on the assembly
+// path give the
 // scalar path's results for random lists, lists of few distinct values
 // (ties) and sorted/reversed lists.
 func TestSortAsm(t *testing.T) {
@@ -181,6 +182,11 @@ func TestSortAsm(t *testing.T) {
 		withoutAsm(func() { shortFromList(&ws, &L) })
 		if gs != ws {
 			t.Fatalf("iteration %d: shortFromList differs", it)
+		}
+		smallFromList(&gs, &L)
+		withoutAsm(func() { smallFromList(&ws, &L) })
+		if gs != ws {
+			t.Fatalf("iteration %d: smallFromList differs", it)
 		}
 	}
 }

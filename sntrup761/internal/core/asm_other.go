@@ -48,3 +48,9 @@ func foldRqAVX2(out *[P]int16, c *[1536]int64) { panic("core: no assembly path")
 func scaleSplitAVX2(x *[768]complex128) { panic("core: no assembly path") }
 
 func addSplitAVX2(z, a, b *[768]complex128) { panic("core: no assembly path") }
+
+func shortKeysAVX2(x *[1024]uint32, L *[P]uint32) { panic("core: no assembly path") }
+
+func shortCoeffsAVX2(out *[P]int8, x *[1024]uint32) { panic("core: no assembly path") }
+
+func smallFromListAVX2(out *[P]int8, L *[P]uint32) { panic("core: no assembly path") }

@@ -142,3 +142,22 @@ func r3ResiduesAVX2(acc *[16]uint64, a *[768]int8, t19nz *[764]uint64, t19sg *[7
 //
 //go:noescape
 func r3Rem682AVX2(a *[768]int8, rows *[79][24]uint64) uint64
+
+// shortKeysAVX2 sets x to shortFromList's sort keys: L_i with bit 0
+// cleared for i < w, with bits 1, 0 set to 01 for w <= i < p, then
+// 0xffffffff up to 1024.
+//
+//go:noescape
+func shortKeysAVX2(x *[1024]uint32, L *[761]uint32)
+
+// shortCoeffsAVX2 sets out_i = (x_i & 3) - 1 for i < p-1 (shortFromList's
+// coefficients from the sorted keys); out_(p-1) is the caller's.
+//
+//go:noescape
+func shortCoeffsAVX2(out *[761]int8, x *[1024]uint32)
+
+// smallFromListAVX2 sets out_i = ((L_i & 0x3fffffff)*3 >> 30) - 1 for
+// i < p-1 (smallFromList); out_(p-1) is the caller's.
+//
+//go:noescape
+func smallFromListAVX2(out *[761]int8, L *[761]uint32)

@@ -164,6 +164,11 @@ func shortFromList(out *[P]int8, L *[P]uint32) {
 
 // smallFromList maps random words to small coefficients ("Small_random").
 func smallFromList(out *[P]int8, L *[P]uint32) {
+	if asmEnabled {
+		smallFromListAVX2(out, L)
+		out[P-1] = int8(((L[P-1]&0x3fffffff)*3)>>30) - 1
+		return
+	}
 	for i := range out {
 		out[i] = int8(((L[i]&0x3fffffff)*3)>>30) - 1
 	}

@@ -58,6 +58,7 @@ func main() {
 	splitSpectrumKernels()
 	r3ResiduesKernel()
 	r3Rem682Kernel()
+	listKernels()
 	Generate()
 }
 

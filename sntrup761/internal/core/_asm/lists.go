@@ -1,0 +1,127 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The list conversions around the sorts (shortFromList and smallFromList
+// in ../kem.go), eight 32-bit words at a time. Constant time: boolean
+// operations, additions and shifts by constants on every word, packs and
+// fixed lane moves; no branch, every address a pointer argument plus a
+// constant.
+
+const w = 286 // sntrup761's weight (p is in recipq.go)
+
+// broadcastU32 is a read-only vector of eight copies of v.
+func broadcastU32(name string, v uint32) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for l := 0; l < 8; l++ {
+		DATA(4*l, U32(v))
+	}
+	return m
+}
+
+// packStore8 stores the eight int32 lanes of v (each in [-128, 127]) as
+// eight bytes at dst.
+func packStore8(v VecVirtual, dst Mem) {
+	hi := XMM()
+	VEXTRACTI128(U8(1), v, hi)
+	VPACKSSDW(hi, v.AsX(), hi) // words 0..7 in order
+	VPACKSSWB(hi, hi, hi)
+	VMOVQ(hi, dst)
+}
+
+// listKernels generates shortKeysAVX2, shortCoeffsAVX2 and
+// smallFromListAVX2.
+func listKernels() {
+	clear1 := broadcastU32("listClear1", ^uint32(1))
+	clear3 := broadcastU32("listClear3", ^uint32(3))
+	one := broadcastU32("listOne", 1)
+	three := broadcastU32("listThree", 3)
+	low30 := broadcastU32("listLow30", 0x3fffffff)
+	// the group of eight that holds index w: its first w%8 keys are even
+	edge := GLOBL("listEdgeOr", RODATA|NOPTR)
+	for l := 0; l < 8; l++ {
+		DATA(4*l, U32(map[bool]uint32{true: 0, false: 1}[l < w%8]))
+	}
+	edgeClear := GLOBL("listEdgeClear", RODATA|NOPTR)
+	for l := 0; l < 8; l++ {
+		DATA(4*l, U32(map[bool]uint32{true: ^uint32(1), false: ^uint32(3)}[l < w%8]))
+	}
+
+	kernel("shortKeysAVX2", "func(x *[1024]uint32, L *[761]uint32)",
+		"shortKeysAVX2 sets x to shortFromList's sort keys: L_i with bit 0",
+		"cleared for i < w, with bits 1, 0 set to 01 for w <= i < p, then",
+		"0xffffffff up to 1024.")
+	regs := loadArgs("x", "L")
+	x, L := regs[0], regs[1]
+	c1, c3, o1, ones := YMM(), YMM(), YMM(), YMM()
+	VMOVDQU(clear1, c1)
+	VMOVDQU(clear3, c3)
+	VMOVDQU(one, o1)
+	VPCMPEQD(ones, ones, ones)
+	for g := 0; g < p/8; g++ {
+		v := YMM()
+		switch {
+		case 8*g+8 <= w:
+			VPAND(Mem{Base: L, Disp: 32 * g}, c1, v)
+		case 8*g >= w:
+			VPAND(Mem{Base: L, Disp: 32 * g}, c3, v)
+			VPOR(o1, v, v)
+		default:
+			VMOVDQU(edgeClear, v)
+			VPAND(Mem{Base: L, Disp: 32 * g}, v, v)
+			VPOR(edge, v, v)
+		}
+		VMOVDQU(v, Mem{Base: x, Disp: 32 * g})
+	}
+	for g := p / 8; g < 128; g++ {
+		VMOVDQU(ones, Mem{Base: x, Disp: 32 * g})
+	}
+	last := GP32() // key p-1 (>= w)
+	MOVL(Mem{Base: L, Disp: 4 * (p - 1)}, last)
+	ANDL(U32(^uint32(3)), last)
+	ORL(U8(1), last)
+	MOVL(last, Mem{Base: x, Disp: 4 * (p - 1)})
+	VZEROUPPER()
+	RET()
+
+	kernel("shortCoeffsAVX2", "func(out *[761]int8, x *[1024]uint32)",
+		"shortCoeffsAVX2 sets out_i = (x_i & 3) - 1 for i < p-1 (shortFromList's",
+		"coefficients from the sorted keys); out_(p-1) is the caller's.")
+	regs = loadArgs("out", "x")
+	out, xs := regs[0], regs[1]
+	m3, o1 := YMM(), YMM()
+	VMOVDQU(three, m3)
+	VMOVDQU(one, o1)
+	for g := 0; g < p/8; g++ {
+		v := YMM()
+		VPAND(Mem{Base: xs, Disp: 32 * g}, m3, v)
+		VPSUBD(o1, v, v)
+		packStore8(v, Mem{Base: out, Disp: 8 * g})
+	}
+	VZEROUPPER()
+	RET()
+
+	kernel("smallFromListAVX2", "func(out *[761]int8, L *[761]uint32)",
+		"smallFromListAVX2 sets out_i = ((L_i & 0x3fffffff)*3 >> 30) - 1 for",
+		"i < p-1 (smallFromList); out_(p-1) is the caller's.")
+	regs = loadArgs("out", "L")
+	out, L = regs[0], regs[1]
+	m30, o1 := YMM(), YMM()
+	VMOVDQU(low30, m30)
+	VMOVDQU(one, o1)
+	for g := 0; g < p/8; g++ {
+		v, t := YMM(), YMM()
+		VPAND(Mem{Base: L, Disp: 32 * g}, m30, v)
+		VPADDD(v, v, t)
+		VPADDD(t, v, v) // 3*(L_i & 0x3fffffff) < 2^32
+		VPSRLD(U8(30), v, v)
+		VPSUBD(o1, v, v)
+		packStore8(v, Mem{Base: out, Disp: 8 * g})
+	}
+	VZEROUPPER()
+	RET()
+}
