@@ -3,6 +3,7 @@
 package core
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -435,6 +436,36 @@ func TestSplitSpectrumAsm(t *testing.T) {
 		}
 		if gs == hi {
 			t.Fatalf("iteration %d: scaleSplit changed nothing", it)
+		}
+	}
+}
+
+// TestEncodeAsm: the mixed-radix encoders (public keys and ciphertexts)
+// on the assembly path (encodeBulk1AVX2, encodeBulk2AVX2 for the bulk of
+// each level) give the scalar code's bytes, for random values and for
+// all values at their maximum.
+func TestEncodeAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(19, 20))
+	for it := range asmIterations(100) {
+		for _, c := range []struct {
+			codec *radixCodec
+			m     uint32
+		}{{rqCodec, Q}, {roundedCodec, (Q + 2) / 3}} {
+			var R [P]uint32
+			for i := range R {
+				R[i] = rng.Uint32N(c.m)
+				if it == 0 {
+					R[i] = c.m - 1
+				}
+			}
+			got := make([]byte, c.codec.size)
+			want := make([]byte, c.codec.size)
+			c.codec.encode(got, R[:])
+			withoutAsm(func() { c.codec.encode(want, R[:]) })
+			if !bytes.Equal(got, want) {
+				t.Fatalf("iteration %d, modulus %d: the encodings differ", it, c.m)
+			}
 		}
 	}
 }

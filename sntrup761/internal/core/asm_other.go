@@ -54,3 +54,7 @@ func shortKeysAVX2(x *[1024]uint32, L *[P]uint32) { panic("core: no assembly pat
 func shortCoeffsAVX2(out *[P]int8, x *[1024]uint32) { panic("core: no assembly path") }
 
 func smallFromListAVX2(out *[P]int8, L *[P]uint32) { panic("core: no assembly path") }
+
+func encodeBulk1AVX2(o *byte, cur *uint32, m uint32, groups int) { panic("core: no assembly path") }
+
+func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int) { panic("core: no assembly path") }

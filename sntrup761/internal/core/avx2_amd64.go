@@ -161,3 +161,15 @@ func shortCoeffsAVX2(out *[761]int8, x *[1024]uint32)
 //
 //go:noescape
 func smallFromListAVX2(out *[761]int8, L *[761]uint32)
+
+// encodeBulk1AVX2 is encodeBulk's loop for a level emitting 1 byte(s) per pair
+// with modulus m, on groups*8 pairs (o gets groups*8*1 bytes, cur groups*8 values).
+//
+//go:noescape
+func encodeBulk1AVX2(o *byte, cur *uint32, m uint32, groups int)
+
+// encodeBulk2AVX2 is encodeBulk's loop for a level emitting 2 byte(s) per pair
+// with modulus m, on groups*8 pairs (o gets groups*8*2 bytes, cur groups*8 values).
+//
+//go:noescape
+func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int)

@@ -8810,3 +8810,102 @@ TEXT ·smallFromListAVX2(SB), NOSPLIT, $0-16
 	VMOVQ        X1, 752(AX)
 	VZEROUPPER
 	RET
+
+DATA encodeDeinterleave<>+0(SB)/4, $0x00000000
+DATA encodeDeinterleave<>+4(SB)/4, $0x00000002
+DATA encodeDeinterleave<>+8(SB)/4, $0x00000004
+DATA encodeDeinterleave<>+12(SB)/4, $0x00000006
+DATA encodeDeinterleave<>+16(SB)/4, $0x00000001
+DATA encodeDeinterleave<>+20(SB)/4, $0x00000003
+DATA encodeDeinterleave<>+24(SB)/4, $0x00000005
+DATA encodeDeinterleave<>+28(SB)/4, $0x00000007
+GLOBL encodeDeinterleave<>(SB), RODATA|NOPTR, $32
+
+DATA encodeLow8<>+0(SB)/4, $0x000000ff
+DATA encodeLow8<>+4(SB)/4, $0x000000ff
+DATA encodeLow8<>+8(SB)/4, $0x000000ff
+DATA encodeLow8<>+12(SB)/4, $0x000000ff
+DATA encodeLow8<>+16(SB)/4, $0x000000ff
+DATA encodeLow8<>+20(SB)/4, $0x000000ff
+DATA encodeLow8<>+24(SB)/4, $0x000000ff
+DATA encodeLow8<>+28(SB)/4, $0x000000ff
+GLOBL encodeLow8<>(SB), RODATA|NOPTR, $32
+
+DATA encodeLow16<>+0(SB)/4, $0x0000ffff
+DATA encodeLow16<>+4(SB)/4, $0x0000ffff
+DATA encodeLow16<>+8(SB)/4, $0x0000ffff
+DATA encodeLow16<>+12(SB)/4, $0x0000ffff
+DATA encodeLow16<>+16(SB)/4, $0x0000ffff
+DATA encodeLow16<>+20(SB)/4, $0x0000ffff
+DATA encodeLow16<>+24(SB)/4, $0x0000ffff
+DATA encodeLow16<>+28(SB)/4, $0x0000ffff
+GLOBL encodeLow16<>(SB), RODATA|NOPTR, $32
+
+// func encodeBulk1AVX2(o *byte, cur *uint32, m uint32, groups int)
+// Requires: AVX, AVX2
+TEXT ·encodeBulk1AVX2(SB), NOSPLIT, $0-32
+	MOVQ         o+0(FP), AX
+	MOVQ         cur+8(FP), CX
+	MOVL         m+16(FP), DX
+	MOVQ         groups+24(FP), BX
+	VMOVD        DX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      encodeDeinterleave<>+0(SB), Y1
+	VMOVDQU      encodeLow8<>+0(SB), Y2
+	MOVQ         CX, DX
+
+encodeBulk1AVX2_loop:
+	VPERMD       (DX), Y1, Y3
+	VPERMD       32(DX), Y1, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y5
+	VPERM2I128   $0x31, Y4, Y3, Y3
+	VPMULLD      Y0, Y3, Y3
+	VPADDD       Y3, Y5, Y5
+	VPAND        Y2, Y5, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, (AX)
+	VPSRLD       $0x08, Y5, Y5
+	VMOVDQU      Y5, (CX)
+	ADDQ         $0x40, DX
+	ADDQ         $0x20, CX
+	ADDQ         $0x08, AX
+	DECQ         BX
+	JNZ          encodeBulk1AVX2_loop
+	VZEROUPPER
+	RET
+
+// func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int)
+// Requires: AVX, AVX2
+TEXT ·encodeBulk2AVX2(SB), NOSPLIT, $0-32
+	MOVQ         o+0(FP), AX
+	MOVQ         cur+8(FP), CX
+	MOVL         m+16(FP), DX
+	MOVQ         groups+24(FP), BX
+	VMOVD        DX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      encodeDeinterleave<>+0(SB), Y1
+	VMOVDQU      encodeLow16<>+0(SB), Y2
+	MOVQ         CX, DX
+
+encodeBulk2AVX2_loop:
+	VPERMD       (DX), Y1, Y3
+	VPERMD       32(DX), Y1, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y5
+	VPERM2I128   $0x31, Y4, Y3, Y3
+	VPMULLD      Y0, Y3, Y3
+	VPADDD       Y3, Y5, Y5
+	VPAND        Y2, Y5, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VMOVDQU      X4, (AX)
+	VPSRLD       $0x10, Y5, Y5
+	VMOVDQU      Y5, (CX)
+	ADDQ         $0x40, DX
+	ADDQ         $0x20, CX
+	ADDQ         $0x10, AX
+	DECQ         BX
+	JNZ          encodeBulk2AVX2_loop
+	VZEROUPPER
+	RET

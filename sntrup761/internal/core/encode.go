@@ -173,9 +173,18 @@ func (c *radixCodec) decode(R []uint32, s []byte) {
 func encodeBulk(o []byte, cur []uint32, lv *codecLevel) int {
 	m := lv.bm
 	pairs := cur[:2*lv.bulk]
+	start := 0 // pairs done on the assembly path, eight at a time
+	if asmEnabled && lv.bulk >= 8 {
+		start = lv.bulk &^ 7
+		if lv.bk == 1 {
+			encodeBulk1AVX2(&o[:start][0], &pairs[0], m, start/8)
+		} else {
+			encodeBulk2AVX2(&o[:2*start][0], &pairs[0], m, start/8)
+		}
+	}
 	if lv.bk == 1 {
 		o = o[:lv.bulk]
-		for i := range o {
+		for i := start; i < len(o); i++ {
 			r := pairs[2*i] + pairs[2*i+1]*m
 			o[i] = byte(r)
 			cur[i] = r >> 8
@@ -183,7 +192,7 @@ func encodeBulk(o []byte, cur []uint32, lv *codecLevel) int {
 		return len(o)
 	}
 	o = o[:2*lv.bulk]
-	for i := 0; i+1 < len(o); i += 2 {
+	for i := 2 * start; i+1 < len(o); i += 2 {
 		r := pairs[i] + pairs[i+1]*m
 		o[i], o[i+1] = byte(r), byte(r>>8)
 		cur[i/2] = r >> 16

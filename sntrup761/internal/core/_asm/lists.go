@@ -125,3 +125,72 @@ func listKernels() {
 	VZEROUPPER()
 	RET()
 }
+
+// encodeBulkKernels generates encodeBulk1AVX2 and encodeBulk2AVX2, the
+// bulk loop of the mixed-radix encoder (encodeBulk in ../encode.go) for
+// levels that emit one or two bytes per pair, eight pairs at a time: the
+// sixteen values deinterleaved into the pairs' first and second values
+// (VPERMD, VPERM2I128), r = first + second*m (VPMULLD; r < 2^32), the low
+// byte or two of each r packed and stored, r shifted down by them stored
+// as the level's next value (cur[i], written after cur[2i..2i+15] are
+// read, so the pass can run in place). The codecs encode public data
+// only; the kernels are constant time anyway (no branch or address on the
+// values).
+func encodeBulkKernels() {
+	deint := GLOBL("encodeDeinterleave", RODATA|NOPTR)
+	for l, v := range []uint32{0, 2, 4, 6, 1, 3, 5, 7} {
+		DATA(4*l, U32(v))
+	}
+	low8 := broadcastU32("encodeLow8", 0xff)
+	low16 := broadcastU32("encodeLow16", 0xffff)
+	for _, bk := range []int{1, 2} {
+		name := "encodeBulk" + string(rune('0'+bk)) + "AVX2"
+		kernel(name, "func(o *byte, cur *uint32, m uint32, groups int)",
+			name+" is encodeBulk's loop for a level emitting "+string(rune('0'+bk))+" byte(s) per pair",
+			"with modulus m, on groups*8 pairs (o gets groups*8*"+string(rune('0'+bk))+" bytes, cur groups*8 values).")
+		o := Load(Param("o"), GP64())
+		cur := Load(Param("cur"), GP64())
+		mg := Load(Param("m"), GP32())
+		n := Load(Param("groups"), GP64())
+		mv, perm, mask := YMM(), YMM(), YMM()
+		VMOVD(mg, mv.AsX())
+		VPBROADCASTD(mv.AsX(), mv)
+		VMOVDQU(deint, perm)
+		if bk == 1 {
+			VMOVDQU(low8, mask)
+		} else {
+			VMOVDQU(low16, mask)
+		}
+		in := GP64()
+		MOVQ(cur, in) // reads at in (16 values per group), writes at cur (8)
+		Label(name + "_loop")
+		a, b := YMM(), YMM()
+		VPERMD(Mem{Base: in}, perm, a)           // a0 a2 a4 a6 | a1 a3 a5 a7
+		VPERMD(Mem{Base: in, Disp: 32}, perm, b) // b0 b2 b4 b6 | b1 b3 b5 b7
+		ev, od := YMM(), YMM()
+		VPERM2I128(U8(0x20), b, a, ev) // first values of the eight pairs
+		VPERM2I128(U8(0x31), b, a, od) // second values
+		VPMULLD(mv, od, od)
+		VPADDD(od, ev, ev) // r
+		lo, hi := YMM(), XMM()
+		VPAND(mask, ev, lo)
+		VEXTRACTI128(U8(1), lo, hi)
+		VPACKUSDW(hi, lo.AsX(), hi) // eight words in order
+		if bk == 1 {
+			VPACKUSWB(hi, hi, hi)
+			VMOVQ(hi, Mem{Base: o})
+			VPSRLD(U8(8), ev, ev)
+		} else {
+			VMOVDQU(hi, Mem{Base: o})
+			VPSRLD(U8(16), ev, ev)
+		}
+		VMOVDQU(ev, Mem{Base: cur})
+		ADDQ(U8(64), in)
+		ADDQ(U8(32), cur)
+		ADDQ(U8(uint8(8*bk)), o)
+		DECQ(n)
+		JNZ(LabelRef(name + "_loop"))
+		VZEROUPPER()
+		RET()
+	}
+}

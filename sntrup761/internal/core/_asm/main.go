@@ -59,6 +59,7 @@ func main() {
 	r3ResiduesKernel()
 	r3Rem682Kernel()
 	listKernels()
+	encodeBulkKernels()
 	Generate()
 }
 
