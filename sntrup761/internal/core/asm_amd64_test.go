@@ -469,3 +469,23 @@ func TestEncodeAsm(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeListAsm: decodeList on the assembly path reads the same list
+// as the scalar code, and clears the buffer.
+func TestDecodeListAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for it := range asmIterations(20) {
+		var buf, b1, b2 [randomBytes]byte
+		for i := range buf {
+			buf[i] = byte(rng.Uint32())
+		}
+		var got, want [P]uint32
+		b1, b2 = buf, buf
+		decodeList(&got, &b1)
+		withoutAsm(func() { decodeList(&want, &b2) })
+		if got != want || b1 != [randomBytes]byte{} {
+			t.Fatalf("iteration %d: decodeList differs or left the buffer", it)
+		}
+	}
+}

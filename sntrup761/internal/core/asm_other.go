@@ -58,3 +58,5 @@ func smallFromListAVX2(out *[P]int8, L *[P]uint32) { panic("core: no assembly pa
 func encodeBulk1AVX2(o *byte, cur *uint32, m uint32, groups int) { panic("core: no assembly path") }
 
 func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int) { panic("core: no assembly path") }
+
+func decodeListAVX2(L *[P]uint32, buf *[randomBytes]byte) { panic("core: no assembly path") }

@@ -173,3 +173,9 @@ func encodeBulk1AVX2(o *byte, cur *uint32, m uint32, groups int)
 //
 //go:noescape
 func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int)
+
+// decodeListAVX2 sets L_i to the little-endian uint32 at buf[4i:] for i < p-1
+// (decodeList); L_(p-1) is the caller's.
+//
+//go:noescape
+func decodeListAVX2(L *[761]uint32, buf *[3044]byte)

@@ -126,6 +126,12 @@ func readList(rand io.Reader, L *[P]uint32) error {
 
 // decodeList reads 761 little-endian uint32 and clears buf.
 func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
+	if asmEnabled {
+		decodeListAVX2(L, buf)
+		L[P-1] = binary.LittleEndian.Uint32(buf[4*(P-1):])
+		clear(buf[:])
+		return
+	}
 	for i := range L {
 		L[i] = binary.LittleEndian.Uint32(buf[4*i:])
 	}

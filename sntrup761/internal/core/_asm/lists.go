@@ -194,3 +194,20 @@ func encodeBulkKernels() {
 		RET()
 	}
 }
+
+// decodeListKernel generates decodeListAVX2: the first 760 little-endian
+// uint32 of buf copied to L (on amd64 a plain copy), 32 bytes at a time.
+func decodeListKernel() {
+	kernel("decodeListAVX2", "func(L *[761]uint32, buf *[3044]byte)",
+		"decodeListAVX2 sets L_i to the little-endian uint32 at buf[4i:] for i < p-1",
+		"(decodeList); L_(p-1) is the caller's.")
+	regs := loadArgs("L", "buf")
+	L, buf := regs[0], regs[1]
+	for g := 0; g < p/8; g++ {
+		v := YMM()
+		VMOVDQU(Mem{Base: buf, Disp: 32 * g}, v)
+		VMOVDQU(v, Mem{Base: L, Disp: 32 * g})
+	}
+	VZEROUPPER()
+	RET()
+}

@@ -60,6 +60,7 @@ func main() {
 	r3Rem682Kernel()
 	listKernels()
 	encodeBulkKernels()
+	decodeListKernel()
 	Generate()
 }
 
