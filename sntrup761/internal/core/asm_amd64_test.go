@@ -489,3 +489,43 @@ func TestDecodeListAsm(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeAsm: the mixed-radix decoders on the assembly path
+// (decodeBulk1AVX2, decodeBulk2AVX2 for the bulk of each level) give the
+// scalar code's values for random byte strings (which need not be valid
+// encodings: decoding is total), all-ones and all-zero strings, and
+// encodings of random values.
+func TestDecodeAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(23, 24))
+	for it := range asmIterations(100) {
+		for _, c := range []struct {
+			codec *radixCodec
+			m     uint32
+		}{{rqCodec, Q}, {roundedCodec, (Q + 2) / 3}} {
+			s := make([]byte, c.codec.size)
+			switch it % 4 {
+			case 0:
+				for i := range s {
+					s[i] = 0xff
+				}
+			case 1:
+				var R [P]uint32
+				for i := range R {
+					R[i] = rng.Uint32N(c.m)
+				}
+				withoutAsm(func() { c.codec.encode(s, R[:]) })
+			case 2:
+				for i := range s {
+					s[i] = byte(rng.Uint32())
+				}
+			}
+			var got, want [P]uint32
+			c.codec.decode(got[:], s)
+			withoutAsm(func() { c.codec.decode(want[:], s) })
+			if got != want {
+				t.Fatalf("iteration %d, modulus %d: the decodings differ", it, c.m)
+			}
+		}
+	}
+}

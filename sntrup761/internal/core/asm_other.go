@@ -60,3 +60,7 @@ func encodeBulk1AVX2(o *byte, cur *uint32, m uint32, groups int) { panic("core: 
 func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int) { panic("core: no assembly path") }
 
 func decodeListAVX2(L *[P]uint32, buf *[randomBytes]byte) { panic("core: no assembly path") }
+
+func decodeBulk1AVX2(nx, cur *uint32, o *byte, m uint32, groups int) { panic("core: no assembly path") }
+
+func decodeBulk2AVX2(nx, cur *uint32, o *byte, m uint32, groups int) { panic("core: no assembly path") }

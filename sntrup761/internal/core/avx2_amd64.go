@@ -179,3 +179,17 @@ func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int)
 //
 //go:noescape
 func decodeListAVX2(L *[761]uint32, buf *[3044]byte)
+
+// decodeBulk1AVX2 is decodeBulk's loop for a level reading 1 byte(s) per pair
+// with modulus m, on groups*4 pairs: nx_(2i) = x mod m, nx_(2i+1) = (x/m) mod m
+// for x = o's bytes of pair i + cur_i shifted above them. For public data only.
+//
+//go:noescape
+func decodeBulk1AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
+
+// decodeBulk2AVX2 is decodeBulk's loop for a level reading 2 byte(s) per pair
+// with modulus m, on groups*4 pairs: nx_(2i) = x mod m, nx_(2i+1) = (x/m) mod m
+// for x = o's bytes of pair i + cur_i shifted above them. For public data only.
+//
+//go:noescape
+func decodeBulk2AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)

@@ -9107,3 +9107,83 @@ TEXT ·decodeListAVX2(SB), NOSPLIT, $0-16
 	VMOVDQU Y0, 3008(AX)
 	VZEROUPPER
 	RET
+
+// func decodeBulk1AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
+// Requires: AVX, AVX2
+TEXT ·decodeBulk1AVX2(SB), NOSPLIT, $0-40
+	MOVQ         nx+0(FP), AX
+	MOVQ         cur+8(FP), CX
+	MOVQ         o+16(FP), DX
+	MOVL         m+24(FP), BX
+	MOVQ         groups+32(FP), SI
+	VMOVD        BX, X0
+	VPBROADCASTD X0, X0
+	VCVTDQ2PD    X0, Y0
+
+decodeBulk1AVX2_loop:
+	VMOVDQU     (CX), X2
+	VPMOVZXBD   (DX), X1
+	VPSLLD      $0x08, X2, X2
+	VPOR        X2, X1, X1
+	VCVTDQ2PD   X1, Y1
+	VDIVPD      Y0, Y1, Y2
+	VROUNDPD    $0x01, Y2, Y2
+	VMULPD      Y0, Y2, Y3
+	VSUBPD      Y3, Y1, Y1
+	VDIVPD      Y0, Y2, Y3
+	VROUNDPD    $0x01, Y3, Y3
+	VMULPD      Y0, Y3, Y3
+	VSUBPD      Y3, Y2, Y2
+	VCVTTPD2DQY Y1, X1
+	VCVTTPD2DQY Y2, X2
+	VPUNPCKLDQ  X2, X1, X3
+	VPUNPCKHDQ  X2, X1, X1
+	VMOVDQU     X3, (AX)
+	VMOVDQU     X1, 16(AX)
+	ADDQ        $0x20, AX
+	ADDQ        $0x10, CX
+	ADDQ        $0x04, DX
+	DECQ        SI
+	JNZ         decodeBulk1AVX2_loop
+	VZEROUPPER
+	RET
+
+// func decodeBulk2AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
+// Requires: AVX, AVX2
+TEXT ·decodeBulk2AVX2(SB), NOSPLIT, $0-40
+	MOVQ         nx+0(FP), AX
+	MOVQ         cur+8(FP), CX
+	MOVQ         o+16(FP), DX
+	MOVL         m+24(FP), BX
+	MOVQ         groups+32(FP), SI
+	VMOVD        BX, X0
+	VPBROADCASTD X0, X0
+	VCVTDQ2PD    X0, Y0
+
+decodeBulk2AVX2_loop:
+	VMOVDQU     (CX), X2
+	VPMOVZXWD   (DX), X1
+	VPSLLD      $0x10, X2, X2
+	VPOR        X2, X1, X1
+	VCVTDQ2PD   X1, Y1
+	VDIVPD      Y0, Y1, Y2
+	VROUNDPD    $0x01, Y2, Y2
+	VMULPD      Y0, Y2, Y3
+	VSUBPD      Y3, Y1, Y1
+	VDIVPD      Y0, Y2, Y3
+	VROUNDPD    $0x01, Y3, Y3
+	VMULPD      Y0, Y3, Y3
+	VSUBPD      Y3, Y2, Y2
+	VCVTTPD2DQY Y1, X1
+	VCVTTPD2DQY Y2, X2
+	VPUNPCKLDQ  X2, X1, X3
+	VPUNPCKHDQ  X2, X1, X1
+	VMOVDQU     X3, (AX)
+	VMOVDQU     X1, 16(AX)
+	ADDQ        $0x20, AX
+	ADDQ        $0x10, CX
+	ADDQ        $0x08, DX
+	DECQ        SI
+	JNZ         decodeBulk2AVX2_loop
+	VZEROUPPER
+	RET

@@ -10,7 +10,9 @@ import "math/bits"
 //
 // Both are applied to public data only (public keys and ciphertexts). They
 // are nonetheless free of data-dependent branches and memory indexes; the
-// divisions in decoding use precomputed reciprocals.
+// divisions in decoding use precomputed reciprocals (on the assembly path,
+// decodeBulk1AVX2 and decodeBulk2AVX2 divide with VDIVPD, whose latency
+// may depend on its operands: the decoders must stay on public data).
 
 const (
 	rqBytes      = 1158
@@ -207,17 +209,26 @@ func decodeBulk(nx, cur []uint32, o []byte, lv *codecLevel) int {
 	m, recip := lv.bm, lv.brecip
 	nx = nx[:2*lv.bulk]
 	cur = cur[:lv.bulk]
+	start := 0 // pairs done on the assembly path, four at a time
+	if asmEnabled && lv.bulk >= 4 {
+		start = lv.bulk &^ 3
+		if lv.bk == 1 {
+			decodeBulk1AVX2(&nx[:2*start][0], &cur[:start][0], &o[:start][0], m, start/4)
+		} else {
+			decodeBulk2AVX2(&nx[:2*start][0], &cur[:start][0], &o[:2*start][0], m, start/4)
+		}
+	}
 	if lv.bk == 1 {
 		o = o[:len(cur)]
-		for i, hi := range cur {
-			q, rem := divmod(uint32(o[i])|hi<<8, m, recip)
+		for i := start; i < len(cur); i++ {
+			q, rem := divmod(uint32(o[i])|cur[i]<<8, m, recip)
 			nx[2*i], nx[2*i+1] = rem, mod(q, m, recip)
 		}
 		return len(o)
 	}
 	o = o[:2*len(cur)]
-	for i, hi := range cur {
-		q, rem := divmod(uint32(o[2*i])|uint32(o[2*i+1])<<8|hi<<16, m, recip)
+	for i := start; i < len(cur); i++ {
+		q, rem := divmod(uint32(o[2*i])|uint32(o[2*i+1])<<8|cur[i]<<16, m, recip)
 		nx[2*i], nx[2*i+1] = rem, mod(q, m, recip)
 	}
 	return len(o)

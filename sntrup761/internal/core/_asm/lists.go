@@ -211,3 +211,74 @@ func decodeListKernel() {
 	VZEROUPPER()
 	RET()
 }
+
+// decodeBulkKernels generates decodeBulk1AVX2 and decodeBulk2AVX2, the
+// bulk loop of the mixed-radix decoder (decodeBulk in ../encode.go) for
+// levels that read one or two bytes per pair, four pairs at a time: x =
+// the bytes + cur_i shifted above them (x < 2^31: cur_i is below the
+// level above's modulus, < 2^14), converted to float64 (VCVTDQ2PD, exact),
+// q = floor(x/m) by VDIVPD and VROUNDPD (exact: x/m is correctly rounded,
+// and a quotient just below an integer k is at least 1/m < 2^-14 below
+// it, far more than the rounding error, so the floor is that of x/m),
+// x - q*m exact, then the same for q modulo m; both converted back
+// (VCVTTPD2DQ, exact on integers) and interleaved into nx. The decoder
+// reads public data only (public keys and ciphertexts): VDIVPD's latency
+// may depend on its operands, which is why the kernels are not used on
+// secrets.
+func decodeBulkKernels() {
+	for _, bk := range []int{1, 2} {
+		name := "decodeBulk" + string(rune('0'+bk)) + "AVX2"
+		kernel(name, "func(nx *uint32, cur *uint32, o *byte, m uint32, groups int)",
+			name+" is decodeBulk's loop for a level reading "+string(rune('0'+bk))+" byte(s) per pair",
+			"with modulus m, on groups*4 pairs: nx_(2i) = x mod m, nx_(2i+1) = (x/m) mod m",
+			"for x = o's bytes of pair i + cur_i shifted above them. For public data only.")
+		nx := Load(Param("nx"), GP64())
+		cur := Load(Param("cur"), GP64())
+		o := Load(Param("o"), GP64())
+		mg := Load(Param("m"), GP32())
+		n := Load(Param("groups"), GP64())
+		mv, mx := YMM(), XMM()
+		VMOVD(mg, mx)
+		VPBROADCASTD(mx, mx)
+		VCVTDQ2PD(mx, mv) // m in four float64 lanes
+		Label(name + "_loop")
+		x, h := XMM(), XMM()
+		// (VPSLLD by an immediate takes a register: its memory form is
+		// AVX-512 only)
+		VMOVDQU(Mem{Base: cur}, h)
+		if bk == 1 {
+			VPMOVZXBD(Mem{Base: o}, x)
+			VPSLLD(U8(8), h, h)
+		} else {
+			VPMOVZXWD(Mem{Base: o}, x)
+			VPSLLD(U8(16), h, h)
+		}
+		VPOR(h, x, x)
+		xf, q, t := YMM(), YMM(), YMM()
+		VCVTDQ2PD(x, xf)
+		VDIVPD(mv, xf, q)
+		VROUNDPD(U8(1), q, q) // floor
+		VMULPD(mv, q, t)
+		VSUBPD(t, xf, xf) // x mod m
+		q2 := YMM()
+		VDIVPD(mv, q, q2)
+		VROUNDPD(U8(1), q2, q2)
+		VMULPD(mv, q2, t)
+		VSUBPD(t, q, q) // (x/m) mod m
+		r0, r1 := XMM(), XMM()
+		VCVTTPD2DQY(xf, r0)
+		VCVTTPD2DQY(q, r1)
+		lo := XMM()
+		VPUNPCKLDQ(r1, r0, lo) // pairs 0, 1
+		VPUNPCKHDQ(r1, r0, r0) // pairs 2, 3
+		VMOVDQU(lo, Mem{Base: nx})
+		VMOVDQU(r0, Mem{Base: nx, Disp: 16})
+		ADDQ(U8(32), nx)
+		ADDQ(U8(16), cur)
+		ADDQ(U8(uint8(4*bk)), o)
+		DECQ(n)
+		JNZ(LabelRef(name + "_loop"))
+		VZEROUPPER()
+		RET()
+	}
+}

@@ -61,6 +61,7 @@ func main() {
 	listKernels()
 	encodeBulkKernels()
 	decodeListKernel()
+	decodeBulkKernels()
 	Generate()
 }
 
