@@ -529,3 +529,31 @@ func TestDecodeAsm(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallEncodeAsm: smallEncode on the assembly path gives the scalar
+// code's bytes, for random small elements, for ones with coefficients 2
+// (which decoded secret keys may carry), and for the constants -1 and 2.
+func TestSmallEncodeAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(25, 26))
+	for it := range asmIterations(100) {
+		var f [P]int8
+		for i := range f {
+			switch it % 4 {
+			case 0, 1:
+				f[i] = int8(rng.IntN(3)) - 1
+			case 2:
+				f[i] = int8(rng.IntN(4)) - 1
+			default:
+				f[i] = int8(3*(it/4%2) - 1) // all -1 or all 2
+			}
+		}
+		got := make([]byte, smallBytes)
+		want := make([]byte, smallBytes)
+		smallEncode(got, &f)
+		withoutAsm(func() { smallEncode(want, &f) })
+		if !bytes.Equal(got, want) {
+			t.Fatalf("iteration %d: smallEncode differs", it)
+		}
+	}
+}

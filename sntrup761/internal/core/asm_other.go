@@ -64,3 +64,5 @@ func decodeListAVX2(L *[P]uint32, buf *[randomBytes]byte) { panic("core: no asse
 func decodeBulk1AVX2(nx, cur *uint32, o *byte, m uint32, groups int) { panic("core: no assembly path") }
 
 func decodeBulk2AVX2(nx, cur *uint32, o *byte, m uint32, groups int) { panic("core: no assembly path") }
+
+func smallEncodeAVX2(out *[smallBytes]byte, f *[P]int8) { panic("core: no assembly path") }

@@ -193,3 +193,9 @@ func decodeBulk1AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
 //
 //go:noescape
 func decodeBulk2AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
+
+// smallEncodeAVX2 sets out[:190] to smallEncode's bytes of f's first 760
+// coefficients; out[190] is the caller's. Constant time in f.
+//
+//go:noescape
+func smallEncodeAVX2(out *[191]byte, f *[761]int8)

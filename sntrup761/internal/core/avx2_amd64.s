@@ -9187,3 +9187,268 @@ decodeBulk2AVX2_loop:
 	JNZ         decodeBulk2AVX2_loop
 	VZEROUPPER
 	RET
+
+DATA smallEncOnes<>+0(SB)/1, $0x01
+DATA smallEncOnes<>+1(SB)/1, $0x01
+DATA smallEncOnes<>+2(SB)/1, $0x01
+DATA smallEncOnes<>+3(SB)/1, $0x01
+DATA smallEncOnes<>+4(SB)/1, $0x01
+DATA smallEncOnes<>+5(SB)/1, $0x01
+DATA smallEncOnes<>+6(SB)/1, $0x01
+DATA smallEncOnes<>+7(SB)/1, $0x01
+DATA smallEncOnes<>+8(SB)/1, $0x01
+DATA smallEncOnes<>+9(SB)/1, $0x01
+DATA smallEncOnes<>+10(SB)/1, $0x01
+DATA smallEncOnes<>+11(SB)/1, $0x01
+DATA smallEncOnes<>+12(SB)/1, $0x01
+DATA smallEncOnes<>+13(SB)/1, $0x01
+DATA smallEncOnes<>+14(SB)/1, $0x01
+DATA smallEncOnes<>+15(SB)/1, $0x01
+DATA smallEncOnes<>+16(SB)/1, $0x01
+DATA smallEncOnes<>+17(SB)/1, $0x01
+DATA smallEncOnes<>+18(SB)/1, $0x01
+DATA smallEncOnes<>+19(SB)/1, $0x01
+DATA smallEncOnes<>+20(SB)/1, $0x01
+DATA smallEncOnes<>+21(SB)/1, $0x01
+DATA smallEncOnes<>+22(SB)/1, $0x01
+DATA smallEncOnes<>+23(SB)/1, $0x01
+DATA smallEncOnes<>+24(SB)/1, $0x01
+DATA smallEncOnes<>+25(SB)/1, $0x01
+DATA smallEncOnes<>+26(SB)/1, $0x01
+DATA smallEncOnes<>+27(SB)/1, $0x01
+DATA smallEncOnes<>+28(SB)/1, $0x01
+DATA smallEncOnes<>+29(SB)/1, $0x01
+DATA smallEncOnes<>+30(SB)/1, $0x01
+DATA smallEncOnes<>+31(SB)/1, $0x01
+GLOBL smallEncOnes<>(SB), RODATA|NOPTR, $32
+
+DATA smallEnc14<>+0(SB)/1, $0x01
+DATA smallEnc14<>+1(SB)/1, $0x04
+DATA smallEnc14<>+2(SB)/1, $0x01
+DATA smallEnc14<>+3(SB)/1, $0x04
+DATA smallEnc14<>+4(SB)/1, $0x01
+DATA smallEnc14<>+5(SB)/1, $0x04
+DATA smallEnc14<>+6(SB)/1, $0x01
+DATA smallEnc14<>+7(SB)/1, $0x04
+DATA smallEnc14<>+8(SB)/1, $0x01
+DATA smallEnc14<>+9(SB)/1, $0x04
+DATA smallEnc14<>+10(SB)/1, $0x01
+DATA smallEnc14<>+11(SB)/1, $0x04
+DATA smallEnc14<>+12(SB)/1, $0x01
+DATA smallEnc14<>+13(SB)/1, $0x04
+DATA smallEnc14<>+14(SB)/1, $0x01
+DATA smallEnc14<>+15(SB)/1, $0x04
+DATA smallEnc14<>+16(SB)/1, $0x01
+DATA smallEnc14<>+17(SB)/1, $0x04
+DATA smallEnc14<>+18(SB)/1, $0x01
+DATA smallEnc14<>+19(SB)/1, $0x04
+DATA smallEnc14<>+20(SB)/1, $0x01
+DATA smallEnc14<>+21(SB)/1, $0x04
+DATA smallEnc14<>+22(SB)/1, $0x01
+DATA smallEnc14<>+23(SB)/1, $0x04
+DATA smallEnc14<>+24(SB)/1, $0x01
+DATA smallEnc14<>+25(SB)/1, $0x04
+DATA smallEnc14<>+26(SB)/1, $0x01
+DATA smallEnc14<>+27(SB)/1, $0x04
+DATA smallEnc14<>+28(SB)/1, $0x01
+DATA smallEnc14<>+29(SB)/1, $0x04
+DATA smallEnc14<>+30(SB)/1, $0x01
+DATA smallEnc14<>+31(SB)/1, $0x04
+GLOBL smallEnc14<>(SB), RODATA|NOPTR, $32
+
+DATA smallEnc116<>+0(SB)/2, $0x0001
+DATA smallEnc116<>+2(SB)/2, $0x0010
+DATA smallEnc116<>+4(SB)/2, $0x0001
+DATA smallEnc116<>+6(SB)/2, $0x0010
+DATA smallEnc116<>+8(SB)/2, $0x0001
+DATA smallEnc116<>+10(SB)/2, $0x0010
+DATA smallEnc116<>+12(SB)/2, $0x0001
+DATA smallEnc116<>+14(SB)/2, $0x0010
+DATA smallEnc116<>+16(SB)/2, $0x0001
+DATA smallEnc116<>+18(SB)/2, $0x0010
+DATA smallEnc116<>+20(SB)/2, $0x0001
+DATA smallEnc116<>+22(SB)/2, $0x0010
+DATA smallEnc116<>+24(SB)/2, $0x0001
+DATA smallEnc116<>+26(SB)/2, $0x0010
+DATA smallEnc116<>+28(SB)/2, $0x0001
+DATA smallEnc116<>+30(SB)/2, $0x0010
+GLOBL smallEnc116<>(SB), RODATA|NOPTR, $32
+
+// func smallEncodeAVX2(out *[191]byte, f *[761]int8)
+// Requires: AVX, AVX2
+TEXT ·smallEncodeAVX2(SB), NOSPLIT, $0-16
+	MOVQ         out+0(FP), AX
+	MOVQ         f+8(FP), CX
+	VMOVDQU      smallEncOnes<>+0(SB), Y0
+	VMOVDQU      smallEnc14<>+0(SB), Y1
+	VMOVDQU      smallEnc116<>+0(SB), Y2
+	VPADDB       (CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, (AX)
+	VPADDB       32(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 8(AX)
+	VPADDB       64(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 16(AX)
+	VPADDB       96(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 24(AX)
+	VPADDB       128(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 32(AX)
+	VPADDB       160(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 40(AX)
+	VPADDB       192(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 48(AX)
+	VPADDB       224(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 56(AX)
+	VPADDB       256(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 64(AX)
+	VPADDB       288(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 72(AX)
+	VPADDB       320(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 80(AX)
+	VPADDB       352(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 88(AX)
+	VPADDB       384(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 96(AX)
+	VPADDB       416(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 104(AX)
+	VPADDB       448(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 112(AX)
+	VPADDB       480(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 120(AX)
+	VPADDB       512(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 128(AX)
+	VPADDB       544(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 136(AX)
+	VPADDB       576(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 144(AX)
+	VPADDB       608(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 152(AX)
+	VPADDB       640(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 160(AX)
+	VPADDB       672(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 168(AX)
+	VPADDB       704(CX), Y0, Y3
+	VPMADDUBSW   Y1, Y3, Y3
+	VPMADDWD     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKUSDW    X4, X3, X4
+	VPACKUSWB    X4, X4, X4
+	VMOVQ        X4, 176(AX)
+	VPADDB       728(CX), Y0, Y0
+	VPMADDUBSW   Y1, Y0, Y0
+	VPMADDWD     Y2, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPACKUSDW    X1, X0, X1
+	VPACKUSWB    X1, X1, X1
+	VMOVQ        X1, 182(AX)
+	VZEROUPPER
+	RET

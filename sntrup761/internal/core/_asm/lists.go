@@ -282,3 +282,52 @@ func decodeBulkKernels() {
 		RET()
 	}
 }
+
+// smallEncodeKernel generates smallEncodeAVX2: Small_encode's first 190
+// bytes (smallEncode in ../encode.go), 32 coefficients (eight bytes) at a
+// time: plus one (VPADDB), pairs combined as a + 4b (VPMADDUBSW), pairs of
+// those as a + 16b (VPMADDWD), packed to bytes. The last group starts at
+// coefficient 728 (not 736) so that it reads inside the 761 coefficients;
+// it rewrites two bytes of the group before with the same values.
+// Constant time: the same instructions on every coefficient, constant
+// addresses.
+func smallEncodeKernel() {
+	ones := GLOBL("smallEncOnes", RODATA|NOPTR)
+	for l := 0; l < 32; l++ {
+		DATA(l, U8(1))
+	}
+	m14 := GLOBL("smallEnc14", RODATA|NOPTR)
+	for l := 0; l < 32; l++ {
+		DATA(l, U8(map[bool]uint8{true: 1, false: 4}[l%2 == 0]))
+	}
+	m116 := GLOBL("smallEnc116", RODATA|NOPTR)
+	for l := 0; l < 16; l++ {
+		DATA(2*l, U16(map[bool]uint16{true: 1, false: 16}[l%2 == 0]))
+	}
+	kernel("smallEncodeAVX2", "func(out *[191]byte, f *[761]int8)",
+		"smallEncodeAVX2 sets out[:190] to smallEncode's bytes of f's first 760",
+		"coefficients; out[190] is the caller's. Constant time in f.")
+	regs := loadArgs("out", "f")
+	out, f := regs[0], regs[1]
+	one, a, b := YMM(), YMM(), YMM()
+	VMOVDQU(ones, one)
+	VMOVDQU(m14, a)
+	VMOVDQU(m116, b)
+	for g := 0; g < 24; g++ {
+		c := 32 * g
+		if g == 23 {
+			c = 728
+		}
+		v := YMM()
+		VPADDB(Mem{Base: f, Disp: c}, one, v) // coefficients plus one, 0..3
+		VPMADDUBSW(a, v, v)                   // c0 + 4c1 per word
+		VPMADDWD(b, v, v)                     // + 16(c2 + 4c3) per dword
+		hi := XMM()
+		VEXTRACTI128(U8(1), v, hi)
+		VPACKUSDW(hi, v.AsX(), hi)
+		VPACKUSWB(hi, hi, hi)
+		VMOVQ(hi, Mem{Base: out, Disp: c / 4})
+	}
+	VZEROUPPER()
+	RET()
+}

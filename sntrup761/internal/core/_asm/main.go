@@ -62,6 +62,7 @@ func main() {
 	encodeBulkKernels()
 	decodeListKernel()
 	decodeBulkKernels()
+	smallEncodeKernel()
 	Generate()
 }
 
