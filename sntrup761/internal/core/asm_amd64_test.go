@@ -557,3 +557,64 @@ func TestSmallEncodeAsm(t *testing.T) {
 		}
 	}
 }
+
+// TestDecryptAsm: decryption (decrypt, whose weight check and result run
+// in decryptFinishAVX2 on the assembly path) gives the scalar code's r for
+// valid ciphertexts (weight w) and for random ones (almost never weight
+// w: the fixed Short is returned).
+func TestDecryptAsm(t *testing.T) {
+	needAsm(t)
+	rng := rand.New(rand.NewPCG(27, 28))
+	sk, err := GenerateKey(cryptoRandReader{rng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var valid, invalid int
+	for it := range asmIterations(60) {
+		var c [P]int16
+		if it%2 == 0 {
+			var r [P]int8
+			var L [P]uint32
+			for i := range L {
+				L[i] = rng.Uint32()
+			}
+			shortFromList(&r, &L)
+			var R [P]uint32
+			var sr spectrum
+			sr.transformSmall(&r)
+			mulRounded(&R, &sr, &sr, &sk.pk.sh)
+			for i := range c {
+				c[i] = int16(3*int32(R[i]) - Q12)
+			}
+		} else {
+			for i := range c {
+				c[i] = int16(3*rng.IntN(1531) - Q12)
+			}
+		}
+		var got, want [P]int8
+		sk.decrypt(&got, &c)
+		withoutAsm(func() { sk.decrypt(&want, &c) })
+		if got != want {
+			t.Fatalf("iteration %d: decrypt differs", it)
+		}
+		if got[0] == 1 && got[W-1] == 1 && got[W] == 0 && got[P-1] == 0 {
+			invalid++
+		} else {
+			valid++
+		}
+	}
+	if valid == 0 || invalid == 0 {
+		t.Fatalf("inputs not varied: %d valid, %d invalid", valid, invalid)
+	}
+}
+
+// cryptoRandReader is an io.Reader of a math/rand source, for
+// reproducible keys in tests.
+type cryptoRandReader struct{ rng *rand.Rand }
+
+func (r cryptoRandReader) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = byte(r.rng.Uint32())
+	}
+	return len(b), nil
+}

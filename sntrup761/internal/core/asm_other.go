@@ -66,3 +66,5 @@ func decodeBulk1AVX2(nx, cur *uint32, o *byte, m uint32, groups int) { panic("co
 func decodeBulk2AVX2(nx, cur *uint32, o *byte, m uint32, groups int) { panic("core: no assembly path") }
 
 func smallEncodeAVX2(out *[smallBytes]byte, f *[P]int8) { panic("core: no assembly path") }
+
+func decryptFinishAVX2(r *[P]int8, ev *[768]int8) { panic("core: no assembly path") }

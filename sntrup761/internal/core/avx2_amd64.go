@@ -199,3 +199,9 @@ func decodeBulk2AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
 //
 //go:noescape
 func smallEncodeAVX2(out *[191]byte, f *[761]int8)
+
+// decryptFinishAVX2 sets r to ev if ev has weight w, else to the Short
+// 1, ..., 1, 0, ..., 0 (decrypt); ev's bytes past p are zero. Constant time in ev.
+//
+//go:noescape
+func decryptFinishAVX2(r *[761]int8, ev *[768]int8)

@@ -9452,3 +9452,255 @@ TEXT ·smallEncodeAVX2(SB), NOSPLIT, $0-16
 	VMOVQ        X1, 182(AX)
 	VZEROUPPER
 	RET
+
+DATA decryptOnes<>+0(SB)/1, $0x01
+DATA decryptOnes<>+1(SB)/1, $0x01
+DATA decryptOnes<>+2(SB)/1, $0x01
+DATA decryptOnes<>+3(SB)/1, $0x01
+DATA decryptOnes<>+4(SB)/1, $0x01
+DATA decryptOnes<>+5(SB)/1, $0x01
+DATA decryptOnes<>+6(SB)/1, $0x01
+DATA decryptOnes<>+7(SB)/1, $0x01
+DATA decryptOnes<>+8(SB)/1, $0x01
+DATA decryptOnes<>+9(SB)/1, $0x01
+DATA decryptOnes<>+10(SB)/1, $0x01
+DATA decryptOnes<>+11(SB)/1, $0x01
+DATA decryptOnes<>+12(SB)/1, $0x01
+DATA decryptOnes<>+13(SB)/1, $0x01
+DATA decryptOnes<>+14(SB)/1, $0x01
+DATA decryptOnes<>+15(SB)/1, $0x01
+DATA decryptOnes<>+16(SB)/1, $0x01
+DATA decryptOnes<>+17(SB)/1, $0x01
+DATA decryptOnes<>+18(SB)/1, $0x01
+DATA decryptOnes<>+19(SB)/1, $0x01
+DATA decryptOnes<>+20(SB)/1, $0x01
+DATA decryptOnes<>+21(SB)/1, $0x01
+DATA decryptOnes<>+22(SB)/1, $0x01
+DATA decryptOnes<>+23(SB)/1, $0x01
+DATA decryptOnes<>+24(SB)/1, $0x01
+DATA decryptOnes<>+25(SB)/1, $0x01
+DATA decryptOnes<>+26(SB)/1, $0x01
+DATA decryptOnes<>+27(SB)/1, $0x01
+DATA decryptOnes<>+28(SB)/1, $0x01
+DATA decryptOnes<>+29(SB)/1, $0x01
+DATA decryptOnes<>+30(SB)/1, $0x01
+DATA decryptOnes<>+31(SB)/1, $0x01
+GLOBL decryptOnes<>(SB), RODATA|NOPTR, $32
+
+DATA decryptEdge<>+0(SB)/1, $0x01
+DATA decryptEdge<>+1(SB)/1, $0x01
+DATA decryptEdge<>+2(SB)/1, $0x01
+DATA decryptEdge<>+3(SB)/1, $0x01
+DATA decryptEdge<>+4(SB)/1, $0x01
+DATA decryptEdge<>+5(SB)/1, $0x01
+DATA decryptEdge<>+6(SB)/1, $0x01
+DATA decryptEdge<>+7(SB)/1, $0x01
+DATA decryptEdge<>+8(SB)/1, $0x01
+DATA decryptEdge<>+9(SB)/1, $0x01
+DATA decryptEdge<>+10(SB)/1, $0x01
+DATA decryptEdge<>+11(SB)/1, $0x01
+DATA decryptEdge<>+12(SB)/1, $0x01
+DATA decryptEdge<>+13(SB)/1, $0x01
+DATA decryptEdge<>+14(SB)/1, $0x01
+DATA decryptEdge<>+15(SB)/1, $0x01
+DATA decryptEdge<>+16(SB)/1, $0x01
+DATA decryptEdge<>+17(SB)/1, $0x01
+DATA decryptEdge<>+18(SB)/1, $0x01
+DATA decryptEdge<>+19(SB)/1, $0x01
+DATA decryptEdge<>+20(SB)/1, $0x01
+DATA decryptEdge<>+21(SB)/1, $0x01
+DATA decryptEdge<>+22(SB)/1, $0x01
+DATA decryptEdge<>+23(SB)/1, $0x01
+DATA decryptEdge<>+24(SB)/1, $0x01
+DATA decryptEdge<>+25(SB)/1, $0x01
+DATA decryptEdge<>+26(SB)/1, $0x01
+DATA decryptEdge<>+27(SB)/1, $0x01
+DATA decryptEdge<>+28(SB)/1, $0x01
+DATA decryptEdge<>+29(SB)/1, $0x01
+DATA decryptEdge<>+30(SB)/1, $0x00
+DATA decryptEdge<>+31(SB)/1, $0x00
+GLOBL decryptEdge<>(SB), RODATA|NOPTR, $32
+
+// func decryptFinishAVX2(r *[761]int8, ev *[768]int8)
+// Requires: AVX, AVX2, SSE2
+TEXT ·decryptFinishAVX2(SB), NOSPLIT, $0-16
+	MOVQ         r+0(FP), AX
+	MOVQ         ev+8(FP), CX
+	VMOVDQU      decryptOnes<>+0(SB), Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPAND        (CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        32(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        64(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        96(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        128(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        160(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        192(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        224(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        256(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        288(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        320(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        352(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        384(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        416(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        448(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        480(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        512(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        544(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        576(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        608(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        640(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        672(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        704(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VPAND        736(CX), Y0, Y3
+	VPSADBW      Y1, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X1
+	VPADDQ       X2, X1, X1
+	VPSHUFD      $0x4e, X1, X2
+	VPADDQ       X2, X1, X1
+	VMOVQ        X1, DX
+	SUBQ         $0x0000011e, DX
+	NEGQ         DX
+	SBBQ         DX, DX
+	MOVQ         DX, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      (CX), Y2
+	VPXOR        Y0, Y2, Y2
+	VPANDN       Y2, Y1, Y2
+	VPXOR        Y0, Y2, Y2
+	VMOVDQU      Y2, (AX)
+	VMOVDQU      32(CX), Y2
+	VPXOR        Y0, Y2, Y2
+	VPANDN       Y2, Y1, Y2
+	VPXOR        Y0, Y2, Y2
+	VMOVDQU      Y2, 32(AX)
+	VMOVDQU      64(CX), Y2
+	VPXOR        Y0, Y2, Y2
+	VPANDN       Y2, Y1, Y2
+	VPXOR        Y0, Y2, Y2
+	VMOVDQU      Y2, 64(AX)
+	VMOVDQU      96(CX), Y2
+	VPXOR        Y0, Y2, Y2
+	VPANDN       Y2, Y1, Y2
+	VPXOR        Y0, Y2, Y2
+	VMOVDQU      Y2, 96(AX)
+	VMOVDQU      128(CX), Y2
+	VPXOR        Y0, Y2, Y2
+	VPANDN       Y2, Y1, Y2
+	VPXOR        Y0, Y2, Y2
+	VMOVDQU      Y2, 128(AX)
+	VMOVDQU      160(CX), Y2
+	VPXOR        Y0, Y2, Y2
+	VPANDN       Y2, Y1, Y2
+	VPXOR        Y0, Y2, Y2
+	VMOVDQU      Y2, 160(AX)
+	VMOVDQU      192(CX), Y2
+	VPXOR        Y0, Y2, Y2
+	VPANDN       Y2, Y1, Y2
+	VPXOR        Y0, Y2, Y2
+	VMOVDQU      Y2, 192(AX)
+	VMOVDQU      224(CX), Y2
+	VPXOR        Y0, Y2, Y2
+	VPANDN       Y2, Y1, Y2
+	VPXOR        Y0, Y2, Y2
+	VMOVDQU      Y2, 224(AX)
+	VMOVDQU      256(CX), Y0
+	VMOVDQU      decryptEdge<>+0(SB), Y2
+	VPXOR        Y2, Y0, Y0
+	VPANDN       Y0, Y1, Y0
+	VPXOR        Y2, Y0, Y0
+	VMOVDQU      Y0, 256(AX)
+	VMOVDQU      288(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 288(AX)
+	VMOVDQU      320(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 320(AX)
+	VMOVDQU      352(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 352(AX)
+	VMOVDQU      384(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 384(AX)
+	VMOVDQU      416(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 416(AX)
+	VMOVDQU      448(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 448(AX)
+	VMOVDQU      480(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 480(AX)
+	VMOVDQU      512(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 512(AX)
+	VMOVDQU      544(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 544(AX)
+	VMOVDQU      576(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 576(AX)
+	VMOVDQU      608(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 608(AX)
+	VMOVDQU      640(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 640(AX)
+	VMOVDQU      672(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 672(AX)
+	VMOVDQU      704(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 704(AX)
+	VMOVDQU      729(CX), Y0
+	VPANDN       Y0, Y1, Y0
+	VMOVDQU      Y0, 729(AX)
+	VZEROUPPER
+	RET

@@ -326,8 +326,17 @@ func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	mulLift3(&e, &sc, &sc, &sk.sf) // e = 3*f*c in R/q, lifted to R/3
 	var se spectrum
 	se.transformSmall(&e)
-	var ev [P]int8
-	mulR3(&ev, &se, &se, &sk.sv)
+	var evb [768]int8 // zero past p, for decryptFinishAVX2
+	ev := (*[P]int8)(evb[:P])
+	mulR3(ev, &se, &se, &sk.sv)
+	if asmEnabled {
+		decryptFinishAVX2(r, &evb)
+		clear(sc[:])
+		clear(e[:])
+		clear(se[:])
+		clear(evb[:])
+		return
+	}
 	weight := int32(0)
 	for i := range ev {
 		weight += int32(ev[i]) & 1
@@ -342,5 +351,5 @@ func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	clear(sc[:])
 	clear(e[:])
 	clear(se[:])
-	clear(ev[:])
+	clear(evb[:])
 }

@@ -331,3 +331,78 @@ func smallEncodeKernel() {
 	VZEROUPPER()
 	RET()
 }
+
+// decryptFinishKernel generates decryptFinishAVX2, the end of decryption
+// (decrypt in ../kem.go): the weight of ev (its nonzero coefficients:
+// bit 0 of each byte, summed by VPSADBW over the 768 zero-padded bytes),
+// the mask "weight != w" (all ones or zero, from NEGQ and SBBQ on the
+// difference, no branch), and r = ((ev ^ k) &^ mask) ^ k with k = 1 for
+// the first w coefficients and 0 for the others (the reference's
+// 1, ..., 1, 0, ..., 0 Short returned when the weight is wrong), 32 bytes
+// at a time; the last window starts at p-32 and rewrites some bytes with
+// the same values. Constant time in ev: boolean operations, VPSADBW,
+// arithmetic on the weight, constant addresses.
+func decryptFinishKernel() {
+	lowBits := GLOBL("decryptOnes", RODATA|NOPTR)
+	for l := 0; l < 32; l++ {
+		DATA(l, U8(1))
+	}
+	edge := GLOBL("decryptEdge", RODATA|NOPTR) // k for coefficients 256..287
+	for l := 0; l < 32; l++ {
+		DATA(l, U8(map[bool]uint8{true: 1, false: 0}[256+l < w]))
+	}
+	kernel("decryptFinishAVX2", "func(r *[761]int8, ev *[768]int8)",
+		"decryptFinishAVX2 sets r to ev if ev has weight w, else to the Short",
+		"1, ..., 1, 0, ..., 0 (decrypt); ev's bytes past p are zero. Constant time in ev.")
+	regs := loadArgs("r", "ev")
+	r, ev := regs[0], regs[1]
+	one, zero, acc := YMM(), YMM(), YMM()
+	VMOVDQU(lowBits, one)
+	VPXOR(zero, zero, zero)
+	VPXOR(acc, acc, acc)
+	for g := 0; g < 24; g++ {
+		v := YMM()
+		VPAND(Mem{Base: ev, Disp: 32 * g}, one, v)
+		VPSADBW(zero, v, v) // four 64-bit partial sums
+		VPADDQ(v, acc, acc)
+	}
+	hi := XMM()
+	VEXTRACTI128(U8(1), acc, hi)
+	VPADDQ(acc.AsX(), hi, hi)
+	t := XMM()
+	VPSHUFD(U8(0x4e), hi, t)
+	VPADDQ(t, hi, hi)
+	wt, m := GP64(), GP64()
+	VMOVQ(hi, wt)
+	SUBQ(U32(w), wt)
+	NEGQ(wt)   // carry set iff weight != w
+	SBBQ(m, m) // all ones iff weight != w
+	mv := YMM()
+	MOVQ(m, mv.AsX())
+	VPBROADCASTQ(mv.AsX(), mv)
+	for g := 0; g < 24; g++ {
+		c := 32 * g
+		if g == 23 {
+			c = p - 32
+		}
+		v := YMM()
+		VMOVDQU(Mem{Base: ev, Disp: c}, v)
+		switch {
+		case c+32 <= w:
+			VPXOR(one, v, v)
+			VPANDN(v, mv, v) // v &^ mask
+			VPXOR(one, v, v)
+		case c >= w:
+			VPANDN(v, mv, v)
+		default:
+			k := YMM()
+			VMOVDQU(edge, k)
+			VPXOR(k, v, v)
+			VPANDN(v, mv, v)
+			VPXOR(k, v, v)
+		}
+		VMOVDQU(v, Mem{Base: r, Disp: c})
+	}
+	VZEROUPPER()
+	RET()
+}

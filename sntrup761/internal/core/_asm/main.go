@@ -63,6 +63,7 @@ func main() {
 	decodeListKernel()
 	decodeBulkKernels()
 	smallEncodeKernel()
+	decryptFinishKernel()
 	Generate()
 }
 
