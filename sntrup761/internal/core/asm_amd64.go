@@ -174,23 +174,14 @@ func sortShortAVX2(L *[P]uint32) {
 
 // shortFromListAVX2 is shortFromList on the assembly path: the keys are
 // L[i] with bit 0 cleared for i < W and with bits 0, 1 set to 01 for the
-// others (by public index); sorted, their low two bits minus one are the
-// coefficients.
+// others (by public index; shortKeysAVX2); sorted, their low two bits
+// minus one are the coefficients (shortCoeffsAVX2).
 func shortFromListAVX2(out *[P]int8, L *[P]uint32) {
 	var x [1024]uint32
-	for i := range W {
-		x[i] = L[i] &^ 1
-	}
-	for i := W; i < P; i++ {
-		x[i] = L[i]&^3 | 1
-	}
-	for i := P; i < len(x); i++ {
-		x[i] = 0xffffffff
-	}
+	shortKeysAVX2(&x, L)
 	sortKeys1024AVX2(&x)
-	for i := range out {
-		out[i] = int8(x[i]&3) - 1
-	}
+	shortCoeffsAVX2(out, &x)
+	out[P-1] = int8(x[P-1]&3) - 1
 	clear(x[:])
 }
 
@@ -217,3 +208,43 @@ func twistRadix3Asm[T int8 | int16 | int32](pl *fftPlan, x []complex128, a []T) 
 		twistRadix3(pl, x, a)
 	}
 }
+
+// r3InvertibleAVX2 is r3Invertible on the assembly path: 1 if g is
+// invertible in R/3, else 0. r3ResiduesAVX2 computes g mod the factors of
+// degree 19 and 60 from their residue tables, as four lane sums each,
+// which are added here; r3Rem682AVX2 divides g by the factor of degree
+// 682 with the rows of rem682Rows. Constant time: the lane sums are
+// added and tested with masks, and g is copied into a zero-padded buffer
+// (its length is public).
+func r3InvertibleAVX2(g *[P]int8) uint64 {
+	var b [768]int8
+	copy(b[:], g[:])
+	var acc [16]uint64
+	r3ResiduesAVX2(&acc, &b, &residues19.nz, &residues19.sg, &residues60.nz, &residues60.sg)
+	zero := func(l []uint64) uint64 { // 1 if the four lanes (nz, then sg) sum to 0
+		nz, sg := l[0], l[4]
+		for k := 1; k < 4; k++ {
+			nz, sg = add3(nz, sg, l[k], l[4+k])
+		}
+		return ((nz | -nz) >> 63) ^ 1
+	}
+	rem := r3Rem682AVX2(&b, &rem682Rows)
+	bad := zero(acc[:8]) | zero(acc[8:]) | ((rem|-rem)>>63 ^ 1)
+	clear(b[:])
+	clear(acc[:])
+	return bad ^ 1
+}
+
+// rem682Rows holds the factor of degree 682 times x^s for s = 0..78, each
+// as 12 nz words and 12 sg words, for r3Rem682AVX2: the rows of
+// remainder682 moved to whole words.
+var rem682Rows = func() (rows [79][24]uint64) {
+	for s := range rows {
+		sh := &remainder682.shifted[s%64]
+		for k := s / 64; k < r3Words; k++ {
+			rows[s][k] = sh.nz[k-s/64]
+			rows[s][12+k] = sh.sg[k-s/64]
+		}
+	}
+	return rows
+}()

@@ -36,3 +36,35 @@ func foldRoundAVX2(R *[P]uint32, c *[1536]int64) { panic("core: no assembly path
 func foldLift3AVX2(e *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
 
 func foldR3AVX2(e *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
+
+func foldSplit1AVX2(rq *[P]int16, r3 *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
+
+func foldSplit3AVX2(rq *[P]int16, r3 *[P]int8, c *[1536]int64) { panic("core: no assembly path") }
+
+func r3InvertibleAVX2(g *[P]int8) uint64 { panic("core: no assembly path") }
+
+func foldRqAVX2(out *[P]int16, c *[1536]int64) { panic("core: no assembly path") }
+
+func scaleSplitAVX2(x *[768]complex128) { panic("core: no assembly path") }
+
+func addSplitAVX2(z, a, b *[768]complex128) { panic("core: no assembly path") }
+
+func shortKeysAVX2(x *[1024]uint32, L *[P]uint32) { panic("core: no assembly path") }
+
+func shortCoeffsAVX2(out *[P]int8, x *[1024]uint32) { panic("core: no assembly path") }
+
+func smallFromListAVX2(out *[P]int8, L *[P]uint32) { panic("core: no assembly path") }
+
+func encodeBulk1AVX2(o *byte, cur *uint32, m uint32, groups int) { panic("core: no assembly path") }
+
+func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int) { panic("core: no assembly path") }
+
+func decodeListAVX2(L *[P]uint32, buf *[randomBytes]byte) { panic("core: no assembly path") }
+
+func decodeBulk1AVX2(nx, cur *uint32, o *byte, m uint32, groups int) { panic("core: no assembly path") }
+
+func decodeBulk2AVX2(nx, cur *uint32, o *byte, m uint32, groups int) { panic("core: no assembly path") }
+
+func smallEncodeAVX2(out *[smallBytes]byte, f *[P]int8) { panic("core: no assembly path") }
+
+func decryptFinishAVX2(r *[P]int8, ev *[768]int8) { panic("core: no assembly path") }

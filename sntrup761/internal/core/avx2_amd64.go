@@ -94,3 +94,114 @@ func foldLift3AVX2(e *[761]int8, c *[1536]int64)
 //
 //go:noescape
 func foldR3AVX2(e *[761]int8, c *[1536]int64)
+
+// foldRqAVX2 sets coefficients 1..p-1 of its output to freezeQ(v) (foldRq) for
+// v = c_i + c_(p+i) + c_(p+i-1); coefficient p-1 is the caller's to
+// overwrite.
+//
+//go:noescape
+func foldRqAVX2(out *[761]int16, c *[1536]int64)
+
+// foldSplit1AVX2 is foldSplit (mulSplit) with k = 1 for coefficients 1..p-1:
+// rq_i = freezeQ(k*l), r3_i = freeze3((v-l)/2^24) for the centered
+// residue l of v = c_i + c_(p+i) + c_(p+i-1) modulo 2^24; coefficient
+// p-1 is the caller's to overwrite.
+//
+//go:noescape
+func foldSplit1AVX2(rq *[761]int16, r3 *[761]int8, c *[1536]int64)
+
+// foldSplit3AVX2 is foldSplit (mulSplit) with k = 3 for coefficients 1..p-1:
+// rq_i = freezeQ(k*l), r3_i = freeze3((v-l)/2^24) for the centered
+// residue l of v = c_i + c_(p+i) + c_(p+i-1) modulo 2^24; coefficient
+// p-1 is the caller's to overwrite.
+//
+//go:noescape
+func foldSplit3AVX2(rq *[761]int16, r3 *[761]int8, c *[1536]int64)
+
+// scaleSplitAVX2 multiplies every value of x by 2^24 (scaleSplit).
+//
+//go:noescape
+func scaleSplitAVX2(x *[768]complex128)
+
+// addSplitAVX2 sets z = a + 2^24*b (addSplit).
+//
+//go:noescape
+func addSplitAVX2(z *[768]complex128, a *[768]complex128, b *[768]complex128)
+
+// r3ResiduesAVX2 sets acc to four lane sums (nz planes, then sg planes) for
+// the factor of degree 19 and four for that of degree 60: lane l sums
+// a_i * (x^i mod phi) over the i = l mod 4 below 764, from the tables of
+// residueTable (zero past p). Constant time in a.
+//
+//go:noescape
+func r3ResiduesAVX2(acc *[16]uint64, a *[768]int8, t19nz *[764]uint64, t19sg *[764]uint64, t60nz *[764]uint64, t60sg *[764]uint64)
+
+// r3Rem682AVX2 reduces a modulo the factor of degree 682 (rows[s] is it
+// times x^s: 12 nz words, then 12 sg words) and returns the OR of the
+// remainder's nonzero words: zero iff the factor divides a. Constant time in a.
+//
+//go:noescape
+func r3Rem682AVX2(a *[768]int8, rows *[79][24]uint64) uint64
+
+// shortKeysAVX2 sets x to shortFromList's sort keys: L_i with bit 0
+// cleared for i < w, with bits 1, 0 set to 01 for w <= i < p, then
+// 0xffffffff up to 1024.
+//
+//go:noescape
+func shortKeysAVX2(x *[1024]uint32, L *[761]uint32)
+
+// shortCoeffsAVX2 sets out_i = (x_i & 3) - 1 for i < p-1 (shortFromList's
+// coefficients from the sorted keys); out_(p-1) is the caller's.
+//
+//go:noescape
+func shortCoeffsAVX2(out *[761]int8, x *[1024]uint32)
+
+// smallFromListAVX2 sets out_i = ((L_i & 0x3fffffff)*3 >> 30) - 1 for
+// i < p-1 (smallFromList); out_(p-1) is the caller's.
+//
+//go:noescape
+func smallFromListAVX2(out *[761]int8, L *[761]uint32)
+
+// encodeBulk1AVX2 is encodeBulk's loop for a level emitting 1 byte(s) per pair
+// with modulus m, on groups*8 pairs (o gets groups*8*1 bytes, cur groups*8 values).
+//
+//go:noescape
+func encodeBulk1AVX2(o *byte, cur *uint32, m uint32, groups int)
+
+// encodeBulk2AVX2 is encodeBulk's loop for a level emitting 2 byte(s) per pair
+// with modulus m, on groups*8 pairs (o gets groups*8*2 bytes, cur groups*8 values).
+//
+//go:noescape
+func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int)
+
+// decodeListAVX2 sets L_i to the little-endian uint32 at buf[4i:] for i < p-1
+// (decodeList); L_(p-1) is the caller's.
+//
+//go:noescape
+func decodeListAVX2(L *[761]uint32, buf *[3044]byte)
+
+// decodeBulk1AVX2 is decodeBulk's loop for a level reading 1 byte(s) per pair
+// with modulus m, on groups*4 pairs: nx_(2i) = x mod m, nx_(2i+1) = (x/m) mod m
+// for x = o's bytes of pair i + cur_i shifted above them. For public data only.
+//
+//go:noescape
+func decodeBulk1AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
+
+// decodeBulk2AVX2 is decodeBulk's loop for a level reading 2 byte(s) per pair
+// with modulus m, on groups*4 pairs: nx_(2i) = x mod m, nx_(2i+1) = (x/m) mod m
+// for x = o's bytes of pair i + cur_i shifted above them. For public data only.
+//
+//go:noescape
+func decodeBulk2AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
+
+// smallEncodeAVX2 sets out[:190] to smallEncode's bytes of f's first 760
+// coefficients; out[190] is the caller's. Constant time in f.
+//
+//go:noescape
+func smallEncodeAVX2(out *[191]byte, f *[761]int8)
+
+// decryptFinishAVX2 sets r to ev if ev has weight w, else to the Short
+// 1, ..., 1, 0, ..., 0 (decrypt); ev's bytes past p are zero. Constant time in ev.
+//
+//go:noescape
+func decryptFinishAVX2(r *[761]int8, ev *[768]int8)

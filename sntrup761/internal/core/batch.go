@@ -41,9 +41,10 @@ var (
 	remainder682 = newR3Remainder(factor682)
 )
 
-// residueTable holds x^i mod phi for i < p, one bitsliced word each.
+// residueTable holds x^i mod phi for i < p, one bitsliced word each (and
+// three zero words past them, which r3ResiduesAVX2 reads four at a time).
 type residueTable struct {
-	nz, sg [P]uint64
+	nz, sg [P + 3]uint64
 }
 
 func newResidueTable(phi []int8) *residueTable {
@@ -129,6 +130,9 @@ func (rm *r3Remainder) isZeroMod(g *r3vec) uint64 {
 // invertible iff it is not divisible by any irreducible factor of x^p - x - 1
 // (the modulus is squarefree). Constant time.
 func r3Invertible(g *[P]int8) uint64 {
+	if asmEnabled {
+		return r3InvertibleAVX2(g)
+	}
 	var x r3vec
 	for i, c := range g {
 		setCoeff(&x, i, c)
@@ -203,9 +207,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	var x spectrum
 	for _, s := range slots {
 		s.sc.transformSmall(&c3)
-		for j := range s.sc {
-			s.sc[j] *= 1 << splitShift
-		}
+		s.sc.scaleSplit()
 		s.sd.transformRq(&dq)
 		mulSplit(&dq, &c3, 3, &x, &s.sd, &s.sk.sf, &s.sc, &s.sg)
 	}
@@ -225,9 +227,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 		stq.transformRq(&tq)
 		// sw = tq + 2^splitShift*t3 (one rounding per value, counted in
 		// the error bound)
-		for j := range sw {
-			sw[j] = stq[j] + st3[j]*(1<<splitShift)
-		}
+		sw.addSplit(&stq, &st3)
 		var v [P]int8
 		var w, h [P]int16
 		mulSplit(&w, &t3, 1, &x, &s.sg, &sw, nil, nil)        // w = tq*g_k; t3 = 1/c_(k-1)

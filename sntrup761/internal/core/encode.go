@@ -10,7 +10,9 @@ import "math/bits"
 //
 // Both are applied to public data only (public keys and ciphertexts). They
 // are nonetheless free of data-dependent branches and memory indexes; the
-// divisions in decoding use precomputed reciprocals.
+// divisions in decoding use precomputed reciprocals (on the assembly path,
+// decodeBulk1AVX2 and decodeBulk2AVX2 divide with VDIVPD, whose latency
+// may depend on its operands: the decoders must stay on public data).
 
 const (
 	rqBytes      = 1158
@@ -172,23 +174,34 @@ func (c *radixCodec) decode(R []uint32, s []byte) {
 // bytes written.
 func encodeBulk(o []byte, cur []uint32, lv *codecLevel) int {
 	m := lv.bm
-	pairs := cur[:2*lv.bulk]
+	start := 0 // pairs done on the assembly path, eight at a time
+	if asmEnabled && lv.bulk >= 8 {
+		start = lv.bulk &^ 7
+		if lv.bk == 1 {
+			encodeBulk1AVX2(&o[:start][0], &cur[:2*start][0], m, start/8)
+		} else {
+			encodeBulk2AVX2(&o[:2*start][0], &cur[:2*start][0], m, start/8)
+		}
+	}
+	// the rest (all of it on the scalar path), from pair start on
+	pairs := cur[2*start : 2*lv.bulk]
+	cur = cur[start:]
 	if lv.bk == 1 {
-		o = o[:lv.bulk]
+		o := o[start:lv.bulk]
 		for i := range o {
 			r := pairs[2*i] + pairs[2*i+1]*m
 			o[i] = byte(r)
 			cur[i] = r >> 8
 		}
-		return len(o)
+		return lv.bulk
 	}
-	o = o[:2*lv.bulk]
+	o = o[2*start : 2*lv.bulk]
 	for i := 0; i+1 < len(o); i += 2 {
 		r := pairs[i] + pairs[i+1]*m
 		o[i], o[i+1] = byte(r), byte(r>>8)
 		cur[i/2] = r >> 16
 	}
-	return len(o)
+	return 2 * lv.bulk
 }
 
 // decodeBulk decodes the level's first lv.bulk pairs from o and cur (the
@@ -196,22 +209,34 @@ func encodeBulk(o []byte, cur []uint32, lv *codecLevel) int {
 // bytes read.
 func decodeBulk(nx, cur []uint32, o []byte, lv *codecLevel) int {
 	m, recip := lv.bm, lv.brecip
-	nx = nx[:2*lv.bulk]
-	cur = cur[:lv.bulk]
+	start := 0 // pairs done on the assembly path, four at a time
+	if asmEnabled && lv.bulk >= 4 {
+		start = lv.bulk &^ 3
+		if lv.bk == 1 {
+			decodeBulk1AVX2(&nx[:2*start][0], &cur[:start][0], &o[:start][0], m, start/4)
+		} else {
+			decodeBulk2AVX2(&nx[:2*start][0], &cur[:start][0], &o[:2*start][0], m, start/4)
+		}
+	}
+	// the rest (all of it on the scalar path), from pair start on
+	nx = nx[2*start : 2*lv.bulk]
+	cur = cur[start:lv.bulk]
 	if lv.bk == 1 {
+		o = o[start:lv.bulk]
 		o = o[:len(cur)]
 		for i, hi := range cur {
 			q, rem := divmod(uint32(o[i])|hi<<8, m, recip)
 			nx[2*i], nx[2*i+1] = rem, mod(q, m, recip)
 		}
-		return len(o)
+		return lv.bulk
 	}
+	o = o[2*start : 2*lv.bulk]
 	o = o[:2*len(cur)]
 	for i, hi := range cur {
 		q, rem := divmod(uint32(o[2*i])|uint32(o[2*i+1])<<8|hi<<16, m, recip)
 		nx[2*i], nx[2*i+1] = rem, mod(q, m, recip)
 	}
-	return len(o)
+	return 2 * lv.bulk
 }
 
 // divmod returns x / m and x % m using recip = ceil(2^64/m), exact for
@@ -266,6 +291,11 @@ func roundedDecode(c *[P]int16, s []byte) {
 // smallEncode packs coefficients (plus one) two bits each, low bits first.
 func smallEncode(out []byte, f *[P]int8) {
 	out = out[:smallBytes]
+	if asmEnabled {
+		smallEncodeAVX2((*[smallBytes]byte)(out), f)
+		out[P/4] = byte(f[P-1] + 1)
+		return
+	}
 	for i := range P / 4 {
 		out[i] = byte(f[4*i]+1) | byte(f[4*i+1]+1)<<2 | byte(f[4*i+2]+1)<<4 | byte(f[4*i+3]+1)<<6
 	}

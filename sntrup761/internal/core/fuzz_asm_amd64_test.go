@@ -17,9 +17,9 @@ import (
 
 // FuzzAsmVsScalar runs every assembly kernel's caller on inputs derived
 // from the fuzzer's bytes, with the assembly path on and off, and a whole
-// key generation, encapsulation and decapsulation from the same bytes as
-// randomness: all must agree byte for byte. (Not parallel: it switches
-// the path; see withoutAsm.)
+// key generation, encapsulation and decapsulation and a batch of two keys
+// from the same bytes as randomness: all must agree byte for byte. (Not
+// parallel: it switches the path; see withoutAsm.)
 func FuzzAsmVsScalar(f *testing.F) {
 	fuzzcorpus.Add(f, []byte{0})
 	fuzzcorpus.Add(f, []byte{1, 2, 3, 0xff, 0x80, 0x7f})
@@ -42,25 +42,33 @@ func FuzzAsmVsScalar(f *testing.F) {
 		}
 		var qa, qs [P]int16
 		var ra, rs [P]int8
-		var sa, ss [P]int8
+		var sa, ss, ma, ms [P]int8
 		la, ls := L, L
 		qra, r3a := recipRq(&qa, &a, 3), r3Recip(&ra, &s)
 		sortShort(&la)
 		shortFromList(&sa, &L)
+		smallFromList(&ma, &L)
+		inva := r3Invertible(&s)
 		var qrs, r3s int32
+		var invs uint64
 		withoutAsm(func() {
 			qrs, r3s = recipRq(&qs, &a, 3), r3Recip(&rs, &s)
 			sortShort(&ls)
 			shortFromList(&ss, &L)
+			smallFromList(&ms, &L)
+			invs = r3Invertible(&s)
 		})
+		if inva != invs {
+			t.Fatal("r3Invertible differs")
+		}
 		if qra != qrs || (qrs == 0 && qa != qs) {
 			t.Fatal("recipRq differs")
 		}
 		if r3a != r3s || (r3s == 0 && ra != rs) {
 			t.Fatal("r3Recip differs")
 		}
-		if la != ls || sa != ss {
-			t.Fatal("sortShort or shortFromList differs")
+		if la != ls || sa != ss || ma != ms {
+			t.Fatal("sortShort, shortFromList or smallFromList differs")
 		}
 
 		// Whole operations, with the bytes as randomness. Key generation
@@ -93,6 +101,25 @@ func FuzzAsmVsScalar(f *testing.F) {
 		withoutAsm(func() { want, wantErr = run() })
 		if (gotErr == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
 			t.Fatalf("key generation, encapsulation or decapsulation differs (assembly: %v, scalar: %v)", gotErr, wantErr)
+		}
+
+		// A batch of two keys (the split products, the invertibility
+		// test) from a stream long enough for both.
+		batch := func() ([]byte, error) {
+			b := make([]byte, 16*(2*randomBytes+smallBytes))
+			for i := range b {
+				b[i] = at(i)
+			}
+			keys, err := GenerateKeys(bytes.NewReader(b), 2)
+			if err != nil {
+				return nil, err
+			}
+			return slices.Concat(keys[0].Bytes()[:], keys[1].Bytes()[:]), nil
+		}
+		got, gotErr = batch()
+		withoutAsm(func() { want, wantErr = batch() })
+		if (gotErr == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("batch key generation differs (assembly: %v, scalar: %v)", gotErr, wantErr)
 		}
 	})
 }

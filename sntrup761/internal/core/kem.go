@@ -126,6 +126,12 @@ func readList(rand io.Reader, L *[P]uint32) error {
 
 // decodeList reads 761 little-endian uint32 and clears buf.
 func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
+	if asmEnabled {
+		decodeListAVX2(L, buf)
+		L[P-1] = binary.LittleEndian.Uint32(buf[4*(P-1):])
+		clear(buf[:])
+		return
+	}
 	for i := range L {
 		L[i] = binary.LittleEndian.Uint32(buf[4*i:])
 	}
@@ -164,6 +170,11 @@ func shortFromList(out *[P]int8, L *[P]uint32) {
 
 // smallFromList maps random words to small coefficients ("Small_random").
 func smallFromList(out *[P]int8, L *[P]uint32) {
+	if asmEnabled {
+		smallFromListAVX2(out, L)
+		out[P-1] = int8(((L[P-1]&0x3fffffff)*3)>>30) - 1
+		return
+	}
 	for i := range out {
 		out[i] = int8(((L[i]&0x3fffffff)*3)>>30) - 1
 	}
@@ -315,8 +326,17 @@ func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	mulLift3(&e, &sc, &sc, &sk.sf) // e = 3*f*c in R/q, lifted to R/3
 	var se spectrum
 	se.transformSmall(&e)
-	var ev [P]int8
-	mulR3(&ev, &se, &se, &sk.sv)
+	var evb [768]int8 // zero past p, for decryptFinishAVX2
+	ev := (*[P]int8)(evb[:P])
+	mulR3(ev, &se, &se, &sk.sv)
+	if asmEnabled {
+		decryptFinishAVX2(r, &evb)
+		clear(sc[:])
+		clear(e[:])
+		clear(se[:])
+		clear(evb[:])
+		return
+	}
 	weight := int32(0)
 	for i := range ev {
 		weight += int32(ev[i]) & 1
@@ -331,5 +351,5 @@ func (sk *PrivateKey) decrypt(r *[P]int8, c *[P]int16) {
 	clear(sc[:])
 	clear(e[:])
 	clear(se[:])
-	clear(ev[:])
+	clear(evb[:])
 }

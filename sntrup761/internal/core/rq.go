@@ -68,7 +68,15 @@ func mulRq(out *[P]int16, z, sa, sb *spectrum) {
 }
 
 // foldRq sets out = c mod (x^p-x-1, q) for a linear product c.
-func foldRq(out *[P]int16, c *[2 * 768]int64) { foldRqScaled(out, c, 1) }
+func foldRq(out *[P]int16, c *[2 * 768]int64) {
+	if asmEnabled {
+		foldRqAVX2(out, c)
+		out[0] = freezeQ(c[0] + c[P])
+		out[P-1] = freezeQ(c[P-1] + c[2*P-2])
+		return
+	}
+	foldRqScaled(out, c, 1)
+}
 
 // foldRqScaled sets out = k*c mod (x^p-x-1, q) for a linear product c
 // (k*|c| folded below 2^34 / 3).
@@ -191,6 +199,30 @@ func foldParts(c *[2 * 768]int64) (lo, hi, hm []int64) {
 // P), |y_i| < 2^34; their FFT error bounds are in fftbound_test.go.
 const splitShift = 24
 
+// scaleSplit multiplies s by 2^splitShift (exact: a power of two), as
+// batch key generation scales the R/3 part of a split product.
+func (s *spectrum) scaleSplit() {
+	if asmEnabled {
+		scaleSplitAVX2((*[768]complex128)(s))
+		return
+	}
+	for j := range s {
+		s[j] *= 1 << splitShift
+	}
+}
+
+// addSplit sets s = lo + 2^splitShift*hi (one rounding per value, by the
+// addition; the scaling is exact), the spectrum of a split operand.
+func (s *spectrum) addSplit(lo, hi *spectrum) {
+	if asmEnabled {
+		addSplitAVX2((*[768]complex128)(s), (*[768]complex128)(lo), (*[768]complex128)(hi))
+		return
+	}
+	for j := range s {
+		s[j] = lo[j] + hi[j]*(1<<splitShift)
+	}
+}
+
 // mulSplit computes the linear product y = a*b + c*d from spectra (c and d
 // nil: y = a*b; z scratch as for mulRq), reduces it modulo x^p - x - 1,
 // splits each coefficient as lo + 2^splitShift*hi (see splitShift for the
@@ -203,12 +235,31 @@ func mulSplit(rq *[P]int16, r3 *[P]int8, k int64, z, a, b, c, d *spectrum) {
 		cs, ds = c[:], d[:]
 	}
 	plan768.inverseProducts(y[:], z[:], a[:], b[:], cs, ds)
+	foldSplit(rq, r3, k, &y)
+}
+
+// foldSplit is the split of mulSplit: it reduces the linear product y
+// modulo x^p - x - 1 and sets rq = k*lo in R/q (k = 1 or 3) and r3 = hi in
+// R/3 for each coefficient lo + 2^splitShift*hi (|coefficients| < 2^34).
+// On the assembly path foldSplit1AVX2 and foldSplit3AVX2 compute
+// coefficients 1..p-2. Constant time: shifts and masks.
+func foldSplit(rq *[P]int16, r3 *[P]int8, k int64, y *[2 * 768]int64) {
 	const half = 1 << (splitShift - 1)
 	split := func(v int64) (int16, int8) {
 		l := (v+half)&(1<<splitShift-1) - half // centered residue
 		return freezeQ(k * l), freeze3((v - l) >> splitShift)
 	}
-	lo, hi, hm := foldParts(&y)
+	if asmEnabled && (k == 1 || k == 3) { // k is public
+		if k == 1 {
+			foldSplit1AVX2(rq, r3, y)
+		} else {
+			foldSplit3AVX2(rq, r3, y)
+		}
+		rq[0], r3[0] = split(y[0] + y[P])
+		rq[P-1], r3[P-1] = split(y[P-1] + y[2*P-2])
+		return
+	}
+	lo, hi, hm := foldParts(y)
 	o, o3 := rq[1:P-1], r3[1:P-1]
 	o, o3 = o[:len(lo)], o3[:len(lo)]
 	for i, v := range lo {

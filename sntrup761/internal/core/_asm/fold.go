@@ -8,7 +8,7 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The folds after a ring product (mulRounded, mulLift3 and foldR3 in
+// The folds after a ring product (mulRounded, mulLift3, foldR3 and foldRq in
 // ../rq.go) for coefficients 1..p-2, four at a time: v = c_i + c_(p+i) +
 // c_(p+i-1) in int64 lanes (exact), converted to float64 exactly (|v| <
 // 2^51: the bits of v added to those of 1.5*2^52, then 1.5*2^52
@@ -30,7 +30,8 @@ import (
 // also writes). Constant time: the same instructions on every lane,
 // fixed loop counts and addresses.
 
-// foldKernels generates foldRoundAVX2, foldLift3AVX2 and foldR3AVX2.
+// foldKernels generates foldRoundAVX2, foldLift3AVX2, foldR3AVX2 and
+// foldRqAVX2.
 func foldKernels() {
 	magic := broadcastF64("foldMagic", 6755399441055744.0)
 	qinv := broadcastF64("qInv", 1.0/q)
@@ -51,6 +52,7 @@ func foldKernels() {
 		{"foldRoundAVX2", "func(R *[761]uint32, c *[1536]int64)", "Round's digits of freezeQ(v) (mulRounded)", 4},
 		{"foldLift3AVX2", "func(e *[761]int8, c *[1536]int64)", "freeze3(freezeQ(3v)) (mulLift3)", 1},
 		{"foldR3AVX2", "func(e *[761]int8, c *[1536]int64)", "freeze3(v) (foldR3)", 1},
+		{"foldRqAVX2", "func(out *[761]int16, c *[1536]int64)", "freezeQ(v) (foldRq)", 2},
 	} {
 		kernel(k.name, k.sig, k.name+" sets coefficients 1..p-1 of its output to "+k.doc+" for",
 			"v = c_i + c_(p+i) + c_(p+i-1); coefficient p-1 is the caller's to",
@@ -58,6 +60,8 @@ func foldKernels() {
 		var out Register
 		if k.out == 4 {
 			out = Load(Param("R"), GP64())
+		} else if k.out == 2 {
+			out = Load(Param("out"), GP64())
 		} else {
 			out = Load(Param("e"), GP64())
 		}
@@ -86,12 +90,14 @@ func foldKernels() {
 			VMULPD(qf, t, t)
 			VSUBPD(t, v, v)
 		}
-		if k.name == "foldRoundAVX2" {
+		switch k.name {
+		case "foldRqAVX2":
+		case "foldRoundAVX2":
 			VADDPD(q12f, v, v)
 			VMULPD(third, v, v)
 			VADDPD(magic, v, v)
 			VSUBPD(magic, v, v)
-		} else {
+		default:
 			// freeze3: r - 3*round(r/3)
 			VMULPD(third, v, t)
 			VADDPD(magic, t, t)
@@ -103,6 +109,9 @@ func foldKernels() {
 		VCVTPD2DQY(v, x)
 		if k.out == 4 {
 			VMOVDQU(x, Mem{Base: out})
+		} else if k.out == 2 {
+			VPACKSSDW(x, x, x)
+			VMOVQ(x, Mem{Base: out})
 		} else {
 			VPACKSSDW(x, x, x)
 			VPACKSSWB(x, x, x)
@@ -115,4 +124,149 @@ func foldKernels() {
 		VZEROUPPER()
 		RET()
 	}
+}
+
+// foldSplitKernels generates foldSplit1AVX2 and foldSplit3AVX2, the split
+// of mulSplit (foldSplit in ../rq.go) for coefficients 1..p-2, four at a
+// time: v = c_i + c_(p+i) + c_(p+i-1) in int64 lanes (exact); the centered
+// residue l = ((v + 2^23) & (2^24 - 1)) - 2^23 with integer instructions;
+// l and v converted to float64 exactly (as in foldKernels: |v| < 2^51);
+// h = (v - l)*2^-24, exact (v - l is a multiple of 2^24 below 2^51); then
+// rq = freezeQ(k*l) (|k*l| < 3*2^23 < 2^27, the bound foldKernels' freezeQ
+// needs) and r3 = freeze3(h) (|h| < 2^27 for |v| < 2^51) in float64 as
+// there, converted back with VCVTPD2DQ and packed to int16 and int8. The
+// same constant-time argument as foldKernels: the same instructions on
+// every lane, fixed loop count and addresses.
+func foldSplitKernels() {
+	magic := broadcastF64("splitMagic", 6755399441055744.0)
+	qinv := broadcastF64("splitQInv", 1.0/q)
+	qf := broadcastF64("splitQF", q)
+	third := broadcastF64("splitThird", 1.0/3)
+	three := broadcastF64("splitThree", 3)
+	scale := broadcastF64("splitScale", 1.0/(1<<24))
+	broadcastU64 := func(name string, v uint64) Mem {
+		m := GLOBL(name, RODATA|NOPTR)
+		for l := 0; l < 4; l++ {
+			DATA(8*l, U64(v))
+		}
+		return m
+	}
+	magicBits := broadcastU64("splitMagicBits", math.Float64bits(6755399441055744.0))
+	half := broadcastU64("splitHalf", 1<<23)
+	mask := broadcastU64("splitMask", 1<<24-1)
+	for _, k := range []int{1, 3} {
+		name := "foldSplit" + string(rune('0'+k)) + "AVX2"
+		kernel(name, "func(rq *[761]int16, r3 *[761]int8, c *[1536]int64)",
+			name+" is foldSplit (mulSplit) with k = "+string(rune('0'+k))+" for coefficients 1..p-1:",
+			"rq_i = freezeQ(k*l), r3_i = freeze3((v-l)/2^24) for the centered",
+			"residue l of v = c_i + c_(p+i) + c_(p+i-1) modulo 2^24; coefficient",
+			"p-1 is the caller's to overwrite.")
+		rq := Load(Param("rq"), GP64())
+		r3 := Load(Param("r3"), GP64())
+		c := Load(Param("c"), GP64())
+		ADDQ(U8(8), c)  // c_1
+		ADDQ(U8(2), rq) // coefficient 1
+		ADDQ(U8(1), r3)
+		n := GP64()
+		MOVQ(U32(190), n) // coefficients 1..760
+		Label(name + "_loop")
+		v, l, t := YMM(), YMM(), YMM()
+		VMOVDQU(Mem{Base: c}, v)
+		VPADDQ(Mem{Base: c, Disp: 8 * p}, v, v)
+		VPADDQ(Mem{Base: c, Disp: 8 * (p - 1)}, v, v)
+		// centered residue modulo 2^24
+		VPADDQ(half, v, l)
+		VPAND(mask, l, l)
+		VPSUBQ(half, l, l)
+		// both to float64, exactly
+		VPADDQ(magicBits, v, v)
+		VSUBPD(magic, v, v)
+		VPADDQ(magicBits, l, l)
+		VSUBPD(magic, l, l)
+		// h = (v - l)/2^24, freeze3(h) = h - 3*round(h/3)
+		VSUBPD(l, v, v)
+		VMULPD(scale, v, v)
+		VMULPD(third, v, t)
+		VADDPD(magic, t, t)
+		VSUBPD(magic, t, t)
+		VMULPD(three, t, t)
+		VSUBPD(t, v, v)
+		// freezeQ(k*l) = k*l - q*round(k*l/q)
+		if k == 3 {
+			VADDPD(l, l, t)
+			VADDPD(t, l, l)
+		}
+		VMULPD(qinv, l, t)
+		VADDPD(magic, t, t)
+		VSUBPD(magic, t, t)
+		VMULPD(qf, t, t)
+		VSUBPD(t, l, l)
+		x, y := XMM(), XMM()
+		VCVTPD2DQY(l, x)
+		VPACKSSDW(x, x, x)
+		VMOVQ(x, Mem{Base: rq})
+		VCVTPD2DQY(v, y)
+		VPACKSSDW(y, y, y)
+		VPACKSSWB(y, y, y)
+		VMOVD(y, Mem{Base: r3})
+		ADDQ(U8(32), c)
+		ADDQ(U8(8), rq)
+		ADDQ(U8(4), r3)
+		DECQ(n)
+		JNZ(LabelRef(name + "_loop"))
+		VZEROUPPER()
+		RET()
+	}
+}
+
+// splitSpectrumKernels generates scaleSplitAVX2 and addSplitAVX2, the
+// spectrum arithmetic of batch key generation (scaleSplit and addSplit in
+// ../rq.go): x = 2^24*x and z = a + 2^24*b on the 1536 float64 values of a
+// spectrum, four at a time. Multiplying by 2^24 is exact, so each value is
+// rounded at most once, by the addition, as in the scalar code. Constant
+// time: the same instructions on every value, fixed loop count and
+// addresses.
+func splitSpectrumKernels() {
+	scale := broadcastF64("splitTwo24", 1<<24)
+	kernel("scaleSplitAVX2", "func(x *[768]complex128)",
+		"scaleSplitAVX2 multiplies every value of x by 2^24 (scaleSplit).")
+	x := Load(Param("x"), GP64())
+	k := YMM()
+	VMOVUPD(scale, k)
+	n := GP64()
+	MOVQ(U32(192), n) // 1536 values, eight per iteration
+	Label("scaleSplit_loop")
+	for u := 0; u < 2; u++ {
+		v := YMM()
+		VMULPD(Mem{Base: x, Disp: 32 * u}, k, v)
+		VMOVUPD(v, Mem{Base: x, Disp: 32 * u})
+	}
+	ADDQ(U8(64), x)
+	DECQ(n)
+	JNZ(LabelRef("scaleSplit_loop"))
+	VZEROUPPER()
+	RET()
+
+	kernel("addSplitAVX2", "func(z, a, b *[768]complex128)",
+		"addSplitAVX2 sets z = a + 2^24*b (addSplit).")
+	regs := loadArgs("z", "a", "b")
+	z, a, b := regs[0], regs[1], regs[2]
+	k = YMM()
+	VMOVUPD(scale, k)
+	n = GP64()
+	MOVQ(U32(192), n)
+	Label("addSplit_loop")
+	for u := 0; u < 2; u++ {
+		v := YMM()
+		VMULPD(Mem{Base: b, Disp: 32 * u}, k, v)
+		VADDPD(Mem{Base: a, Disp: 32 * u}, v, v)
+		VMOVUPD(v, Mem{Base: z, Disp: 32 * u})
+	}
+	ADDQ(U8(64), z)
+	ADDQ(U8(64), a)
+	ADDQ(U8(64), b)
+	DECQ(n)
+	JNZ(LabelRef("addSplit_loop"))
+	VZEROUPPER()
+	RET()
 }

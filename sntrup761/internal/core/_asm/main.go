@@ -54,6 +54,16 @@ func main() {
 	dit16ProductsKernel(&k, true)
 	radix3Kernels(&k)
 	foldKernels()
+	foldSplitKernels()
+	splitSpectrumKernels()
+	r3ResiduesKernel()
+	r3Rem682Kernel()
+	listKernels()
+	encodeBulkKernels()
+	decodeListKernel()
+	decodeBulkKernels()
+	smallEncodeKernel()
+	decryptFinishKernel()
 	Generate()
 }
 
