@@ -112,8 +112,9 @@ func dudectCiphertextPool(t *testing.T) (*PrivateKey, [][CiphertextSize]byte) {
 }
 
 var (
-	dudectSinkKey *PrivateKey
-	dudectSink    int64
+	dudectSinkKey  *PrivateKey
+	dudectSinkKeys []*PrivateKey
+	dudectSink     int64
 )
 
 var dudectCases = []dudect.Case{
@@ -276,6 +277,34 @@ var dudectCases = []dudect.Case{
 					// A random g is not invertible with probability
 					// about 3^-19; then the read fails, harmlessly.
 					dudectSinkKey, _ = GenerateKey(&readers[i])
+				},
+			}
+		},
+	},
+	{
+		Name:  "GenerateKeys/fixed-vs-random",
+		About: "a batch of two keys (batch.go's own kernels: r3Invertible, the paired products, the split spectra); class 0 one fixed seed per key, class 1 fresh random seeds",
+		Setup: func(t *testing.T) dudect.Target {
+			rng := dudect.NewRNG()
+			const keySeed = 2*randomBytes + smallBytes
+			fixed := make([]byte, 2*keySeed)
+			dudectKeySeed(rng, fixed[:keySeed])
+			dudectKeySeed(rng, fixed[keySeed:])
+			seeds := make([][2 * keySeed]byte, 500)
+			readers := make([]bytes.Reader, len(seeds))
+			return dudect.Target{
+				Slots: len(seeds),
+				Prepare: func(i, class int) {
+					dudect.Fill(rng, seeds[i][:])
+					if class == 0 {
+						copy(seeds[i][:], fixed)
+					}
+					readers[i].Reset(seeds[i][:])
+				},
+				Run: func(i int) {
+					// As GenerateKey's target: a random g that is not
+					// invertible (about 3^-19) ends the read, harmlessly.
+					dudectSinkKeys, _ = GenerateKeys(&readers[i], 2)
 				},
 			}
 		},
