@@ -440,6 +440,13 @@ func TestSplitSpectrumAsm(t *testing.T) {
 	}
 }
 
+// asmCodecs are the mixed-radix codecs with their moduli: public keys
+// (R/q) and ciphertexts (rounded).
+var asmCodecs = []struct {
+	codec *radixCodec
+	m     uint32
+}{{rqCodec, Q}, {roundedCodec, (Q + 2) / 3}}
+
 // TestEncodeAsm: the mixed-radix encoders (public keys and ciphertexts)
 // on the assembly path (encodeBulk1AVX2, encodeBulk2AVX2 for the bulk of
 // each level) give the scalar code's bytes, for random values and for
@@ -448,10 +455,7 @@ func TestEncodeAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(19, 20))
 	for it := range asmIterations(100) {
-		for _, c := range []struct {
-			codec *radixCodec
-			m     uint32
-		}{{rqCodec, Q}, {roundedCodec, (Q + 2) / 3}} {
+		for _, c := range asmCodecs {
 			var R [P]uint32
 			for i := range R {
 				R[i] = rng.Uint32N(c.m)
@@ -499,10 +503,7 @@ func TestDecodeAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(23, 24))
 	for it := range asmIterations(100) {
-		for _, c := range []struct {
-			codec *radixCodec
-			m     uint32
-		}{{rqCodec, Q}, {roundedCodec, (Q + 2) / 3}} {
+		for _, c := range asmCodecs {
 			s := make([]byte, c.codec.size)
 			switch it % 4 {
 			case 0:

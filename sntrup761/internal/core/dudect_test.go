@@ -97,6 +97,36 @@ func dudectKeySeed(rng *rand.Rand, b []byte) {
 	}
 }
 
+// dudectKeyGen is the target of a key generation of keys keys from a
+// reader: class 0 one fixed seed per key (2*3044+191 bytes, g
+// invertible), class 1 fresh random seeds, slots slots. A random g is not
+// invertible with probability about 3^-19; then gen's read fails,
+// harmlessly.
+func dudectKeyGen(keys, slots int, gen func(r *bytes.Reader)) dudect.Target {
+	rng := dudect.NewRNG()
+	const seedLen = 2*randomBytes + smallBytes
+	fixed := make([]byte, keys*seedLen)
+	for k := range keys {
+		dudectKeySeed(rng, fixed[k*seedLen:(k+1)*seedLen])
+	}
+	seeds := make([][]byte, slots)
+	readers := make([]bytes.Reader, slots)
+	for i := range seeds {
+		seeds[i] = make([]byte, len(fixed))
+	}
+	return dudect.Target{
+		Slots: slots,
+		Prepare: func(i, class int) {
+			dudect.Fill(rng, seeds[i])
+			if class == 0 {
+				copy(seeds[i], fixed)
+			}
+			readers[i].Reset(seeds[i])
+		},
+		Run: func(i int) { gen(&readers[i]) },
+	}
+}
+
 // dudectCiphertextPool returns a fresh key and 1024 valid ciphertexts for it.
 func dudectCiphertextPool(t *testing.T) (*PrivateKey, [][CiphertextSize]byte) {
 	sk, err := GenerateKey(cryptorand.Reader)
@@ -258,55 +288,14 @@ var dudectCases = []dudect.Case{
 		Name:  "GenerateKey/fixed-vs-random",
 		About: "class 0 one fixed seed (2*3044+191 bytes, g invertible), class 1 fresh random seeds",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudect.NewRNG()
-			const seedLen = 2*randomBytes + smallBytes
-			fixed := make([]byte, seedLen)
-			dudectKeySeed(rng, fixed)
-			seeds := make([][seedLen]byte, 1000)
-			readers := make([]bytes.Reader, len(seeds))
-			return dudect.Target{
-				Slots: len(seeds),
-				Prepare: func(i, class int) {
-					dudect.Fill(rng, seeds[i][:])
-					if class == 0 {
-						copy(seeds[i][:], fixed)
-					}
-					readers[i].Reset(seeds[i][:])
-				},
-				Run: func(i int) {
-					// A random g is not invertible with probability
-					// about 3^-19; then the read fails, harmlessly.
-					dudectSinkKey, _ = GenerateKey(&readers[i])
-				},
-			}
+			return dudectKeyGen(1, 1000, func(r *bytes.Reader) { dudectSinkKey, _ = GenerateKey(r) })
 		},
 	},
 	{
 		Name:  "GenerateKeys/fixed-vs-random",
 		About: "a batch of two keys (batch.go's own kernels: r3Invertible, the paired products, the split spectra); class 0 one fixed seed per key, class 1 fresh random seeds",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudect.NewRNG()
-			const keySeed = 2*randomBytes + smallBytes
-			fixed := make([]byte, 2*keySeed)
-			dudectKeySeed(rng, fixed[:keySeed])
-			dudectKeySeed(rng, fixed[keySeed:])
-			seeds := make([][2 * keySeed]byte, 500)
-			readers := make([]bytes.Reader, len(seeds))
-			return dudect.Target{
-				Slots: len(seeds),
-				Prepare: func(i, class int) {
-					dudect.Fill(rng, seeds[i][:])
-					if class == 0 {
-						copy(seeds[i][:], fixed)
-					}
-					readers[i].Reset(seeds[i][:])
-				},
-				Run: func(i int) {
-					// As GenerateKey's target: a random g that is not
-					// invertible (about 3^-19) ends the read, harmlessly.
-					dudectSinkKeys, _ = GenerateKeys(&readers[i], 2)
-				},
-			}
+			return dudectKeyGen(2, 500, func(r *bytes.Reader) { dudectSinkKeys, _ = GenerateKeys(r, 2) })
 		},
 	},
 	{
