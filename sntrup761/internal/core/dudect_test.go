@@ -455,13 +455,17 @@ var dudectCases = []dudect.Case{
 			return dudect.Target{
 				Slots: len(ins),
 				Prepare: func(i, class int) {
-					dudectRq(rng, &ins[i].a)
-					dudectSmall(rng, &ins[i].f)
-					dudectSmall(rng, &ins[i].t)
-					dudectSmall(rng, &ins[i].c)
+					// The same writes to the slot in both classes (see
+					// sortShort/fixed-vs-random).
+					var in input
+					dudectRq(rng, &in.a)
+					dudectSmall(rng, &in.f)
+					dudectSmall(rng, &in.t)
+					dudectSmall(rng, &in.c)
 					if class == 0 {
-						ins[i] = fixed
+						in = fixed
 					}
+					ins[i] = in
 				},
 				Run: func(i int) {
 					in := &ins[i]
