@@ -92,6 +92,12 @@ func LoginFrom(src, addr string, cfg *ssh.ClientConfig) (*ssh.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Login(nc, addr, cfg)
+}
+
+// Login completes an x/crypto/ssh client handshake with cfg on nc, a
+// connection to addr, within 10 seconds; on failure it closes nc.
+func Login(nc net.Conn, addr string, cfg *ssh.ClientConfig) (*ssh.Client, error) {
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
 	c, chans, reqs, err := ssh.NewClientConn(nc, addr, cfg)
 	if err != nil {
