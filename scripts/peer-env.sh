@@ -42,6 +42,15 @@
 # The wrappers honour PQKEX_TRIXIE_BIND and PQKEX_TRIXIE_AUTHORIZED_KEYS, and
 # PQKEX_FORKY_BIND and PQKEX_FORKY_AUTHORIZED_KEYS (README.md).
 
+# _pqkex_bin_vars VAR=program ...: one line PQKEX_VAR=$PEERS_BIN/program each
+# (PEERS_BIN is _pqkex_peer_env's local, visible to the functions it calls).
+_pqkex_bin_vars() {
+	local v
+	for v in "$@"; do
+		echo "PQKEX_${v%%=*}=$PEERS_BIN/${v#*=}"
+	done
+}
+
 _pqkex_peer_env() {
 	local here
 	here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
@@ -67,25 +76,17 @@ _pqkex_peer_env() {
 	if [ -f "$TRIXIE_ROOT/.pqkex-ready" ] && [ -x "$PEERS_BIN/trixie-exec" ]; then
 		echo "PQKEX_TRIXIE_ROOT=$TRIXIE_ROOT"
 		echo "PQKEX_TRIXIE_EXEC=$PEERS_BIN/trixie-exec"
-		echo "PQKEX_DROPBEAR=$PEERS_BIN/dropbear"
-		echo "PQKEX_DBCLIENT=$PEERS_BIN/dbclient"
-		echo "PQKEX_DROPBEARKEY=$PEERS_BIN/dropbearkey"
-		echo "PQKEX_DROPBEARCONVERT=$PEERS_BIN/dropbearconvert"
-		echo "PQKEX_TINYSSHD=$PEERS_BIN/tinysshd"
-		echo "PQKEX_TINYSSHD_MAKEKEY=$PEERS_BIN/tinysshd-makekey"
-		echo "PQKEX_TINYSSHD_PRINTKEY=$PEERS_BIN/tinysshd-printkey"
-		echo "PQKEX_TCPSERVER=$PEERS_BIN/tcpserver"
+		_pqkex_bin_vars DROPBEAR=dropbear DBCLIENT=dbclient DROPBEARKEY=dropbearkey \
+			DROPBEARCONVERT=dropbearconvert TINYSSHD=tinysshd TINYSSHD_MAKEKEY=tinysshd-makekey \
+			TINYSSHD_PRINTKEY=tinysshd-printkey TCPSERVER=tcpserver
 	else
 		echo "peer-env: trixie chroot (dropbear, tinysshd) missing (install-peers.sh trixie)" >&2; missing=1
 	fi
 	if [ -f "$FORKY_ROOT/.pqkex-ready" ] && [ -x "$PEERS_BIN/forky-exec" ]; then
 		echo "PQKEX_FORKY_ROOT=$FORKY_ROOT"
 		echo "PQKEX_FORKY_EXEC=$PEERS_BIN/forky-exec"
-		echo "PQKEX_OPENSSH106_SSH=$PEERS_BIN/forky-ssh"
-		echo "PQKEX_OPENSSH106_SSHD=$PEERS_BIN/forky-sshd"
-		echo "PQKEX_OPENSSH106_KEYGEN=$PEERS_BIN/forky-ssh-keygen"
-		echo "PQKEX_PLINK=$PEERS_BIN/forky-plink"
-		echo "PQKEX_PUTTYGEN=$PEERS_BIN/forky-puttygen"
+		_pqkex_bin_vars OPENSSH106_SSH=forky-ssh OPENSSH106_SSHD=forky-sshd \
+			OPENSSH106_KEYGEN=forky-ssh-keygen PLINK=forky-plink PUTTYGEN=forky-puttygen
 	else
 		echo "peer-env: forky chroot (OpenSSH 10.6, PuTTY plink) missing (install-peers.sh forky)" >&2; missing=1
 	fi
@@ -101,7 +102,7 @@ _pqkex_peer_env() {
 if (return 0 2>/dev/null); then
 	# sourced: export into the caller's shell, leave its shell options alone
 	eval "$(_pqkex_peer_env | sed 's/^/export /')" || true
-	unset -f _pqkex_peer_env
+	unset -f _pqkex_peer_env _pqkex_bin_vars
 else
 	set -euo pipefail
 	export_=0 require=0

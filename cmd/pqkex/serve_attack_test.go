@@ -172,41 +172,25 @@ func channelFlood(t *testing.T, channels, perChannel, chunk int, limit time.Dura
 }
 
 // coalescedConn gathers the writes of an x/crypto client and sends them
-// in one write every millisecond, or at once when 64 KiB are waiting.
+// a millisecond after the first one, or at once when 64 KiB are waiting.
 // A write that the socket holds up holds up the writer too, as without it.
 type coalescedConn struct {
 	net.Conn
-	mu   sync.Mutex
-	buf  []byte
-	err  error
-	stop chan struct{}
-	once sync.Once
+	mu  sync.Mutex
+	buf []byte
+	err error
 }
 
-func coalesce(nc net.Conn) net.Conn {
-	c := &coalescedConn{Conn: nc, stop: make(chan struct{})}
-	go func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-c.stop:
-				return
-			case <-tick.C:
-				c.mu.Lock()
-				c.flushLocked()
-				c.mu.Unlock()
-			}
-		}
-	}()
-	return c
-}
+func coalesce(nc net.Conn) net.Conn { return &coalescedConn{Conn: nc} }
 
 func (c *coalescedConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
 		return 0, c.err
+	}
+	if len(c.buf) == 0 {
+		time.AfterFunc(time.Millisecond, c.flush)
 	}
 	c.buf = append(c.buf, p...)
 	if len(c.buf) >= 64<<10 {
@@ -215,16 +199,17 @@ func (c *coalescedConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+func (c *coalescedConn) flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+}
+
 func (c *coalescedConn) flushLocked() {
 	if len(c.buf) > 0 && c.err == nil {
 		_, c.err = c.Conn.Write(c.buf)
 		c.buf = c.buf[:0]
 	}
-}
-
-func (c *coalescedConn) Close() error {
-	c.once.Do(func() { close(c.stop) })
-	return c.Conn.Close()
 }
 
 // TestServeStartupFlood: 100 connections from one source that never
