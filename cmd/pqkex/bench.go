@@ -91,12 +91,11 @@ func newBenchFlags(fs *flag.FlagSet) *benchFlags {
 
 // runBench implements "pqkex bench".
 func runBench(args []string, stdout, stderr io.Writer) int {
-	c, fs := verb("bench", stderr)
-	opt := newBenchFlags(fs)
-	d, methods, asJSON := opt.time, opt.methods, opt.json
-	if code, done := c.parse(fs, args, stdout); done {
+	opt, fs, code, done := parseVerb("bench", newBenchFlags, args, stdout, stderr)
+	if done {
 		return code
 	}
+	d, methods, asJSON := opt.time, opt.methods, opt.json
 	if *d <= 0 {
 		fmt.Fprintf(stderr, "pqkex bench: -time must be a positive duration such as 1s or 500ms, not %v\n", *d)
 		fs.Usage()

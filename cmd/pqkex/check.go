@@ -109,12 +109,11 @@ func newCheckFlags(fs *flag.FlagSet) *checkFlags {
 
 // runCheck implements "pqkex check".
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	c, fs := verb("check", stderr)
-	opt := newCheckFlags(fs)
-	kex, listen, allowRemote, timeout, pause, idle, deadline, noPacing, ident, clientAddr, runClient, clientVersion, hostKey, baselineFile, writeBaselineFile, junitFile, asJSON, verbose := opt.kex, opt.listen, opt.allowRemote, opt.timeout, opt.pause, opt.idle, opt.deadline, opt.noPacing, opt.ident, opt.clientAddr, opt.runClient, opt.clientVersion, opt.hostKey, opt.baselineFile, opt.writeBaselineFile, opt.junitFile, opt.asJSON, opt.verbose
-	if code, done := c.parse(fs, args, stdout); done {
-		return code
+	opt, fs, status, parsed := parseVerb("check", newCheckFlags, args, stdout, stderr)
+	if parsed {
+		return status
 	}
+	kex, listen, allowRemote, timeout, pause, idle, deadline, noPacing, ident, clientAddr, runClient, clientVersion, hostKey, baselineFile, writeBaselineFile, junitFile, asJSON, verbose := opt.kex, opt.listen, opt.allowRemote, opt.timeout, opt.pause, opt.idle, opt.deadline, opt.noPacing, opt.ident, opt.clientAddr, opt.runClient, opt.clientVersion, opt.hostKey, opt.baselineFile, opt.writeBaselineFile, opt.junitFile, opt.asJSON, opt.verbose
 	var methods []string
 	if *kex != "" {
 		methods = splitList(*kex)

@@ -144,7 +144,7 @@ func lookup(name string) *command {
 
 // verb starts the verb named name: its table entry and a new FlagSet
 // writing to stderr, whose usage is the verb's synopsis, long description
-// and flags. The verb defines its flags on it and calls c.parse.
+// and flags. Verbs with flags start with parseVerb.
 func verb(name string, stderr io.Writer) (*command, *flag.FlagSet) {
 	c := lookup(name)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -163,6 +163,16 @@ func verb(name string, stderr io.Writer) (*command, *flag.FlagSet) {
 		fs.PrintDefaults()
 	}
 	return c, fs
+}
+
+// parseVerb starts the verb named name (verb), defines its flags with
+// newFlags and parses args (parse): it returns what newFlags returned and
+// the FlagSet, and done reports that the verb must return code now.
+func parseVerb[F any](name string, newFlags func(*flag.FlagSet) F, args []string, stdout, stderr io.Writer) (opt F, fs *flag.FlagSet, code int, done bool) {
+	c, fs := verb(name, stderr)
+	opt = newFlags(fs)
+	code, done = c.parse(fs, args, stdout)
+	return opt, fs, code, done
 }
 
 // help prints what "pqkex NAME -h" prints: the verb's usage and flags.

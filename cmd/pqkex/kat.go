@@ -30,9 +30,8 @@ func newKATFlags(fs *flag.FlagSet) (dir *string) {
 // including a recognised file that does not parse, and if no vector ran
 // at all (a run that checked nothing is not a success); 2 on usage errors.
 func runKAT(args []string, stdout, stderr io.Writer) int {
-	c, flags := verb("kat", stderr)
-	dir := newKATFlags(flags)
-	if code, done := c.parse(flags, args, stdout); done {
+	dir, _, code, done := parseVerb("kat", newKATFlags, args, stdout, stderr)
+	if done {
 		return code
 	}
 

@@ -119,12 +119,11 @@ func newScanFlags(fs *flag.FlagSet) *scanFlags {
 // exchange was negotiated, or the server offers one that -kex did not
 // list; 3 when the server offers none; 1 on error.
 func runScan(args []string, stdout, stderr io.Writer) int {
-	c, fs := verb("scan", stderr)
-	opt := newScanFlags(fs)
-	kex, timeout, asJSON := opt.kex, opt.timeout, opt.json
-	if code, done := c.parse(fs, args, stdout); done {
+	opt, fs, code, done := parseVerb("scan", newScanFlags, args, stdout, stderr)
+	if done {
 		return code
 	}
+	kex, timeout, asJSON := opt.kex, opt.timeout, opt.json
 	addr := fs.Arg(0)
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		addr = net.JoinHostPort(addr, "22")

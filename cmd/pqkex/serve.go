@@ -36,12 +36,11 @@ func newServeFlags(fs *flag.FlagSet) *serveFlags {
 
 // runServe implements "pqkex serve".
 func runServe(args []string, stdout, stderr io.Writer) int {
-	c, fs := verb("serve", stderr)
-	opt := newServeFlags(fs)
-	listen, kex, hostKey, allowRemote, lim := opt.listen, opt.kex, opt.hostKey, opt.allowRemote, &opt.lim
-	if code, done := c.parse(fs, args, stdout); done {
+	opt, fs, code, done := parseVerb("serve", newServeFlags, args, stdout, stderr)
+	if done {
 		return code
 	}
+	listen, kex, hostKey, allowRemote, lim := opt.listen, opt.kex, opt.hostKey, opt.allowRemote, &opt.lim
 	if err := lim.check(fs); err != nil {
 		fmt.Fprintln(stderr, "pqkex serve:", err)
 		fs.Usage()
