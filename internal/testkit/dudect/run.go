@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -71,4 +74,68 @@ func RunCases(t *testing.T, cases []Case) {
 	if len(results) > 0 {
 		t.Logf("results:\n%s", Table(results))
 	}
+}
+
+// CountCases runs one case on inputs of one class without timing, for
+// counting instructions with a noise-free tool such as valgrind's
+// callgrind: PQKEX_DUDECT_COUNT=NAME:CLASS:K prepares K inputs of class
+// CLASS for the case NAME and runs each through runOne, which calls
+// tg.Run(i) and is what the tool is told to count (a //go:noinline
+// function of the caller's, so that the tool can find it by name). It
+// skips t when PQKEX_DUDECT_COUNT is not set. Equal instruction counts
+// for the two classes (with the same K) mean that the instruction stream
+// does not depend on the class.
+//
+// Go's scheduler asks a goroutine that has run for 10 ms to yield at its
+// next function prologue, which adds a few instructions to the function
+// it hits (a retried stack check and a call of runtime.morestack) and
+// some to the runtime. Each input therefore runs right after a
+// runtime.Gosched, outside the counted region, so only an operation that
+// takes over 10 ms under the tool can be preempted; compare the counts of
+// such functions with their calls of runtime.morestack in mind.
+func CountCases(t *testing.T, cases []Case, runOne func(tg Target, i int)) {
+	spec := os.Getenv("PQKEX_DUDECT_COUNT")
+	if spec == "" {
+		t.Skip("PQKEX_DUDECT_COUNT not set")
+	}
+	i := strings.LastIndexByte(spec, ':')
+	j := strings.LastIndexByte(spec[:max(i, 0)], ':')
+	if j < 0 {
+		t.Fatalf("PQKEX_DUDECT_COUNT=%q: want NAME:CLASS:K", spec)
+	}
+	name := spec[:j]
+	class, err1 := strconv.Atoi(spec[j+1 : i])
+	k, err2 := strconv.Atoi(spec[i+1:])
+	if err1 != nil || err2 != nil || class < 0 || class > 1 || k < 1 {
+		t.Fatalf("PQKEX_DUDECT_COUNT=%q: want NAME:CLASS:K", spec)
+	}
+	for _, c := range cases {
+		if c.Name != name {
+			continue
+		}
+		tg := c.Setup(t)
+		slots := tg.Slots
+		if slots <= 0 {
+			slots = 1000
+		}
+		if k >= slots {
+			t.Fatalf("K = %d: at most %d for %s", k, slots-1, name)
+		}
+		for i := range k + 1 {
+			tg.Prepare(i, class)
+		}
+		// With the collector off, a first run outside the counted region
+		// grows the goroutine stack for good: a stack copy inside runOne
+		// would confuse callgrind's tracking of it.
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		runtime.GC()
+		tg.Run(k)
+		for i := range k {
+			runtime.Gosched()
+			runOne(tg, i)
+		}
+		t.Logf("%s: ran %d inputs of class %d", name, k, class)
+		return
+	}
+	t.Fatalf("no target %q", name)
 }

@@ -26,12 +26,7 @@ import (
 	"bytes"
 	cryptorand "crypto/rand"
 	"math/rand/v2"
-	"os"
-	"runtime"
-	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/testkit/dudect"
@@ -114,31 +109,60 @@ func dudectKeyGen(keys, slots int, gen func(r *bytes.Reader)) dudect.Target {
 	for i := range seeds {
 		seeds[i] = make([]byte, len(fixed))
 	}
+	seed := make([]byte, len(fixed))
 	return dudect.Target{
 		Slots: slots,
 		Prepare: func(i, class int) {
-			dudect.Fill(rng, seeds[i])
+			// The same writes to the slot in both classes (see
+			// dudectInputs).
+			dudect.Fill(rng, seed)
 			if class == 0 {
-				copy(seeds[i], fixed)
+				copy(seed, fixed)
 			}
+			copy(seeds[i], seed)
 			readers[i].Reset(seeds[i])
 		},
 		Run: func(i int) { gen(&readers[i]) },
 	}
 }
 
-// dudectCiphertextPool returns a fresh key and 1024 valid ciphertexts for it.
-func dudectCiphertextPool(t *testing.T) (*PrivateKey, [][CiphertextSize]byte) {
+// dudectKey returns a fresh key.
+func dudectKey(t *testing.T) *PrivateKey {
 	sk, err := GenerateKey(cryptorand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := make([][CiphertextSize]byte, 1024)
-	for i := range pool {
-		var k [SharedKeySize]byte
-		sk.PublicKey().Encapsulate(cryptorand.Reader, &pool[i], &k)
+	return sk
+}
+
+// dudectInputs is the target of run on the inputs in, one per slot.
+// Prepare draws an input with draw (which sets all of it) and, in class 0,
+// changes it with class0 (to a fixed input, to the drawn one sorted, ...).
+// Both classes reach the slot the same way: the input is built in one
+// scratch variable and copied into the slot once, so that how the slot was
+// written is not a class difference the timing could see. (Class 1
+// written into the slot word by word and class 0 copied over it as a
+// block showed up at |t| > 10 in the sort's 2.6 µs on the assembly path,
+// at |t| = 8.35 for Encapsulate and 22.2 for mulSplit at 10^6; with the
+// same writes the classes agree.)
+func dudectInputs[T any](rng *rand.Rand, in []T, draw func(*rand.Rand, *T), class0 func(*T), run func(i int)) dudect.Target {
+	var x T
+	return dudect.Target{
+		Slots: len(in),
+		Prepare: func(i, class int) {
+			draw(rng, &x)
+			if class == 0 {
+				class0(&x)
+			}
+			in[i] = x
+		},
+		Run: run,
 	}
-	return sk, pool
+}
+
+// dudectFixed is the class0 of dudectInputs that sets the input to fixed.
+func dudectFixed[T any](fixed T) func(*T) {
+	return func(x *T) { *x = fixed }
 }
 
 var (
@@ -147,45 +171,74 @@ var (
 	dudectSink     int64
 )
 
+// TestDudectInputs checks dudectInputs (not a timing check): class 0
+// slots get class0's input, class 1 slots draw's, each slot its own.
+func TestDudectInputs(t *testing.T) {
+	in := make([]int, 4)
+	n := 0
+	tg := dudectInputs(dudect.NewRNG(), in, func(_ *rand.Rand, x *int) { n++; *x = n }, dudectFixed(-1), func(int) {})
+	for i, class := range []int{0, 1, 1, 0} {
+		tg.Prepare(i, class)
+	}
+	if want := []int{-1, 2, 3, -1}; tg.Slots != len(in) || !slices.Equal(in, want) {
+		t.Errorf("%d slots %v, want %d slots %v", tg.Slots, in, len(in), want)
+	}
+}
+
+// dudectDecapsulate is the target of decapsulation of ciphertexts with one
+// key: class 0 a valid ciphertext (drawn by valid from a pool of 1024),
+// class 1 one drawn by class1, which may use valid.
+func dudectDecapsulate(t *testing.T, class1 func(rng *rand.Rand, valid func(*[CiphertextSize]byte), ct *[CiphertextSize]byte)) dudect.Target {
+	rng := dudect.NewRNG()
+	sk := dudectKey(t)
+	pool := make([][CiphertextSize]byte, 1024)
+	for i := range pool {
+		var k [SharedKeySize]byte
+		sk.PublicKey().Encapsulate(cryptorand.Reader, &pool[i], &k)
+	}
+	valid := func(ct *[CiphertextSize]byte) { *ct = pool[rng.IntN(len(pool))] }
+	cts := make([][CiphertextSize]byte, 1000)
+	var k [SharedKeySize]byte
+	return dudectInputs(rng, cts,
+		func(rng *rand.Rand, ct *[CiphertextSize]byte) { class1(rng, valid, ct) },
+		valid,
+		func(i int) { sk.Decapsulate(&cts[i], &k) })
+}
+
+// dudectMulRq is the target of h*r as in encryption (transform of r,
+// product with a fixed public spectrum): class 0 the Short r fixed, class
+// 1 fresh random Short r.
+func dudectMulRq(t *testing.T, fixed [P]int8) dudect.Target {
+	rng := dudect.NewRNG()
+	sh := &dudectKey(t).PublicKey().sh
+	rs := make([][P]int8, 1000)
+	var sr spectrum
+	var out [P]int16
+	return dudectInputs(rng, rs, dudectShort, dudectFixed(fixed), func(i int) {
+		sr.transformSmall(&rs[i])
+		mulRq(&out, &sr, &sr, sh)
+	})
+}
+
 var dudectCases = []dudect.Case{
 	{
 		Name:  "Decapsulate/valid-vs-random-ct",
 		About: "one key; class 0 a valid ciphertext (pool of 1024), class 1 random bytes (implicit rejection)",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudect.NewRNG()
-			sk, pool := dudectCiphertextPool(t)
-			cts := make([][CiphertextSize]byte, 1000)
-			var k [SharedKeySize]byte
-			return dudect.Target{
-				Slots: len(cts),
-				Prepare: func(i, class int) {
-					if class == 0 {
-						cts[i] = pool[rng.IntN(len(pool))]
-					} else {
-						dudect.Fill(rng, cts[i][:])
-					}
-				},
-				Run: func(i int) { sk.Decapsulate(&cts[i], &k) },
-			}
+			return dudectDecapsulate(t, func(rng *rand.Rand, _ func(*[CiphertextSize]byte), ct *[CiphertextSize]byte) {
+				dudect.Fill(rng, ct[:])
+			})
 		},
 	},
 	{
 		Name:  "Decapsulate/valid-vs-tampered-ct",
 		About: "one key; class 0 a valid ciphertext, class 1 a valid one with one random bit flipped",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudect.NewRNG()
-			sk, pool := dudectCiphertextPool(t)
-			cts := make([][CiphertextSize]byte, 1000)
-			var k [SharedKeySize]byte
-			return dudect.Target{
-				Slots: len(cts),
-				Prepare: func(i, class int) {
-					cts[i] = pool[rng.IntN(len(pool))]
-					bit := rng.IntN(8 * CiphertextSize)
-					cts[i][bit/8] ^= byte(class << (bit % 8))
-				},
-				Run: func(i int) { sk.Decapsulate(&cts[i], &k) },
-			}
+			return dudectDecapsulate(t, func(rng *rand.Rand, valid func(*[CiphertextSize]byte), ct *[CiphertextSize]byte) {
+				valid(ct)
+				bit := rng.IntN(8 * CiphertextSize)
+				ct[bit/8] ^= 1 << (bit % 8)
+			})
 		},
 	},
 	{
@@ -194,21 +247,9 @@ var dudectCases = []dudect.Case{
 		Setup: func(t *testing.T) dudect.Target {
 			rng := dudect.NewRNG()
 			Ls := make([][P]uint32, 1000)
-			return dudect.Target{
-				Slots: len(Ls),
-				Prepare: func(i, class int) {
-					// Both classes reach the slot the same way (one
-					// copy), so that how it was written is not a class
-					// difference the timing could see.
-					var L [P]uint32
-					dudectList(rng, &L)
-					if class == 0 {
-						slices.Sort(L[:])
-					}
-					Ls[i] = L
-				},
-				Run: func(i int) { sortShort(&Ls[i]) },
-			}
+			return dudectInputs(rng, Ls, dudectList,
+				func(L *[P]uint32) { slices.Sort(L[:]) },
+				func(i int) { sortShort(&Ls[i]) })
 		},
 	},
 	{
@@ -219,23 +260,7 @@ var dudectCases = []dudect.Case{
 			var fixed [P]uint32
 			dudectList(rng, &fixed)
 			Ls := make([][P]uint32, 1000)
-			return dudect.Target{
-				Slots: len(Ls),
-				Prepare: func(i, class int) {
-					// As above: the same writes to the slot in both
-					// classes (writing a class-1 list word by word and a
-					// class-0 one by a block copy showed up at |t| > 10
-					// in the sort's 2.6 µs on the assembly path; with
-					// the same writes the classes agree).
-					var L [P]uint32
-					dudectList(rng, &L)
-					if class == 0 {
-						L = fixed
-					}
-					Ls[i] = L
-				},
-				Run: func(i int) { sortShort(&Ls[i]) },
-			}
+			return dudectInputs(rng, Ls, dudectList, dudectFixed(fixed), func(i int) { sortShort(&Ls[i]) })
 		},
 	},
 	{
@@ -243,19 +268,10 @@ var dudectCases = []dudect.Case{
 		About: "class 0 one fixed invertible small g, class 1 fresh random small g",
 		Setup: func(t *testing.T) dudect.Target {
 			rng := dudect.NewRNG()
-			fixed := dudectInvertibleSmall(rng)
 			gs := make([][P]int8, 1000)
 			var v [P]int8
-			return dudect.Target{
-				Slots: len(gs),
-				Prepare: func(i, class int) {
-					dudectSmall(rng, &gs[i])
-					if class == 0 {
-						gs[i] = fixed
-					}
-				},
-				Run: func(i int) { dudectSink += int64(r3Recip(&v, &gs[i])) },
-			}
+			return dudectInputs(rng, gs, dudectSmall, dudectFixed(dudectInvertibleSmall(rng)),
+				func(i int) { dudectSink += int64(r3Recip(&v, &gs[i])) })
 		},
 	},
 	{
@@ -263,25 +279,20 @@ var dudectCases = []dudect.Case{
 		About: "1/(3f) as in key generation; class 0 one fixed Short f, class 1 fresh random Short f",
 		Setup: func(t *testing.T) dudect.Target {
 			rng := dudect.NewRNG()
-			var fixedShort [P]int8
-			dudectShort(rng, &fixedShort)
+			short := func(rng *rand.Rand, f *[P]int16) {
+				var s [P]int8
+				dudectShort(rng, &s)
+				for j := range s {
+					f[j] = int16(s[j])
+				}
+			}
+			var fixed [P]int16
+			short(rng, &fixed)
 			fs := make([][P]int16, 1000)
 			var out [P]int16
 			scale := recipQ(3)
-			return dudect.Target{
-				Slots: len(fs),
-				Prepare: func(i, class int) {
-					var f [P]int8
-					dudectShort(rng, &f)
-					if class == 0 {
-						f = fixedShort
-					}
-					for j := range f {
-						fs[i][j] = int16(f[j])
-					}
-				},
-				Run: func(i int) { dudectSink += int64(recipRq(&out, &fs[i], scale)) },
-			}
+			return dudectInputs(rng, fs, short, dudectFixed(fixed),
+				func(i int) { dudectSink += int64(recipRq(&out, &fs[i], scale)) })
 		},
 	},
 	{
@@ -303,32 +314,22 @@ var dudectCases = []dudect.Case{
 		About: "one public key; class 0 one fixed 3044-byte r seed, class 1 fresh random seeds",
 		Setup: func(t *testing.T) dudect.Target {
 			rng := dudect.NewRNG()
-			sk, err := GenerateKey(cryptorand.Reader)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pk := sk.PublicKey()
+			pk := dudectKey(t).PublicKey()
+			seed := func(rng *rand.Rand, s *[randomBytes]byte) { dudect.Fill(rng, s[:]) }
 			var fixed [randomBytes]byte
-			dudect.Fill(rng, fixed[:])
+			seed(rng, &fixed)
 			seeds := make([][randomBytes]byte, 1000)
 			readers := make([]bytes.Reader, len(seeds))
 			var ct [CiphertextSize]byte
 			var k [SharedKeySize]byte
-			return dudect.Target{
-				Slots: len(seeds),
-				Prepare: func(i, class int) {
-					// The same writes to the slot in both classes (see
-					// sortShort/fixed-vs-random).
-					var seed [randomBytes]byte
-					dudect.Fill(rng, seed[:])
-					if class == 0 {
-						seed = fixed
-					}
-					seeds[i] = seed
-					readers[i].Reset(seeds[i][:])
-				},
-				Run: func(i int) { pk.Encapsulate(&readers[i], &ct, &k) },
+			tg := dudectInputs(rng, seeds, seed, dudectFixed(fixed),
+				func(i int) { pk.Encapsulate(&readers[i], &ct, &k) })
+			prepare := tg.Prepare
+			tg.Prepare = func(i, class int) {
+				prepare(i, class)
+				readers[i].Reset(seeds[i][:])
 			}
+			return tg
 		},
 	},
 	{
@@ -338,26 +339,16 @@ var dudectCases = []dudect.Case{
 			rng := dudect.NewRNG()
 			keys := make([]*PrivateKey, 256)
 			for i := range keys {
-				var err error
-				if keys[i], err = GenerateKey(cryptorand.Reader); err != nil {
-					t.Fatal(err)
-				}
+				keys[i] = dudectKey(t)
 			}
 			var ct [CiphertextSize]byte
 			cryptorand.Read(ct[:])
 			slots := make([]PrivateKey, 256)
 			var k [SharedKeySize]byte
-			return dudect.Target{
-				Slots: len(slots),
-				Prepare: func(i, class int) {
-					j := 1 + rng.IntN(len(keys)-1)
-					if class == 0 {
-						j = 0
-					}
-					slots[i] = *keys[j]
-				},
-				Run: func(i int) { slots[i].Decapsulate(&ct, &k) },
-			}
+			return dudectInputs(rng, slots,
+				func(rng *rand.Rand, sk *PrivateKey) { *sk = *keys[1+rng.IntN(len(keys)-1)] },
+				dudectFixed(*keys[0]),
+				func(i int) { slots[i].Decapsulate(&ct, &k) })
 		},
 	},
 	{
@@ -365,18 +356,9 @@ var dudectCases = []dudect.Case{
 		About: "class 0 one fixed invertible small g, class 1 fresh random small g",
 		Setup: func(t *testing.T) dudect.Target {
 			rng := dudect.NewRNG()
-			fixed := dudectInvertibleSmall(rng)
 			gs := make([][P]int8, 1000)
-			return dudect.Target{
-				Slots: len(gs),
-				Prepare: func(i, class int) {
-					dudectSmall(rng, &gs[i])
-					if class == 0 {
-						gs[i] = fixed
-					}
-				},
-				Run: func(i int) { dudectSink += int64(r3Invertible(&gs[i])) },
-			}
+			return dudectInputs(rng, gs, dudectSmall, dudectFixed(dudectInvertibleSmall(rng)),
+				func(i int) { dudectSink += int64(r3Invertible(&gs[i])) })
 		},
 	},
 	{
@@ -386,52 +368,25 @@ var dudectCases = []dudect.Case{
 			rng := dudect.NewRNG()
 			factors := [][]int8{factor19, factor60, factor682}
 			gs := make([][P]int8, 1000)
-			return dudect.Target{
-				Slots: len(gs),
-				Prepare: func(i, class int) {
-					if class == 1 {
-						dudectSmall(rng, &gs[i])
-						return
-					}
+			return dudectInputs(rng, gs, dudectSmall,
+				func(g *[P]int8) {
 					f := factors[rng.IntN(len(factors))]
 					s := make([]int8, P-len(f)+1)
 					for j := range s {
 						s[j] = int8(rng.Uint32N(3)) - 1
 					}
-					copy(gs[i][:], mul3poly(f, s))
+					copy(g[:], mul3poly(f, s))
 				},
-				Run: func(i int) { dudectSink += int64(r3Invertible(&gs[i])) },
-			}
+				func(i int) { dudectSink += int64(r3Invertible(&gs[i])) })
 		},
 	},
 	{
 		Name:  "mulRq/fixed-vs-random",
 		About: "h*r as in encryption (transform of r, product with a fixed public spectrum); class 0 one fixed Short r, class 1 fresh random Short r",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudect.NewRNG()
-			sk, err := GenerateKey(cryptorand.Reader)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sh := &sk.PublicKey().sh
 			var fixed [P]int8
-			dudectShort(rng, &fixed)
-			rs := make([][P]int8, 1000)
-			var sr spectrum
-			var out [P]int16
-			return dudect.Target{
-				Slots: len(rs),
-				Prepare: func(i, class int) {
-					dudectShort(rng, &rs[i])
-					if class == 0 {
-						rs[i] = fixed
-					}
-				},
-				Run: func(i int) {
-					sr.transformSmall(&rs[i])
-					mulRq(&out, &sr, &sr, sh)
-				},
-			}
+			dudectShort(dudect.NewRNG(), &fixed)
+			return dudectMulRq(t, fixed)
 		},
 	},
 	{
@@ -443,71 +398,37 @@ var dudectCases = []dudect.Case{
 				a       [P]int16
 				f, t, c [P]int8
 			}
+			draw := func(rng *rand.Rand, in *input) {
+				dudectRq(rng, &in.a)
+				dudectSmall(rng, &in.f)
+				dudectSmall(rng, &in.t)
+				dudectSmall(rng, &in.c)
+			}
 			var fixed input
-			dudectRq(rng, &fixed.a)
-			dudectSmall(rng, &fixed.f)
-			dudectSmall(rng, &fixed.t)
-			dudectSmall(rng, &fixed.c)
+			draw(rng, &fixed)
 			ins := make([]input, 500)
 			var sa, sf, st, sc, x spectrum
 			var rq [P]int16
 			var r3 [P]int8
-			return dudect.Target{
-				Slots: len(ins),
-				Prepare: func(i, class int) {
-					// The same writes to the slot in both classes (see
-					// sortShort/fixed-vs-random).
-					var in input
-					dudectRq(rng, &in.a)
-					dudectSmall(rng, &in.f)
-					dudectSmall(rng, &in.t)
-					dudectSmall(rng, &in.c)
-					if class == 0 {
-						in = fixed
-					}
-					ins[i] = in
-				},
-				Run: func(i int) {
-					in := &ins[i]
-					sa.transformRq(&in.a)
-					sf.transformSmall(&in.f)
-					st.transformSmall(&in.t)
-					sc.transformSmall(&in.c)
-					for j := range sc {
-						sc[j] *= 1 << splitShift
-					}
-					mulSplit(&rq, &r3, 3, &x, &sa, &sf, &st, &sc)
-					dudectSink += int64(rq[0]) + int64(r3[0])
-				},
-			}
+			return dudectInputs(rng, ins, draw, dudectFixed(fixed), func(i int) {
+				in := &ins[i]
+				sa.transformRq(&in.a)
+				sf.transformSmall(&in.f)
+				st.transformSmall(&in.t)
+				sc.transformSmall(&in.c)
+				for j := range sc {
+					sc[j] *= 1 << splitShift
+				}
+				mulSplit(&rq, &r3, 3, &x, &sa, &sf, &st, &sc)
+				dudectSink += int64(rq[0]) + int64(r3[0])
+			})
 		},
 	},
 	{
 		Name:  "mulRq/zero-vs-random",
 		About: "as mulRq/fixed-vs-random with class 0 the zero polynomial (all-zero floating-point data)",
 		Setup: func(t *testing.T) dudect.Target {
-			rng := dudect.NewRNG()
-			sk, err := GenerateKey(cryptorand.Reader)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sh := &sk.PublicKey().sh
-			rs := make([][P]int8, 1000)
-			var sr spectrum
-			var out [P]int16
-			return dudect.Target{
-				Slots: len(rs),
-				Prepare: func(i, class int) {
-					dudectShort(rng, &rs[i])
-					if class == 0 {
-						clear(rs[i][:])
-					}
-				},
-				Run: func(i int) {
-					sr.transformSmall(&rs[i])
-					mulRq(&out, &sr, &sr, sh)
-				},
-			}
+			return dudectMulRq(t, [P]int8{})
 		},
 	},
 }
@@ -518,70 +439,21 @@ func TestDudect(t *testing.T) { dudect.RunCases(t, dudectCases) }
 
 // TestDudectCount runs one target on inputs of one class without timing,
 // for counting instructions with a noise-free tool such as valgrind's
-// callgrind: PQKEX_DUDECT_COUNT=NAME:CLASS:K prepares K inputs of class
-// CLASS for the target NAME and runs each through dudectCountOne, e.g.
+// callgrind (dudect.CountCases): PQKEX_DUDECT_COUNT=NAME:CLASS:K prepares
+// K inputs of class CLASS for the target NAME and runs each through
+// dudectCountOne, e.g.
 //
 //	go test -tags dudect -c -o core.test ./sntrup761/internal/core
 //	PQKEX_DUDECT_COUNT=r3Recip/fixed-vs-random:1:20 GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 \
 //	  valgrind --tool=callgrind --toggle-collect='*dudectCountOne*' ./core.test -test.run 'TestDudectCount$'
 //
 // Equal instruction counts for the two classes (with the same K) mean
-// that the instruction stream does not depend on the class.
-//
-// Go's scheduler asks a goroutine that has run for 10 ms to yield at its
-// next function prologue, which adds a few instructions to the function
-// it hits (a retried stack check and a call of runtime.morestack) and
-// some to the runtime. Each input therefore runs right after a
-// runtime.Gosched, outside the counted region, so only an operation that
-// takes over 10 ms under the tool (recipRq, GenerateKey under callgrind)
-// can be preempted; compare the counts of such functions with their calls
-// of runtime.morestack in mind.
-func TestDudectCount(t *testing.T) {
-	spec := os.Getenv("PQKEX_DUDECT_COUNT")
-	if spec == "" {
-		t.Skip("PQKEX_DUDECT_COUNT not set")
-	}
-	i := strings.LastIndexByte(spec, ':')
-	j := strings.LastIndexByte(spec[:max(i, 0)], ':')
-	if j < 0 {
-		t.Fatalf("PQKEX_DUDECT_COUNT=%q: want NAME:CLASS:K", spec)
-	}
-	name := spec[:j]
-	class, err1 := strconv.Atoi(spec[j+1 : i])
-	k, err2 := strconv.Atoi(spec[i+1:])
-	if err1 != nil || err2 != nil || class < 0 || class > 1 || k < 1 {
-		t.Fatalf("PQKEX_DUDECT_COUNT=%q: want NAME:CLASS:K", spec)
-	}
-	for _, c := range dudectCases {
-		if c.Name != name {
-			continue
-		}
-		tg := c.Setup(t)
-		slots := tg.Slots
-		if slots <= 0 {
-			slots = 1000
-		}
-		if k >= slots {
-			t.Fatalf("K = %d: at most %d for %s", k, slots-1, name)
-		}
-		for i := range k + 1 {
-			tg.Prepare(i, class)
-		}
-		// With the collector off, a first run outside the counted region
-		// grows the goroutine stack for good: a stack copy inside
-		// dudectCountOne would confuse callgrind's tracking of it.
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
-		runtime.GC()
-		tg.Run(k)
-		for i := range k {
-			runtime.Gosched()
-			dudectCountOne(tg, i)
-		}
-		t.Logf("%s: ran %d inputs of class %d", name, k, class)
-		return
-	}
-	t.Fatalf("no target %q", name)
-}
+// that the instruction stream does not depend on the class. Only an
+// operation that takes over 10 ms under the tool (recipRq, GenerateKey
+// under callgrind) can be preempted by the scheduler inside the counted
+// region (see dudect.CountCases); compare the counts of such functions
+// with their calls of runtime.morestack in mind.
+func TestDudectCount(t *testing.T) { dudect.CountCases(t, dudectCases, dudectCountOne) }
 
 // dudectCountOne runs slot i of tg; callgrind counts only inside it. (No
 // target here has a Load step, which would be counted too.)

@@ -25,15 +25,8 @@ import (
 // fftSigns emits the constants: sign bits of the odd (imaginary) lanes,
 // and of every lane.
 func fftSigns() (odd, all Mem) {
-	odd = GLOBL("signOdd", RODATA|NOPTR)
-	for l := 0; l < 4; l++ {
-		DATA(8*l, U64(uint64(l&1)<<63))
-	}
-	all = GLOBL("signAll", RODATA|NOPTR)
-	for l := 0; l < 4; l++ {
-		DATA(8*l, U64(1<<63))
-	}
-	return odd, all
+	odd = vector("signOdd", func(l int) uint64 { return uint64(l&1) << 63 })
+	return odd, broadcast("signAll", uint64(1<<63))
 }
 
 // twiddle loads two twiddles at m as (wr, wr), (wi, wi), negating wi if

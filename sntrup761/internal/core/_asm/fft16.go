@@ -1,8 +1,6 @@
 package main
 
 import (
-	"math"
-
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -23,24 +21,13 @@ type fft16Consts struct {
 	signOdd, signAll, signEven     Mem
 }
 
-func broadcastF64(name string, v float64) Mem {
-	m := GLOBL(name, RODATA|NOPTR)
-	for l := 0; l < 4; l++ {
-		DATA(8*l, U64(math.Float64bits(v)))
-	}
-	return m
-}
-
 func fft16Data(signOdd, signAll Mem) fft16Consts {
 	const (
 		cos1 = 0.92387953251128675612818318939678828682241662586364
 		sin1 = 0.38268343236508977172845998403039886676134456248563
 		rt2h = 0.70710678118654752440084436210484903928483593768847
 	)
-	even := GLOBL("signEven", RODATA|NOPTR)
-	for l := 0; l < 4; l++ {
-		DATA(8*l, U64(uint64(1-l&1)<<63))
-	}
+	even := vector("signEven", func(l int) uint64 { return uint64(1-l&1) << 63 })
 	return fft16Consts{
 		cos1: broadcastF64("cos1", cos1), sin1: broadcastF64("sin1", sin1),
 		ncos1: broadcastF64("ncos1", -cos1), nsin1: broadcastF64("nsin1", -sin1),

@@ -30,19 +30,69 @@ import (
 // also writes). Constant time: the same instructions on every lane,
 // fixed loop counts and addresses.
 
+// freezer emits the float64 arithmetic above; its constants are those of
+// one group of kernels.
+type freezer struct {
+	magic, qinv, qf, third, three, magicBits Mem
+}
+
+// magic is 1.5*2^52: adding and subtracting it rounds a float64 below
+// 2^51 in magnitude to an integer, and adding its bits to an int64 lane
+// and subtracting it converts the lane to float64.
+const magic = 6755399441055744.0
+
+// newFreezer emits the float64 constants under the names given: magic,
+// 1/q, q, 1/3 and 3. The caller emits magic's bits with setBits, after
+// the constants of its own (the order of the committed assembly).
+func newFreezer(magicName, qinv, qf, third, three string) freezer {
+	return freezer{
+		magic: broadcastF64(magicName, magic),
+		qinv:  broadcastF64(qinv, 1.0/q),
+		qf:    broadcastF64(qf, q),
+		third: broadcastF64(third, 1.0/3),
+		three: broadcastF64(three, 3),
+	}
+}
+
+// setBits emits magic's bits as the int64 vector name.
+func (f *freezer) setBits(name string) {
+	f.magicBits = broadcast(name, math.Float64bits(magic))
+}
+
+// toFloat converts the int64 lanes of v (|v| < 2^51) to float64, exactly.
+func (f *freezer) toFloat(v VecVirtual) {
+	VPADDQ(f.magicBits, v, v)
+	VSUBPD(f.magic, v, v)
+}
+
+// round rounds the lanes of v to integers.
+func (f *freezer) round(v VecVirtual) {
+	VADDPD(f.magic, v, v)
+	VSUBPD(f.magic, v, v)
+}
+
+// freezeQ sets v = v - q*round(v/q) (scratch t).
+func (f *freezer) freezeQ(v, t VecVirtual) {
+	VMULPD(f.qinv, v, t)
+	f.round(t)
+	VMULPD(f.qf, t, t)
+	VSUBPD(t, v, v)
+}
+
+// freeze3 sets v = v - 3*round(v/3) (scratch t).
+func (f *freezer) freeze3(v, t VecVirtual) {
+	VMULPD(f.third, v, t)
+	f.round(t)
+	VMULPD(f.three, t, t)
+	VSUBPD(t, v, v)
+}
+
 // foldKernels generates foldRoundAVX2, foldLift3AVX2, foldR3AVX2 and
 // foldRqAVX2.
 func foldKernels() {
-	magic := broadcastF64("foldMagic", 6755399441055744.0)
-	qinv := broadcastF64("qInv", 1.0/q)
-	qf := broadcastF64("qF", q)
-	third := broadcastF64("third", 1.0/3)
-	three := broadcastF64("three", 3)
+	f := newFreezer("foldMagic", "qInv", "qF", "third", "three")
 	q12f := broadcastF64("q12F", q12)
-	magicBits := GLOBL("foldMagicBits", RODATA|NOPTR)
-	for l := 0; l < 4; l++ {
-		DATA(8*l, U64(math.Float64bits(6755399441055744.0)))
-	}
+	f.setBits("foldMagicBits")
 
 	type kind struct {
 		name, sig, doc string
@@ -79,31 +129,18 @@ func foldKernels() {
 			VPADDQ(v, v, t)
 			VPADDQ(t, v, v) // 3v
 		}
-		// to float64, exactly
-		VPADDQ(magicBits, v, v)
-		VSUBPD(magic, v, v)
+		f.toFloat(v)
 		if k.name != "foldR3AVX2" {
-			// freezeQ: v - q*round(v/q)
-			VMULPD(qinv, v, t)
-			VADDPD(magic, t, t)
-			VSUBPD(magic, t, t)
-			VMULPD(qf, t, t)
-			VSUBPD(t, v, v)
+			f.freezeQ(v, t)
 		}
 		switch k.name {
 		case "foldRqAVX2":
 		case "foldRoundAVX2":
 			VADDPD(q12f, v, v)
-			VMULPD(third, v, v)
-			VADDPD(magic, v, v)
-			VSUBPD(magic, v, v)
+			VMULPD(f.third, v, v)
+			f.round(v)
 		default:
-			// freeze3: r - 3*round(r/3)
-			VMULPD(third, v, t)
-			VADDPD(magic, t, t)
-			VSUBPD(magic, t, t)
-			VMULPD(three, t, t)
-			VSUBPD(t, v, v)
+			f.freeze3(v, t)
 		}
 		x := XMM()
 		VCVTPD2DQY(v, x)
@@ -138,22 +175,11 @@ func foldKernels() {
 // same constant-time argument as foldKernels: the same instructions on
 // every lane, fixed loop count and addresses.
 func foldSplitKernels() {
-	magic := broadcastF64("splitMagic", 6755399441055744.0)
-	qinv := broadcastF64("splitQInv", 1.0/q)
-	qf := broadcastF64("splitQF", q)
-	third := broadcastF64("splitThird", 1.0/3)
-	three := broadcastF64("splitThree", 3)
+	f := newFreezer("splitMagic", "splitQInv", "splitQF", "splitThird", "splitThree")
 	scale := broadcastF64("splitScale", 1.0/(1<<24))
-	broadcastU64 := func(name string, v uint64) Mem {
-		m := GLOBL(name, RODATA|NOPTR)
-		for l := 0; l < 4; l++ {
-			DATA(8*l, U64(v))
-		}
-		return m
-	}
-	magicBits := broadcastU64("splitMagicBits", math.Float64bits(6755399441055744.0))
-	half := broadcastU64("splitHalf", 1<<23)
-	mask := broadcastU64("splitMask", 1<<24-1)
+	f.setBits("splitMagicBits")
+	half := broadcast[uint64]("splitHalf", 1<<23)
+	mask := broadcast[uint64]("splitMask", 1<<24-1)
 	for _, k := range []int{1, 3} {
 		name := "foldSplit" + string(rune('0'+k)) + "AVX2"
 		kernel(name, "func(rq *[761]int16, r3 *[761]int8, c *[1536]int64)",
@@ -179,28 +205,18 @@ func foldSplitKernels() {
 		VPAND(mask, l, l)
 		VPSUBQ(half, l, l)
 		// both to float64, exactly
-		VPADDQ(magicBits, v, v)
-		VSUBPD(magic, v, v)
-		VPADDQ(magicBits, l, l)
-		VSUBPD(magic, l, l)
-		// h = (v - l)/2^24, freeze3(h) = h - 3*round(h/3)
+		f.toFloat(v)
+		f.toFloat(l)
+		// h = (v - l)/2^24, freeze3(h)
 		VSUBPD(l, v, v)
 		VMULPD(scale, v, v)
-		VMULPD(third, v, t)
-		VADDPD(magic, t, t)
-		VSUBPD(magic, t, t)
-		VMULPD(three, t, t)
-		VSUBPD(t, v, v)
-		// freezeQ(k*l) = k*l - q*round(k*l/q)
+		f.freeze3(v, t)
+		// freezeQ(k*l)
 		if k == 3 {
 			VADDPD(l, l, t)
 			VADDPD(t, l, l)
 		}
-		VMULPD(qinv, l, t)
-		VADDPD(magic, t, t)
-		VSUBPD(magic, t, t)
-		VMULPD(qf, t, t)
-		VSUBPD(t, l, l)
+		f.freezeQ(l, t)
 		x, y := XMM(), XMM()
 		VCVTPD2DQY(l, x)
 		VPACKSSDW(x, x, x)

@@ -14,15 +14,6 @@ import (
 
 const w = 286 // sntrup761's weight (p is in recipq.go)
 
-// broadcastU32 is a read-only vector of eight copies of v.
-func broadcastU32(name string, v uint32) Mem {
-	m := GLOBL(name, RODATA|NOPTR)
-	for l := 0; l < 8; l++ {
-		DATA(4*l, U32(v))
-	}
-	return m
-}
-
 // packStore8 stores the eight int32 lanes of v (each in [-128, 127]) as
 // eight bytes at dst.
 func packStore8(v VecVirtual, dst Mem) {
@@ -36,20 +27,14 @@ func packStore8(v VecVirtual, dst Mem) {
 // listKernels generates shortKeysAVX2, shortCoeffsAVX2 and
 // smallFromListAVX2.
 func listKernels() {
-	clear1 := broadcastU32("listClear1", ^uint32(1))
-	clear3 := broadcastU32("listClear3", ^uint32(3))
-	one := broadcastU32("listOne", 1)
-	three := broadcastU32("listThree", 3)
-	low30 := broadcastU32("listLow30", 0x3fffffff)
+	clear1 := broadcast[uint32]("listClear1", ^uint32(1))
+	clear3 := broadcast[uint32]("listClear3", ^uint32(3))
+	one := broadcast[uint32]("listOne", 1)
+	three := broadcast[uint32]("listThree", 3)
+	low30 := broadcast[uint32]("listLow30", 0x3fffffff)
 	// the group of eight that holds index w: its first w%8 keys are even
-	edge := GLOBL("listEdgeOr", RODATA|NOPTR)
-	for l := 0; l < 8; l++ {
-		DATA(4*l, U32(map[bool]uint32{true: 0, false: 1}[l < w%8]))
-	}
-	edgeClear := GLOBL("listEdgeClear", RODATA|NOPTR)
-	for l := 0; l < 8; l++ {
-		DATA(4*l, U32(map[bool]uint32{true: ^uint32(1), false: ^uint32(3)}[l < w%8]))
-	}
+	edge := vector("listEdgeOr", func(l int) uint32 { return map[bool]uint32{true: 0, false: 1}[l < w%8] })
+	edgeClear := vector("listEdgeClear", func(l int) uint32 { return map[bool]uint32{true: ^uint32(1), false: ^uint32(3)}[l < w%8] })
 
 	kernel("shortKeysAVX2", "func(x *[1024]uint32, L *[761]uint32)",
 		"shortKeysAVX2 sets x to shortFromList's sort keys: L_i with bit 0",
@@ -137,12 +122,9 @@ func listKernels() {
 // only; the kernels are constant time anyway (no branch or address on the
 // values).
 func encodeBulkKernels() {
-	deint := GLOBL("encodeDeinterleave", RODATA|NOPTR)
-	for l, v := range []uint32{0, 2, 4, 6, 1, 3, 5, 7} {
-		DATA(4*l, U32(v))
-	}
-	low8 := broadcastU32("encodeLow8", 0xff)
-	low16 := broadcastU32("encodeLow16", 0xffff)
+	deint := lanes("encodeDeinterleave", []uint32{0, 2, 4, 6, 1, 3, 5, 7})
+	low8 := broadcast[uint32]("encodeLow8", 0xff)
+	low16 := broadcast[uint32]("encodeLow16", 0xffff)
 	for _, bk := range []int{1, 2} {
 		name := "encodeBulk" + string(rune('0'+bk)) + "AVX2"
 		kernel(name, "func(o *byte, cur *uint32, m uint32, groups int)",
@@ -292,18 +274,9 @@ func decodeBulkKernels() {
 // Constant time: the same instructions on every coefficient, constant
 // addresses.
 func smallEncodeKernel() {
-	ones := GLOBL("smallEncOnes", RODATA|NOPTR)
-	for l := 0; l < 32; l++ {
-		DATA(l, U8(1))
-	}
-	m14 := GLOBL("smallEnc14", RODATA|NOPTR)
-	for l := 0; l < 32; l++ {
-		DATA(l, U8(map[bool]uint8{true: 1, false: 4}[l%2 == 0]))
-	}
-	m116 := GLOBL("smallEnc116", RODATA|NOPTR)
-	for l := 0; l < 16; l++ {
-		DATA(2*l, U16(map[bool]uint16{true: 1, false: 16}[l%2 == 0]))
-	}
+	ones := broadcast[uint8]("smallEncOnes", 1)
+	m14 := vector("smallEnc14", func(l int) uint8 { return map[bool]uint8{true: 1, false: 4}[l%2 == 0] })
+	m116 := vector("smallEnc116", func(l int) uint16 { return map[bool]uint16{true: 1, false: 16}[l%2 == 0] })
 	kernel("smallEncodeAVX2", "func(out *[191]byte, f *[761]int8)",
 		"smallEncodeAVX2 sets out[:190] to smallEncode's bytes of f's first 760",
 		"coefficients; out[190] is the caller's. Constant time in f.")
@@ -343,14 +316,9 @@ func smallEncodeKernel() {
 // the same values. Constant time in ev: boolean operations, VPSADBW,
 // arithmetic on the weight, constant addresses.
 func decryptFinishKernel() {
-	lowBits := GLOBL("decryptOnes", RODATA|NOPTR)
-	for l := 0; l < 32; l++ {
-		DATA(l, U8(1))
-	}
-	edge := GLOBL("decryptEdge", RODATA|NOPTR) // k for coefficients 256..287
-	for l := 0; l < 32; l++ {
-		DATA(l, U8(map[bool]uint8{true: 1, false: 0}[256+l < w]))
-	}
+	lowBits := broadcast[uint8]("decryptOnes", 1)
+	// k for coefficients 256..287
+	edge := vector("decryptEdge", func(l int) uint8 { return map[bool]uint8{true: 1, false: 0}[256+l < w] })
 	kernel("decryptFinishAVX2", "func(r *[761]int8, ev *[768]int8)",
 		"decryptFinishAVX2 sets r to ev if ev has weight w, else to the Short",
 		"1, ..., 1, 0, ..., 0 (decrypt); ev's bytes past p are zero. Constant time in ev.")

@@ -29,6 +29,9 @@
 package main
 
 import (
+	"math"
+	"unsafe"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -111,6 +114,44 @@ func loadArgs(names ...string) []Register {
 		regs[i] = Load(Param(name), GP64())
 	}
 	return regs
+}
+
+// vector emits the read-only 32-byte vector name whose lane l, of T's
+// width (32 lanes of bytes down to four of 64-bit words), is lane(l).
+func vector[T uint8 | uint16 | uint32 | uint64](name string, lane func(l int) T) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	size := int(unsafe.Sizeof(T(0)))
+	for l := 0; l < 32/size; l++ {
+		var c Constant
+		switch v := any(lane(l)).(type) {
+		case uint8:
+			c = U8(v)
+		case uint16:
+			c = U16(v)
+		case uint32:
+			c = U32(v)
+		case uint64:
+			c = U64(v)
+		}
+		DATA(size*l, c)
+	}
+	return m
+}
+
+// broadcast emits the read-only vector name with v in every lane.
+func broadcast[T uint8 | uint16 | uint32 | uint64](name string, v T) Mem {
+	return vector(name, func(int) T { return v })
+}
+
+// broadcastF64 emits the read-only vector name with v in its four
+// float64 lanes.
+func broadcastF64(name string, v float64) Mem {
+	return broadcast(name, math.Float64bits(v))
+}
+
+// lanes emits the read-only vector name whose lanes are a 32-byte table.
+func lanes[T uint8 | uint16 | uint32 | uint64](name string, table []T) Mem {
+	return vector(name, func(l int) T { return table[l] })
 }
 
 // swapMask exchanges a and b where sw is all ones.

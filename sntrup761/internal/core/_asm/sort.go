@@ -64,11 +64,7 @@ func sortKeys(laneReverse Mem) {
 
 // laneReverseData emits the VPERMD index of the lane reversal l -> 7-l.
 func laneReverseData() Mem {
-	m := GLOBL("laneReverse", RODATA|NOPTR)
-	for l := 0; l < 8; l++ {
-		DATA(4*l, U32(7-l))
-	}
-	return m
+	return vector("laneReverse", func(l int) uint32 { return uint32(7 - l) })
 }
 
 type sorter struct {
