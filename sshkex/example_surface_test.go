@@ -6,6 +6,7 @@ import (
 	"log"
 	"net"
 
+	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/sshkex"
 	"golang.org/x/crypto/ssh"
@@ -73,7 +74,7 @@ func ExampleSetKeyPool() {
 }
 
 // exampleServer starts an x/crypto/ssh server on loopback that accepts
-// anyone (for the example only) and returns its address, its host key
+// anyone (for the example only; sshtest.ServeConn) and returns its address, its host key
 // and a function that stops it.
 func exampleServer() (string, ssh.PublicKey, func()) {
 	_, priv, err := ed25519.GenerateKey(nil)
@@ -97,16 +98,8 @@ func exampleServer() (string, ssh.PublicKey, func()) {
 				return
 			}
 			go func() {
-				conn, chans, reqs, err := ssh.NewServerConn(nc, cfg)
-				if err != nil {
-					nc.Close()
-					return
-				}
-				defer conn.Close()
-				go ssh.DiscardRequests(reqs)
-				for ch := range chans {
-					ch.Reject(ssh.Prohibited, "no channels in this example")
-				}
+				defer nc.Close()
+				sshtest.ServeConn(nc, cfg, nil) // handshakes, then refuses every channel
 			}()
 		}
 	}()
