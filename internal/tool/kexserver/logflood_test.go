@@ -22,10 +22,10 @@ import (
 // sevenfold). The test fails unless the flood brings more failures than
 // the log may report in its intervals (LogLinesPerInterval lines an
 // interval), so each short interval is flooded as a 10 s one would be.
-// The log grows by at most LogBytesPerInterval
-// bytes per interval (a handshake failure line quotes the peer's names,
-// cut to PeerTextMax bytes), no line is longer than LogLineMax, and none
-// holds a control character.
+// The log grows by at most LogBytesPerInterval bytes per interval (a
+// handshake failure line quotes the peer's names, cut to PeerTextMax
+// bytes), no line is longer than LogLineMax, and none holds a control
+// character.
 func TestLogFloodBytes(t *testing.T) {
 	const (
 		sources  = 40
