@@ -78,6 +78,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if offered == nil {
 		offered = sshkex.RecommendedKeyExchanges()
 	}
+	// SIGTERM (systemd, docker stop, kill) stops it as SIGINT does. The
+	// signals are caught before the address is printed, so that one sent
+	// as soon as it appears is taken: a process started with SIGINT
+	// ignored (a background job of a script, nohup) would otherwise lose
+	// it, and one started without would die without its log summaries.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	keyFile := *hostKey
 	if keyFile == "" {
 		keyFile = "new, in memory only"
@@ -86,9 +94,6 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "offering %s\n", strings.Join(offered, ","))
 	fmt.Fprintf(stdout, "limits: %s\n", lim)
 
-	// SIGTERM (systemd, docker stop, kill) stops it as SIGINT does.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	closed := make(chan struct{})
 	go func() {
 		<-sig

@@ -5,7 +5,9 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
@@ -140,5 +142,24 @@ func TestServeSignals(t *testing.T) {
 			t.Logf("%v: exited after %v with %v; %d failures logged one by one, %d in the summary written on the way out; last lines:\n%s",
 				sig, took.Round(time.Millisecond), cmd.ProcessState, logged, pending, strings.Join(log[max(0, len(log)-3):], "\n"))
 		})
+	}
+}
+
+// TestServeSignalAtOnce: SIGINT sent the moment serve prints its address
+// stops it with exit status 0, also when serve was started with SIGINT
+// ignored, as a script's background job or nohup starts it (the parent
+// ignores SIGINT here, and an ignored signal stays ignored across exec).
+// Before serve caught its signals ahead of printing the address, such a
+// signal was lost and serve ran on; without the ignoring, it killed serve
+// before its log summaries.
+func TestServeSignalAtOnce(t *testing.T) {
+	signal.Ignore(os.Interrupt)
+	defer signal.Reset(os.Interrupt)
+	for i := range 5 {
+		c := startServe(t, 0, "-listen 127.0.0.1:0 -hostkey=")
+		c.stop()
+		if !c.waited || c.err != nil {
+			t.Fatalf("start %d: SIGINT at once: serve exited: %v, with %v; want exit status 0", i+1, c.waited, c.err)
+		}
 	}
 }

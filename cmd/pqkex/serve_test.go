@@ -58,6 +58,8 @@ type serveChild struct {
 	lines  chan string
 	exited chan error
 	log    []string // lines read so far
+	waited bool     // exited was read: err is cmd.Wait's result
+	err    error
 }
 
 // startServe runs "pqkex serve ARGS" in a child process (with its
@@ -101,16 +103,15 @@ func startServe(t *testing.T, fds int, args string) *serveChild {
 // stop interrupts serve, waits for it to exit and collects its last log
 // lines; it returns the whole log.
 func (c *serveChild) stop() []string {
-	if c.cmd.ProcessState == nil {
-		c.cmd.Process.Signal(os.Interrupt)
+	if c.waited {
+		return c.log
 	}
+	c.cmd.Process.Signal(os.Interrupt)
 	for {
 		select {
 		case l, ok := <-c.lines:
 			if !ok {
-				if c.cmd.ProcessState == nil {
-					<-c.exited
-				}
+				c.err, c.waited = <-c.exited, true
 				return c.log
 			}
 			c.log = append(c.log, l)
