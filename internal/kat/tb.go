@@ -23,10 +23,15 @@ type recorder struct {
 	inCase bool
 	err    error  // the first failure of the vector in progress
 	file   string // the last failure outside any vector
+	first  bool   // stop the run at the first failed vector
 }
 
-// fatal is the panic value of recorder.Fatalf.
-type fatal struct{}
+// fatal is the panic value of recorder.Fatalf; stopped ends a run at its
+// first failed vector (recordFirst).
+type (
+	fatal   struct{}
+	stopped struct{}
+)
 
 func (r *recorder) Helper() {}
 
@@ -69,6 +74,9 @@ func each(t TB, f func()) {
 			return
 		}
 		r.res.fail(r.err.Error())
+		if r.first {
+			panic(stopped{})
+		}
 	}()
 	f()
 }
@@ -76,16 +84,23 @@ func each(t TB, f func()) {
 // Record runs a file's runner with a recorder: a Fatalf outside any
 // vector (the file does not parse, is for another parameter set) is the
 // Result's Err.
-func Record(run func(t TB)) (res Result) {
-	r := new(recorder)
+func Record(run func(t TB)) Result { return record(run, false) }
+
+// recordFirst is Record, but the run ends at its first failed vector:
+// the Result then counts the vectors up to it, and its one failure.
+func recordFirst(run func(t TB)) Result { return record(run, true) }
+
+func record(run func(t TB), first bool) (res Result) {
+	r := &recorder{first: first}
 	defer func() {
 		p := recover()
-		if _, isFatal := p.(fatal); p != nil && !isFatal {
-			panic(p)
-		}
-		res = r.res
-		if p != nil {
+		switch p.(type) {
+		case nil, stopped:
+			res = r.res
+		case fatal:
 			res = Result{Err: errors.New(r.file)}
+		default:
+			panic(p)
 		}
 	}()
 	run(r)
