@@ -108,11 +108,11 @@ func (sk *PrivateKey) initRhoHash() {
 // 3044 bytes, the call pattern of the reference code and the NIST KAT.
 func readList(rand io.Reader, L *[P]uint32) error {
 	if rand == cryptorand.Reader {
-		// crypto/rand.Read never fails and does not retain buf, so buf
-		// stays on the stack; through the io.Reader interface it would
-		// have to live on the heap.
+		// systemRandom never fails and does not retain buf, so buf stays
+		// on the stack; through the io.Reader interface it would have to
+		// live on the heap.
 		var buf [randomBytes]byte
-		cryptorand.Read(buf[:])
+		systemRandom(&buf)
 		decodeList(L, &buf)
 		return nil
 	}
