@@ -27,7 +27,7 @@ type recorder struct {
 }
 
 // fatal is the panic value of recorder.Fatalf; stopped ends a run at its
-// first failed vector (recordFirst).
+// first failed vector (record with first, for the tests).
 type (
 	fatal   struct{}
 	stopped struct{}
@@ -85,10 +85,6 @@ func each(t TB, f func()) {
 // vector (the file does not parse, is for another parameter set) is the
 // Result's Err.
 func Record(run func(t TB)) Result { return record(run, false) }
-
-// recordFirst is Record, but the run ends at its first failed vector:
-// the Result then counts the vectors up to it, and its one failure.
-func recordFirst(run func(t TB)) Result { return record(run, true) }
 
 func record(run func(t TB), first bool) (res Result) {
 	r := &recorder{first: first}

@@ -2,6 +2,10 @@ package kat
 
 import "testing"
 
+// recordFirst is Record, but the run ends at its first failed vector:
+// the Result then counts the vectors up to it, and its one failure.
+func recordFirst(run func(t TB)) Result { return record(run, true) }
+
 // TestRecordFirst: Record runs every vector and counts each; recordFirst
 // ends the run at the first failed vector, a Fatalf in a vector included.
 func TestRecordFirst(t *testing.T) {

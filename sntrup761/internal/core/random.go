@@ -20,6 +20,11 @@ import (
 // a key in a batch and half an encapsulation.
 var keystream = vecarith.AES && !fips140.Enabled()
 
+// KeystreamLists reports whether lists drawn from crypto/rand are
+// AES-256-CTR keystreams here (keystream); package sntrup761's tests read
+// it, the package does not export it.
+func KeystreamLists() bool { return keystream }
+
 // systemRandom fills buf with the random bytes of one list (GenerateKey's
 // g and f, Encapsulate's r) when the caller's source is crypto/rand. With
 // keystream it reads a fresh 32-byte key from crypto/rand and writes the
