@@ -22,6 +22,9 @@ import (
 // sevenfold). The test fails unless the flood brings more failures than
 // the log may report in its intervals (LogLinesPerInterval lines an
 // interval), so each short interval is flooded as a 10 s one would be.
+// The sources are paced to five times that many connections an interval
+// (a source that falls behind its pace connects at once): more would only
+// cost CPU, the log being cut at LogLinesPerInterval lines either way.
 // The log grows by at most LogBytesPerInterval bytes per interval (a
 // handshake failure line quotes the peer's names, cut to PeerTextMax
 // bytes), no line is longer than LogLineMax, and none holds a control
@@ -64,6 +67,9 @@ func TestLogFloodBytes(t *testing.T) {
 	var wg sync.WaitGroup
 	began := time.Now()
 	end := began.Add(d)
+	// Each source's k-th connection starts at began + k*period, or as
+	// soon as it can if the source is late.
+	period := interval * sources / (5 * LogLinesPerInterval)
 	for i := range sources {
 		src := fmt.Sprintf("127.0.0.%d", i+1)
 		name, hello := smallName, small
@@ -73,7 +79,7 @@ func TestLogFloodBytes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(end) {
+			for k := 1; time.Now().Before(end); k++ {
 				nc, err := dialSource(src, addr)
 				if err != nil {
 					t.Errorf("dial from %s: %v", src, err)
@@ -86,6 +92,7 @@ func TestLogFloodBytes(t *testing.T) {
 				io.Copy(io.Discard, nc) // until the server gives up
 				nc.Close()
 				conns.Add(1)
+				time.Sleep(time.Until(began.Add(time.Duration(k) * period)))
 			}
 		}()
 	}

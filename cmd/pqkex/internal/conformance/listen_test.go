@@ -33,12 +33,15 @@ func TestListenBindsClient(t *testing.T) {
 	defer silent.Close()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	// The impostors come back every 10 ms, more often than the client
+	// under test's cases start.
 	for _, c := range []struct {
 		d     defect
 		ident string
-	}{{cliMpint, "SSH-2.0-impostor_1"}, {cliMpint, "SSH-2.0-impostor_2"}, {honestPeer, simIdent}} {
+		pause time.Duration
+	}{{cliMpint, "SSH-2.0-impostor_1", 10 * time.Millisecond}, {cliMpint, "SSH-2.0-impostor_2", 10 * time.Millisecond}, {honestPeer, simIdent, 0}} {
 		wg.Add(1)
-		go func() { defer wg.Done(); simClients(addr, c.d, []string{m.name}, c.ident, stop) }()
+		go func() { defer wg.Done(); simClients(addr, c.d, []string{m.name}, c.ident, c.pause, stop) }()
 	}
 	defer func() { close(stop); wg.Wait() }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -90,11 +93,16 @@ func TestListenIdleIgnoresOthers(t *testing.T) {
 	}()
 	go func() {
 		defer wg.Done()
-		simClients(addr, honestPeer, []string{methods[0].name}, "SSH-2.0-other", stop)
+		// Every 50 ms, as the connections above: well within Idle.
+		simClients(addr, honestPeer, []string{methods[0].name}, "SSH-2.0-other", 50*time.Millisecond, stop)
 	}()
 	defer func() { close(stop); wg.Wait() }()
+	// Were the idle timer restarted by the others, only this deadline
+	// would end the run.
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
+	defer cancel()
 	start := time.Now()
-	rep, err := CheckClients(context.Background(), ClientOptions{Listener: ln, Methods: []string{methods[0].name},
+	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Methods: []string{methods[0].name},
 		Timeout: 2 * time.Second, Idle: time.Second, ClientVersion: simIdent})
 	if err != nil {
 		t.Fatal(err)

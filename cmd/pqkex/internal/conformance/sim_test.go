@@ -361,9 +361,17 @@ func listenSim(d defect) (net.Listener, error) {
 const simIdent = "SSH-2.0-sim_client"
 
 // simClients connects simulated clients with defect d, offering kex and
-// identifying as ident, to addr one after the other until stop is closed.
-func simClients(addr string, d defect, kex []string, ident string, stop <-chan struct{}) {
-	for {
+// identifying as ident, to addr one after the other until stop is closed,
+// waiting pause between a connection's end and the next one's start.
+func simClients(addr string, d defect, kex []string, ident string, pause time.Duration, stop <-chan struct{}) {
+	for first := true; ; first = false {
+		if !first && pause > 0 {
+			select {
+			case <-stop:
+				return
+			case <-time.After(pause):
+			}
+		}
 		select {
 		case <-stop:
 			return

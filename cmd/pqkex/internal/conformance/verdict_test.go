@@ -111,7 +111,7 @@ func checkSimClients(t verdictT, d defect, m *method, ids []string, ident string
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	go func() { simClients(ln.Addr().String(), d, []string{m.name}, ident, stop); close(done) }()
+	go func() { simClients(ln.Addr().String(), d, []string{m.name}, ident, 0, stop); close(done) }()
 	defer func() { close(stop); <-done }()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
