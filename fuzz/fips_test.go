@@ -6,20 +6,17 @@ import (
 	"crypto/rand"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 	"github.com/pqkex/pqkex/internal/kat"
+	"github.com/pqkex/pqkex/internal/testkit/selfexec"
 )
 
 // FIPSChildEnv marks the child processes of CheckFIPSPath.
 const FIPSChildEnv = "PQKEX_FIPS_CHILD"
-
-// EmulatorEnv names the emulator (qemu-aarch64, qemu-s390x) that runs the
-// test binary, set by scripts/emulated-tests.sh.
-const EmulatorEnv = "PQKEX_EMULATOR"
 
 // CheckFIPSPath proves that in FIPS 140-3 mode the NIST-curve hybrid ex
 // (the public API; m is its engine) uses only the Go Cryptographic
@@ -106,36 +103,67 @@ func CheckFIPSPath(t *testing.T, ex Exchange, m *hybrid.Method) {
 	t.Logf("FIPS path checked: %d exchanges (nil, crypto/rand.Reader, a caller's reader), 0 circl calls, 0 derandomized calls", n)
 }
 
-// fipsChildren re-runs t's test in children with GODEBUG=fips140=on and
-// fips140=only and requires each to pass and to log a line holding mark,
-// which it logs (with any "refused:" line).
+// fipsChildRuns holds, per mode, the one child process that runs the FIPS
+// subtest of every method (fipsChildPattern) under GODEBUG=fips140=on or
+// fips140=only. The first subtest that needs it starts it; each subtest
+// then reads its own part of the output.
+var fipsChildRuns = map[string]*fipsChildRun{"on": new(fipsChildRun), "only": new(fipsChildRun)}
+
+const fipsChildPattern = "^TestMethods$/.*/^FIPS$"
+
+type fipsChildRun struct {
+	once sync.Once
+	out  string
+	err  error
+}
+
+// fipsChildren requires t's test (one of fipsChildPattern) to have passed
+// in the children under fips140=on and fips140=only, logging a line
+// holding mark, which it logs (with any "refused:" line).
 func fipsChildren(t *testing.T, mark string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, mode := range []string{"on", "only"} {
-		run := "^" + strings.ReplaceAll(t.Name(), "/", "$/^") + "$"
-		args := []string{"-test.run=" + run, "-test.v", "-test.count=1"}
-		cmd := exec.Command(exe, args...)
-		if emu := os.Getenv(EmulatorEnv); emu != "" {
-			// Under qemu-user (scripts/emulated-tests.sh) the kernel
-			// cannot run the test binary itself: the emulator runs the
-			// child too.
-			cmd = exec.Command(emu, append([]string{exe}, args...)...)
+		r := fipsChildRuns[mode]
+		r.once.Do(func() {
+			cmd, err := selfexec.Command("-test.run="+fipsChildPattern, "-test.v", "-test.count=1")
+			if err != nil {
+				r.err = err
+				return
+			}
+			cmd.Env = append(os.Environ(), "GODEBUG=fips140="+mode, FIPSChildEnv+"=1")
+			out, err := cmd.CombinedOutput()
+			r.out, r.err = string(out), err
+		})
+		own := testOutput(r.out, t.Name())
+		// A child that failed must say which subtest did.
+		if !strings.Contains(r.out, "--- PASS: "+t.Name()+" ") || !strings.Contains(own, mark) ||
+			r.err != nil && !strings.Contains(r.out, "--- FAIL: ") {
+			t.Fatalf("fips140=%s child: %v\n%s", mode, r.err, r.out)
 		}
-		cmd.Env = append(os.Environ(), "GODEBUG=fips140="+mode, FIPSChildEnv+"=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), mark) {
-			t.Fatalf("fips140=%s child: %v\n%s", mode, err, out)
-		}
-		for _, l := range strings.Split(string(out), "\n") {
+		for _, l := range strings.Split(own, "\n") {
 			if strings.Contains(l, mark) || strings.Contains(l, "refused:") {
 				t.Logf("fips140=%s: %s", mode, strings.TrimSpace(l))
 			}
 		}
 	}
+}
+
+// testOutput returns what the test named name logged in out, the output
+// of a -test.v run of sequential tests: the lines after its "=== RUN"
+// line, up to the next line of the testing package.
+func testOutput(out, name string) string {
+	_, rest, ok := strings.Cut(out, "=== RUN   "+name+"\n")
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(rest, "\n") {
+		if strings.HasPrefix(l, "=== ") || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "PASS") || strings.HasPrefix(l, "FAIL") {
+			break
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // CheckDirectFIPS checks what the package documentation of an X25519

@@ -76,10 +76,10 @@ const rules = `
 	METHODS, sntrup761, internal/hybrid, internal/kat, internal/vecarith, internal/sshwire,
 	internal/tool/kexserver, cmd/pqkex/internal/conformance, sshkex, vectors, CIRCL, XCRYPTO, XSSH < cmd/pqkex;
 
-	# Test machinery (importing package testing): a timing harness, the
-	# loopback servers and keys several packages' tests share, and the real
-	# SSH peers that the interop and examples tests run.
-	NONE < internal/testkit/dudect, internal/testkit/peertest;
+	# Test machinery: a timing harness, the loopback servers and keys
+	# several packages' tests share, the real SSH peers that the interop
+	# and examples tests run, and the re-run of a test binary in a child.
+	NONE < internal/testkit/dudect, internal/testkit/peertest, internal/testkit/selfexec;
 	XSSH < internal/testkit/sshtest;
 
 	# Fuzzing tools: what the targets and the tools (fuzz/campaign and

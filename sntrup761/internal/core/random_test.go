@@ -6,10 +6,10 @@ import (
 	"crypto/fips140"
 	"encoding/binary"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/testkit/selfexec"
 	"github.com/pqkex/pqkex/internal/vecarith"
 )
 
@@ -67,18 +67,10 @@ func TestKeystreamChoice(t *testing.T) {
 	if vecarith.AVX2 && !fips140.Enabled() && os.Getenv("CI") == "true" && !keystream {
 		t.Fatal("CI's amd64 machines have AES-NI, but keystream is off")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, godebug := range []string{"fips140=on", "fips140=only", "cpu.aes=off"} {
-		args := []string{"-test.run=^TestKeystreamChoice$", "-test.count=1"}
-		cmd := exec.Command(exe, args...)
-		if emu := os.Getenv("PQKEX_EMULATOR"); emu != "" {
-			// Under qemu-user (scripts/emulated-tests.sh) the kernel
-			// cannot run the test binary itself: the emulator runs the
-			// child too.
-			cmd = exec.Command(emu, append([]string{exe}, args...)...)
+		cmd, err := selfexec.Command("-test.run=^TestKeystreamChoice$", "-test.count=1")
+		if err != nil {
+			t.Fatal(err)
 		}
 		cmd.Env = append(os.Environ(), "GODEBUG="+godebug, "PQKEX_TEST_KEYSTREAM=off")
 		out, err := cmd.CombinedOutput()
