@@ -103,7 +103,7 @@ func kexInitOffering(kex ...string) []byte {
 // the whole check could not run, 2 for usage errors.
 func TestCheckExitStatus(t *testing.T) {
 	// The cases run in parallel with each other and with the package's
-	// other parallel tests: "never answers" waits out 27 one-second
+	// other parallel tests: "never answers" waits out 24 one-second
 	// timeouts (most of this test's wall time, no CPU), and the others
 	// need not queue behind it. The fake servers serve every connection
 	// on its own goroutine, and t.Cleanup closes them only after every
