@@ -364,14 +364,7 @@ const simIdent = "SSH-2.0-sim_client"
 // identifying as ident, to addr one after the other until stop is closed,
 // waiting pause between a connection's end and the next one's start.
 func simClients(addr string, d defect, kex []string, ident string, pause time.Duration, stop <-chan struct{}) {
-	for first := true; ; first = false {
-		if !first && pause > 0 {
-			select {
-			case <-stop:
-				return
-			case <-time.After(pause):
-			}
-		}
+	for {
 		select {
 		case <-stop:
 			return
@@ -383,6 +376,13 @@ func simClients(addr string, d defect, kex []string, ident string, pause time.Du
 			continue
 		}
 		simConnect(nc, d, kex, ident)
+		if pause > 0 {
+			select {
+			case <-stop:
+				return
+			case <-time.After(pause):
+			}
+		}
 	}
 }
 
