@@ -168,8 +168,12 @@ func testOutput(out, name string) string {
 
 // CheckDirectFIPS checks what the package documentation of an X25519
 // hybrid m says it does when called directly in FIPS 140-3 mode (sshkex
-// does not register it there; it is not approved): the client's keys
-// still come from the reader; the exchange runs under fips140=on, and
+// does not register it there; it is not approved): with the default
+// source (nil or crypto/rand's Reader) the exchange runs under both modes
+// on the implementations' own generation, entering neither circl nor a
+// derandomized service (for mlkem768x25519, crypto/mlkem's GenerateKey and
+// Encapsulate, not crypto/mlkem/mlkemtest); given a caller's reader, the
+// client's keys come from it and the exchange runs under fips140=on, and
 // under fips140=only too for sntrup761x25519, while mlkem768x25519's
 // Respond fails there with an error naming crypto/mlkem/mlkemtest and its
 // client still finishes against an independent server (the oracles, run
@@ -185,6 +189,15 @@ func CheckDirectFIPS(t *testing.T, m *Method) {
 		return
 	}
 	ex := m.Public
+	circl, derand := hybrid.CirclCalls(), hybrid.DerandomizedCalls()
+	exchange(t, ex, ex, nil, nil)
+	exchange(t, ex, ex, rand.Reader, rand.Reader)
+	if d := hybrid.CirclCalls() - circl; d != 0 {
+		t.Fatalf("default source: %d calls into circl in FIPS 140-3 mode", d)
+	}
+	if d := hybrid.DerandomizedCalls() - derand; d != 0 {
+		t.Fatalf("default source: %d calls into derandomized services in FIPS 140-3 mode", d)
+	}
 	stream := kat.Stream(m.Prefix+"|fips|direct", m.KeyGen+32)
 	c1, err1 := ex.NewClient(bytes.NewReader(stream))
 	c2, err2 := ex.NewClient(bytes.NewReader(stream))
@@ -192,19 +205,15 @@ func CheckDirectFIPS(t *testing.T, m *Method) {
 		t.Fatalf("the client's keys do not come from the reader (%v, %v)", err1, err2)
 	}
 	if !fips140.Enforced() || m.KEM == "sntrup761" {
-		exchange(t, ex, ex, nil, nil)
 		exchange(t, ex, ex, bytes.NewReader(stream), bytes.NewReader(kat.Stream(m.Prefix+"|fips|server", m.Encaps+32)))
-		t.Logf("used directly: NewClient, Respond and Finish run, the reader read")
+		t.Logf("used directly: NewClient, Respond and Finish run, on their own generation for nil and crypto/rand's Reader (0 circl, 0 derandomized calls) and reading a caller's reader")
 		return
 	}
-	_, _, err1 = ex.Respond(nil, c1.Init())
-	_, _, err2 = ex.Respond(bytes.NewReader(kat.Stream(m.Prefix+"|fips|server", m.Encaps+32)), c1.Init())
-	for _, err := range []error{err1, err2} {
-		if err == nil || !strings.Contains(err.Error(), "crypto/mlkem/mlkemtest") {
-			t.Fatalf("Respond under fips140=only: %v, want an error naming crypto/mlkem/mlkemtest", err)
-		}
+	_, _, err := ex.Respond(bytes.NewReader(kat.Stream(m.Prefix+"|fips|server", m.Encaps+32)), c1.Init())
+	if err == nil || !strings.Contains(err.Error(), "crypto/mlkem/mlkemtest") {
+		t.Fatalf("Respond with a caller's reader under fips140=only: %v, want an error naming crypto/mlkem/mlkemtest", err)
 	}
-	t.Logf("refused: %v", err1)
+	t.Logf("refused: %v", err)
 	o := m.ours()
 	var reply, want []byte
 	fips140.WithoutEnforcement(func() {
@@ -218,7 +227,7 @@ func CheckDirectFIPS(t *testing.T, m *Method) {
 	if k, err := c1.Finish(reply); err != nil || !bytes.Equal(k, want) {
 		t.Fatalf("Finish under fips140=only: %v, or K differs from the oracles'", err)
 	}
-	t.Logf("used directly: NewClient and Finish run, the reader read; Respond fails")
+	t.Logf("used directly: the exchange runs on crypto/mlkem's own generation for nil and crypto/rand's Reader (0 circl, 0 derandomized calls); with a caller's reader NewClient and Finish run, the reader read, and Respond fails")
 }
 
 // knownAnswers runs f, the body of a known-answer test. Known answers need

@@ -1,8 +1,8 @@
 package sntrup761
 
 import (
-	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/pqkex/pqkex/sntrup761/internal/core"
@@ -20,15 +20,15 @@ func GenerateKeys(n int) ([]*DecapsulationKey, error) {
 	if n < 0 {
 		return nil, errors.New("sntrup761: negative key count")
 	}
-	return newKeys(rand.Reader, n)
+	return newKeys(nil, n)
 }
 
-// newKeys is GenerateKeys with the random source as a parameter, which the
-// KeyPool's tests use to inject failing sources.
+// newKeys is GenerateKeys with the random source as a parameter (nil:
+// crypto/rand), which the KeyPool's tests use to inject failing sources.
 func newKeys(rand io.Reader, n int) ([]*DecapsulationKey, error) {
 	dks, err := generateKeys(rand, n)
 	if err != nil {
-		return nil, errors.New("sntrup761: reading randomness: " + err.Error())
+		return nil, fmt.Errorf("sntrup761: reading randomness: %w", err)
 	}
 	return dks, nil
 }

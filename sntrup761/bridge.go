@@ -1,7 +1,7 @@
 package sntrup761
 
 import (
-	"crypto/rand"
+	"fmt"
 	"io"
 
 	"github.com/pqkex/pqkex/internal/sntrupbridge"
@@ -9,15 +9,14 @@ import (
 
 // This file hands the package's keys and its reader-driven forms to the
 // packages of this module that stand below it (see internal/sntrupbridge).
+// A nil reader goes through as nil: the core then reads crypto/rand's
+// Reader itself.
 
 func init() {
 	sntrupbridge.GenerateKey = func(r io.Reader) (sntrupbridge.DecapsulationKey, error) {
-		if r == nil {
-			r = rand.Reader
-		}
 		dk, err := generateKey(r)
 		if err != nil {
-			return nil, err
+			return nil, readError(r, err)
 		}
 		return bridgeKey{dk}, nil
 	}
@@ -54,10 +53,18 @@ func (k bridgeKey) Key() any { return k.dk }
 type bridgeEncapsulationKey struct{ ek *EncapsulationKey }
 
 func (k bridgeEncapsulationKey) Encapsulate(r io.Reader) (sharedKey, ciphertext []byte, err error) {
-	if r == nil {
-		r = rand.Reader
+	sharedKey, ciphertext, err = encapsulate(k.ek, r)
+	return sharedKey, ciphertext, readError(r, err)
+}
+
+// readError names crypto/rand in err, an error of key generation or
+// encapsulation with a nil reader (reading is the only way they fail); a
+// caller's reader's error is returned as it is, for the caller to name.
+func readError(r io.Reader, err error) error {
+	if err != nil && r == nil {
+		return fmt.Errorf("reading crypto/rand: %w", err)
 	}
-	return encapsulate(k.ek, r)
+	return err
 }
 
 // The bridge's sizes are this package's: each line compiles only if the

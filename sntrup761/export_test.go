@@ -10,7 +10,3 @@ var GenerateKeysFrom = generateKeys
 // off for the tests and returns whether it was on; package sntrup761 does
 // not export it.
 var UseVectorPath = core.UseVectorPath
-
-// KeystreamLists reports whether lists drawn from crypto/rand are
-// AES-256-CTR keystreams in this process (internal/core/random.go).
-var KeystreamLists = core.KeystreamLists

@@ -1,7 +1,6 @@
 package sntrup761
 
 import (
-	"crypto/rand"
 	"errors"
 	"io"
 	"sync"
@@ -158,10 +157,7 @@ func (p *KeyPool) requestLocked() {
 // without holding p.mu, if the pool is still below its low-water mark.
 func (p *KeyPool) refill() {
 	defer close(p.exited)
-	r := p.rand
-	if r == nil {
-		r = rand.Reader // itself, not a wrapper: core reads it faster
-	}
+	r := p.rand // nil: crypto/rand, read by the core
 	for {
 		select {
 		case <-p.done:

@@ -24,15 +24,9 @@
 // invertible in R/3), 3044 bytes for f and 191 bytes for rho; Encapsulate
 // draws 3044 bytes for r: four bytes per coefficient, as the
 // specification's Small_random and Short_random do. All come from
-// crypto/rand, each 3044-byte list through AES-256-CTR where crypto/aes
-// runs on the CPU's AES instructions (amd64 with AES-NI, arm64 with the
-// AES extension) outside FIPS 140-3 mode: the keystream under a fresh
-// 32-byte key read from crypto/rand, as OpenSSH draws these bytes from
-// arc4random (ChaCha20 keyed from the kernel). The kernel's generator
-// costs about 10 µs a list, AES-256-CTR under 1 µs. Elsewhere, and in
-// FIPS 140-3 mode (where crypto/rand is the module's own DRBG), the lists
-// are crypto/rand's bytes themselves. The sntrup761test package takes all
-// these bytes from a caller, for known-answer tests only.
+// crypto/rand, each list and rho in one read of crypto/rand's Reader. The
+// sntrup761test package takes all these bytes from a caller, for
+// known-answer tests only.
 //
 // # Constant time
 //
@@ -48,8 +42,8 @@ package sntrup761
 
 import (
 	"crypto"
-	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/pqkex/pqkex/sntrup761/internal/core"
@@ -111,9 +105,9 @@ var (
 // GenerateKey generates a new decapsulation key, drawing random bytes from
 // crypto/rand. The key must be kept secret.
 func GenerateKey() (*DecapsulationKey, error) {
-	dk, err := generateKey(rand.Reader)
+	dk, err := generateKey(nil)
 	if err != nil {
-		return nil, errors.New("sntrup761: reading randomness: " + err.Error())
+		return nil, fmt.Errorf("sntrup761: reading randomness: %w", err)
 	}
 	return dk, nil
 }
@@ -179,16 +173,19 @@ func (ek *EncapsulationKey) Bytes() []byte {
 // Encapsulate generates a shared key and its ciphertext for ek, drawing
 // random bytes from crypto/rand. The shared key must be kept secret.
 func (ek *EncapsulationKey) Encapsulate() (sharedKey, ciphertext []byte) {
-	sharedKey, ciphertext, err := encapsulate(ek, rand.Reader)
+	sharedKey, ciphertext, err := encapsulate(ek, nil)
 	if err != nil {
-		panic("sntrup761: reading randomness: " + err.Error()) // crypto/rand.Read never fails in Go 1.24+
+		// crypto/rand's own Reader never fails (Go 1.24 and later); only
+		// a replacement of crypto/rand.Reader can.
+		panic("sntrup761: reading randomness: " + err.Error())
 	}
 	return sharedKey, ciphertext
 }
 
 // generateKey and encapsulate are the reader-driven forms behind GenerateKey
 // and Encapsulate, for pqkex's SSH method, its known-answer runners and
-// sntrup761test (bridge.go); they are not part of the public API.
+// sntrup761test (bridge.go); they are not part of the public API. A nil
+// rand means crypto/rand's Reader (read by the core, internal/core/random.go).
 func generateKey(rand io.Reader) (*DecapsulationKey, error) {
 	sk, err := core.GenerateKey(rand)
 	if err != nil {

@@ -2,7 +2,6 @@ package hybrid
 
 import (
 	"crypto/fips140"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -140,7 +139,7 @@ func seedKey(k KEM, r io.Reader) (DecapsulationKey, error) {
 // (crypto/rand if nil) into m.
 func readM(m *[32]byte, r io.Reader) error {
 	if r == nil {
-		r = rand.Reader
+		return readOwn(m[:])
 	}
 	_, err := io.ReadFull(r, m[:])
 	return err

@@ -1,7 +1,6 @@
 package hybrid
 
 import (
-	"crypto/rand"
 	"io"
 
 	"github.com/cloudflare/circl/kem"
@@ -53,7 +52,7 @@ func (k circlKEM) NewDecapsulationKey(seed []byte) (DecapsulationKey, error) {
 	var s [64]byte
 	defer clear(s[:])
 	if seed == nil {
-		if _, err := rand.Read(s[:]); err != nil {
+		if err := readOwn(s[:]); err != nil {
 			return nil, err
 		}
 	} else if len(seed) != len(s) {

@@ -1,7 +1,6 @@
 package hybrid
 
 import (
-	"crypto/rand"
 	"fmt"
 	"io"
 
@@ -15,8 +14,9 @@ import (
 // sntrup761x25519 or sshkex does; the operations report it otherwise).
 // The reader-driven key generation and encapsulation that the SSH method
 // needs (x/crypto's Config.Rand, the known answers' recorded randomness)
-// are the bridge's; crypto/rand if the reader is nil. Its decoders are
-// total: every encapsulation key of the right length parses.
+// are the bridge's; with a nil reader (the engine's "draw your own", see
+// Method.NewClient) package sntrup761 reads crypto/rand itself. Its
+// decoders are total: every encapsulation key of the right length parses.
 func SNTRUP761() KEM { return sntrupKEM{} }
 
 type sntrupKEM struct{}
@@ -31,7 +31,7 @@ func (sntrupKEM) RandomnessSize() int       { return 4 * 761 }
 // not invertible), 3044 bytes for f and 191 bytes for rho, each in one
 // read; crypto/rand if r is nil.
 func (sntrupKEM) GenerateKey(r io.Reader) (DecapsulationKey, error) {
-	dk, err := sntrupbridge.GenerateKey(sntrupSource(r))
+	dk, err := sntrupbridge.GenerateKey(r)
 	if err != nil {
 		return nil, err
 	}
@@ -61,24 +61,12 @@ func (sntrupKEM) ParseEncapsulationKey(ek []byte) (EncapsulationKey, error) {
 	return sntrupEK{k}, nil
 }
 
-// sntrupSource returns crypto/rand's Reader itself for a Rand that reads
-// from it, so that sntrup761 sees its own default source and expands each
-// list it draws with AES-256-CTR (sntrup761/internal/core/random.go); the
-// Rand would only record a failure, and crypto/rand's Read never fails.
-// Any other source is returned as it is.
-func sntrupSource(r io.Reader) io.Reader {
-	if rr, ok := r.(*Rand); ok && IsDefault(rr.r) {
-		return rand.Reader
-	}
-	return r
-}
-
 type sntrupEK struct{ ek sntrupbridge.EncapsulationKey }
 
 // Encapsulate reads Short_random's 3044 bytes from r, in one read
 // (crypto/rand if nil).
 func (e sntrupEK) Encapsulate(ct, k []byte, r io.Reader) error {
-	kk, c, err := e.ek.Encapsulate(sntrupSource(r))
+	kk, c, err := e.ek.Encapsulate(r)
 	if err != nil {
 		return err
 	}

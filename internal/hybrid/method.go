@@ -31,10 +31,11 @@ type Method struct {
 	// method draws every secret inside the ML-KEM and curve
 	// implementations (crypto/mlkem's GenerateKey and Encapsulate,
 	// crypto/ecdh's GenerateKey) and never reads the caller's reader.
-	// Outside it, every method reads its secrets from the reader and
-	// passes them in, the path the known answers check (letting the
-	// implementations draw them is no faster with crypto/rand's reader:
-	// BenchmarkDefaultReader in this package).
+	// Every method, in any mode, does the same for the default source
+	// (IsDefault: nil or crypto/rand's Reader); given another reader,
+	// outside FIPS 140-3 mode or for a method not approved, it reads its
+	// secrets from that reader and passes them in, the path the known
+	// answers check.
 	Approved bool
 	// Public is the method package's exported API, which that package
 	// sets in its init (public.go).
@@ -43,9 +44,19 @@ type Method struct {
 
 // SelfDraws reports whether NewClient and Respond draw their secrets
 // inside the ML-KEM and curve implementations (nil seed and m,
-// Curve.Generate) instead of reading them from the caller's reader
-// (NewClientFrom, RespondFrom): an approved method in FIPS 140-3 mode.
+// Curve.Generate) whatever reader they are given, instead of reading them
+// from the caller's reader (NewClientFrom, RespondFrom): an approved
+// method in FIPS 140-3 mode.
 func (m *Method) SelfDraws() bool { return m.Approved && fips140.Enabled() }
+
+// drawsOwn is where NewClient, NewClientWithKEMKey and Respond decide,
+// once per call, where the secrets come from: from the implementations'
+// own generation (a nil reader below this point: crypto/mlkem's
+// GenerateKey and Encapsulate, sntrup761 and the X25519 key reading
+// crypto/rand themselves, crypto/ecdh's GenerateKey) if m.SelfDraws() or
+// rand is the default source, else from rand. No layer below compares
+// readers.
+func (m *Method) drawsOwn(rand io.Reader) bool { return m.SelfDraws() || IsDefault(rand) }
 
 // Backend is the KEM implementation the method runs on now: KEM if set,
 // else Default(Params) (crypto/mlkem in FIPS 140-3 mode).
@@ -77,11 +88,13 @@ type Client struct {
 	finished bool
 }
 
-// NewClient generates the client's keys. If m.SelfDraws(), the KEM and
-// the curve draw them (from the Go Cryptographic Module in FIPS 140-3
-// mode); otherwise it is NewClientFrom(c, rand).
+// NewClient generates the client's keys. If m.SelfDraws() or rand is the
+// default source (nil or crypto/rand's Reader), the KEM and the curve draw
+// them (from the Go Cryptographic Module in FIPS 140-3 mode where it
+// implements them: crypto/mlkem, crypto/ecdh); otherwise it is
+// NewClientFrom(c, rand).
 func (m *Method) NewClient(c *Client, rand io.Reader) error {
-	if !m.SelfDraws() {
+	if !m.drawsOwn(rand) {
 		return m.NewClientFrom(c, rand)
 	}
 	return m.newClientSelf(c)
@@ -119,12 +132,20 @@ func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
 	return m.NewClientWithKEMKey(c, dk, r)
 }
 
-// NewClientWithKEMKey is NewClientFrom with a ready KEM key (used for
-// this key exchange only, for example one from a sntrup761.KeyPool): it
-// reads only the classical private key from rand (crypto/rand if nil).
-// The Client owns dk from then on.
+// NewClientWithKEMKey is NewClient with a ready KEM key (used for this
+// key exchange only, for example one from a sntrup761.KeyPool): only the
+// classical private key is generated, by the curve (as NewClient decides)
+// or read from rand. The Client owns dk from then on.
 func (m *Method) NewClientWithKEMKey(c *Client, dk DecapsulationKey, rand io.Reader) error {
-	ec, err := m.Curve.GenerateKey(NewRand(rand, m.Prefix))
+	var ec ClassicalKey
+	var err error
+	if m.drawsOwn(rand) {
+		if ec, err = m.Curve.Generate(); err != nil {
+			err = fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Curve.Name(), err)
+		}
+	} else {
+		ec, err = m.Curve.GenerateKey(NewRand(rand, m.Prefix))
+	}
 	if err != nil {
 		dk.Clear()
 		return err
@@ -224,11 +245,12 @@ func (c *Client) clear() {
 }
 
 // Respond is the server side: it checks C_INIT and returns S_REPLY and
-// K. If m.SelfDraws(), the KEM and the curve draw the encapsulation
-// randomness and the classical key (the module's randomized ML-KEM.Encaps
-// and GenerateKey in FIPS 140-3 mode); otherwise it is RespondFrom.
+// K. If m.SelfDraws() or rand is the default source, the KEM and the
+// curve draw the encapsulation randomness and the classical key (the
+// module's randomized ML-KEM.Encaps, and crypto/ecdh's GenerateKey, in
+// FIPS 140-3 mode); otherwise it is RespondFrom.
 func (m *Method) Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
-	if !m.SelfDraws() {
+	if !m.drawsOwn(rand) {
 		return m.RespondFrom(rand, clientInit)
 	}
 	return m.respondSelf(clientInit)

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"reflect"
 )
 
 // Rand reads the caller's randomness, or crypto/rand's if nil, and
@@ -24,12 +25,30 @@ func NewRand(r io.Reader, method string) *Rand {
 	return &Rand{r: r, method: method}
 }
 
-// IsDefault reports whether r is the default randomness source: nil or
-// crypto/rand's Reader, which golang.org/x/crypto/ssh passes as
-// Config.Rand unless the user set another. Such a source may be replaced
-// by the Go Cryptographic Module's own generation, which draws from the
-// same generator.
-func IsDefault(r io.Reader) bool { return r == nil || r == rand.Reader }
+// IsDefault reports whether r is the default randomness source: nil, or
+// crypto/rand's Reader as the variable holds it now (what
+// golang.org/x/crypto/ssh passes as Config.Rand unless the user set
+// another). Given it, the methods let their implementations draw their own
+// secrets (Method.NewClient and Respond decide this, once per call). It
+// never panics: comparing two interface values of the same uncomparable
+// dynamic type would, and an application may have replaced
+// crypto/rand.Reader with a value of such a type (a struct holding a slice
+// or a func); such a reader, passed in, is not recognised and is read as
+// the caller's, which it is.
+func IsDefault(r io.Reader) bool {
+	return r == nil || reflect.ValueOf(r).Comparable() && r == rand.Reader
+}
+
+// readOwn fills b from crypto/rand's Reader, for an implementation that
+// draws its own secrets (a nil reader): the variable's value now, read
+// through io.ReadFull, so that a replacement that fails gives an error,
+// where crypto/rand.Read would end the process.
+func readOwn(b []byte) error {
+	if _, err := io.ReadFull(rand.Reader, b); err != nil {
+		return fmt.Errorf("reading crypto/rand: %w", err)
+	}
+	return nil
+}
 
 // Read implements io.Reader.
 func (r *Rand) Read(p []byte) (int, error) {

@@ -158,7 +158,8 @@ type batchSlot struct {
 var batchSlotPool = sync.Pool{New: func() any { return new(batchSlot) }}
 
 // GenerateKeys generates n key pairs with one inversion per ring. The keys
-// are exactly those n successive GenerateKey calls would produce from rand.
+// are exactly those n successive GenerateKey calls would produce from rand
+// (crypto/rand if nil).
 //
 // With c_k = g_1...g_k in R/3 and d_k = 3f_1...3f_k in R/q, a forward pass
 // computes the prefix products; after inverting c_n and d_n, a backward pass
@@ -176,6 +177,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	if n <= 0 {
 		return nil, nil
 	}
+	rand = source(rand)
 	slots := make([]*batchSlot, n)
 	for k := range slots {
 		slots[k] = batchSlotPool.Get().(*batchSlot)

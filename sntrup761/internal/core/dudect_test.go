@@ -253,19 +253,6 @@ var dudectCases = []dudect.Case{
 		},
 	},
 	{
-		Name:  "fillKeystream/fixed-vs-random-key",
-		About: "the AES-256-CTR list from a key (systemRandom's expansion); class 0 one fixed random key, class 1 fresh random keys",
-		Setup: func(t *testing.T) dudect.Target {
-			rng := dudect.NewRNG()
-			draw := func(rng *rand.Rand, k *[32]byte) { dudect.Fill(rng, k[:]) }
-			var fixed [32]byte
-			draw(rng, &fixed)
-			keys := make([][32]byte, 1000)
-			var list [randomBytes]byte
-			return dudectInputs(rng, keys, draw, dudectFixed(fixed), func(i int) { fillKeystream(&list, &keys[i]) })
-		},
-	},
-	{
 		Name:  "sortShort/fixed-vs-random",
 		About: "class 0 one fixed random masked list, class 1 fresh random masked lists",
 		Setup: func(t *testing.T) dudect.Target {

@@ -1,7 +1,6 @@
 package core
 
 import (
-	cryptorand "crypto/rand"
 	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/binary"
@@ -104,26 +103,6 @@ func (sk *PrivateKey) initRhoHash() {
 	sk.rhoHash = hashPrefix(prefixInput, sk.bytes[off:off+smallBytes])
 }
 
-// readList reads one list of 761 little-endian uint32 with a single Read of
-// 3044 bytes, the call pattern of the reference code and the NIST KAT.
-func readList(rand io.Reader, L *[P]uint32) error {
-	if rand == cryptorand.Reader {
-		// systemRandom never fails and does not retain buf, so buf stays
-		// on the stack; through the io.Reader interface it would have to
-		// live on the heap.
-		var buf [randomBytes]byte
-		systemRandom(&buf)
-		decodeList(L, &buf)
-		return nil
-	}
-	buf := new([randomBytes]byte)
-	if _, err := io.ReadFull(rand, buf[:]); err != nil {
-		return err
-	}
-	decodeList(L, buf)
-	return nil
-}
-
 // decodeList reads 761 little-endian uint32 and clears buf.
 func decodeList(L *[P]uint32, buf *[randomBytes]byte) {
 	if asmEnabled {
@@ -181,8 +160,10 @@ func smallFromList(out *[P]int8, L *[P]uint32) {
 }
 
 // GenerateKey generates a key pair, reading randomness exactly as the
-// reference does (section 2.3.2 and 2.3.6; see ReadList).
+// reference does (section 2.3.2 and 2.3.6; see readList) from rand, or
+// from crypto/rand if rand is nil.
 func GenerateKey(rand io.Reader) (*PrivateKey, error) {
+	rand = source(rand)
 	var L [P]uint32
 	var g, v [P]int8
 	for {
@@ -278,9 +259,10 @@ func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
 	return h3
 }
 
-// Encapsulate reads 3044 random bytes for r and returns the ciphertext and
-// shared key (section 2.3.7).
+// Encapsulate reads 3044 random bytes for r from rand (crypto/rand if
+// nil) and returns the ciphertext and shared key (section 2.3.7).
 func (pk *PublicKey) Encapsulate(rand io.Reader, ct *[CiphertextSize]byte, k *[SharedKeySize]byte) error {
+	rand = source(rand)
 	var L [P]uint32
 	if err := readList(rand, &L); err != nil {
 		return err

@@ -1,70 +1,46 @@
 package core
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/fips140"
 	cryptorand "crypto/rand"
+	"io"
 	"sync"
-
-	"github.com/pqkex/pqkex/internal/vecarith"
 )
 
-// keystream is whether systemRandom expands a key from crypto/rand with
-// AES-256-CTR: when crypto/aes runs on the CPU's AES instructions
-// (constant time) and outside FIPS 140-3 mode. In FIPS 140-3 mode
-// crypto/rand is the module's own DRBG (AES-256 CTR_DRBG), approved and
-// about as fast: 0.9 µs per 3044-byte list. Elsewhere it is the kernel's
-// generator (getrandom), which cost 10 µs a list where AES-256-CTR costs
-// 0.6 µs (2026-12-06, a 2-vCPU "Oxide Virtual Turin-like" VM): a fifth of
-// a key in a batch and half an encapsulation.
-var keystream = vecarith.AES && !fips140.Enabled()
+// Key generation, batch key generation and encapsulation read their
+// randomness from the caller's reader, or from crypto/rand's Reader when
+// the reader is nil: nil is how package sntrup761's own API, its bridge
+// and the SSH engine (internal/hybrid, which decides it once for the
+// default source) say "draw your own". Nothing below compares readers.
+// Every read goes through io.ReadFull, so a reader that fails, crypto/rand's
+// Reader replaced by one that fails included, gives an error to return,
+// never a crash (crypto/rand.Read would end the process).
 
-// KeystreamLists reports whether lists drawn from crypto/rand are
-// AES-256-CTR keystreams here (keystream); package sntrup761's tests read
-// it, the package does not export it.
-func KeystreamLists() bool { return keystream }
-
-// systemRandom fills buf with the random bytes of one list (GenerateKey's
-// g and f, Encapsulate's r) when the caller's source is crypto/rand. With
-// keystream it reads a fresh 32-byte key from crypto/rand and writes the
-// AES-256-CTR keystream under it (zero counter block) into buf, one key per
-// list: a pseudorandom generator keyed from the operating system's, as
-// OpenSSH draws these bytes from arc4random (ChaCha20 keyed from the
-// kernel); a list is 191 blocks, far inside CTR's bounds for one key.
-// Otherwise buf is read from crypto/rand itself. buf is secret; the key
-// is cleared after use, but the expanded key schedule inside crypto/aes
-// cannot be, and lives until the garbage collector frees it.
-func systemRandom(buf *[randomBytes]byte) {
-	if !keystream {
-		cryptorand.Read(buf[:])
-		return
+// source returns rand, or crypto/rand's Reader if rand is nil: the
+// variable's value at the call, so that a replacement (such as
+// testing/cryptotest.SetGlobalRandom's) is read like the original.
+func source(rand io.Reader) io.Reader {
+	if rand == nil {
+		return cryptorand.Reader
 	}
-	var key [32]byte
-	cryptorand.Read(key[:])
-	fillKeystream(buf, &key)
-	clear(key[:])
+	return rand
 }
 
-// fillKeystream writes the AES-256-CTR keystream under key, from a zero
-// counter block, into buf.
-func fillKeystream(buf *[randomBytes]byte, key *[32]byte) {
-	block, err := aes.NewCipher(key[:])
-	if err != nil {
-		panic("sntrup761: " + err.Error()) // a 32-byte key is always accepted
+// listPool holds the buffers readList reads a list into. Passed to an
+// io.Reader, a buffer escapes to the heap; the pool saves allocating one
+// per list. A buffer holds a secret list until readList clears it, which
+// it does before the buffer goes back, whether or not the read succeeded.
+var listPool = sync.Pool{New: func() any { return new([randomBytes]byte) }}
+
+// readList reads one list of 761 little-endian uint32 with a single Read of
+// 3044 bytes (from a reader that returns them at once), the call pattern of
+// the reference code and the NIST KAT. rand is not nil (source).
+func readList(rand io.Reader, L *[P]uint32) error {
+	buf := listPool.Get().(*[randomBytes]byte)
+	defer listPool.Put(buf)
+	if _, err := io.ReadFull(rand, buf[:]); err != nil {
+		clear(buf[:]) // a partial list is as secret as a whole one
+		return err
 	}
-	s := scratchPool.Get().(*[randomBytes]byte)
-	clear(s[:])
-	cipher.NewCTR(block, zeroBlock[:]).XORKeyStream(s[:], s[:])
-	*buf = *s
-	clear(s[:])
-	scratchPool.Put(s)
+	decodeList(L, buf) // clears buf
+	return nil
 }
-
-// zeroBlock is the initial counter block (NewCTR copies it).
-var zeroBlock [aes.BlockSize]byte
-
-// scratchPool holds the buffers systemRandom writes the keystream into:
-// through the cipher.Stream interface the buffer escapes, and the
-// caller's list buffer stays on its stack only if this one is another.
-var scratchPool = sync.Pool{New: func() any { return new([randomBytes]byte) }}

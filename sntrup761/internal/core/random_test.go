@@ -2,84 +2,112 @@ package core
 
 import (
 	"bytes"
-	"crypto/aes"
-	"crypto/fips140"
-	"encoding/binary"
-	"os"
-	"strings"
+	"crypto/rand"
+	"errors"
+	"io"
 	"testing"
-
-	"github.com/pqkex/pqkex/internal/testkit/selfexec"
-	"github.com/pqkex/pqkex/internal/vecarith"
+	"testing/iotest"
 )
 
-// TestSystemRandomKeystream: fillKeystream writes the AES-256-CTR
-// keystream with a zero initial counter block: block i of the list is
-// AES(key, i), i a big-endian 128-bit integer, computed here one block at
-// a time with crypto/aes's block cipher rather than its CTR mode.
-func TestSystemRandomKeystream(t *testing.T) {
-	var key [32]byte
-	for i := range key {
-		key[i] = byte(i*7 + 1)
+// withSystemReader puts r in crypto/rand.Reader while f runs (the tests
+// that call it are not parallel; iterations' parallel tests wait for them).
+func withSystemReader(r io.Reader, f func()) {
+	old := rand.Reader
+	rand.Reader = r
+	defer func() { rand.Reader = old }()
+	f()
+}
+
+// TestNilReadsCryptoRand: a nil reader means crypto/rand's Reader as the
+// variable holds it when called: with a stream in its place, the keys,
+// batch keys and ciphertexts drawn with nil are those drawn from the same
+// stream given as the reader. A Reader that fails makes each return its
+// error.
+func TestNilReadsCryptoRand(t *testing.T) {
+	stream := randomStream(t, 2*(2*randomBytes+smallBytes)+randomBytes)
+	pk := NewPublicKey(new([PublicKeySize]byte))
+	type drawn struct {
+		sk    *PrivateKey
+		batch []*PrivateKey
+		ct    [CiphertextSize]byte
 	}
-	var buf [randomBytes]byte
-	fillKeystream(&buf, &key)
-	block, err := aes.NewCipher(key[:])
+	draw := func(r func() io.Reader) (d drawn, err error) {
+		if d.sk, err = GenerateKey(r()); err != nil {
+			return d, err
+		}
+		if d.batch, err = GenerateKeys(r(), 2); err != nil {
+			return d, err
+		}
+		var k [SharedKeySize]byte
+		return d, pk.Encapsulate(r(), &d.ct, &k)
+	}
+	want, err := draw(func() io.Reader { return bytes.NewReader(stream) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ctr, want [aes.BlockSize]byte
-	for i := 0; i < randomBytes; i += aes.BlockSize {
-		binary.BigEndian.PutUint64(ctr[8:], uint64(i/aes.BlockSize))
-		block.Encrypt(want[:], ctr[:])
-		n := min(aes.BlockSize, randomBytes-i)
-		if !bytes.Equal(buf[i:i+n], want[:n]) {
-			t.Fatalf("block %d: %x, want AES(key, %d) = %x", i/aes.BlockSize, buf[i:i+n], i/aes.BlockSize, want[:n])
-		}
+	var got drawn
+	withSystemReader(bytes.NewReader(nil), func() {
+		got, err = draw(func() io.Reader {
+			rand.Reader = bytes.NewReader(stream)
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got.sk.Bytes() != *want.sk.Bytes() || *got.batch[1].Bytes() != *want.batch[1].Bytes() || got.ct != want.ct {
+		t.Error("nil did not read crypto/rand.Reader")
+	}
+	fail := errors.New("no randomness (test)")
+	withSystemReader(io.MultiReader(bytes.NewReader(stream[:100]), iotest.ErrReader(fail)), func() {
+		_, err = GenerateKey(nil)
+	})
+	if !errors.Is(err, fail) {
+		t.Errorf("a failing crypto/rand.Reader: GenerateKey(nil) returned %v", err)
 	}
 }
 
-// TestSystemRandomFresh: two lists from systemRandom differ (a fixed or
-// reused key would repeat them) and neither is all zeros.
-func TestSystemRandomFresh(t *testing.T) {
-	var a, b [randomBytes]byte
-	systemRandom(&a)
-	systemRandom(&b)
-	if a == b || a == [randomBytes]byte{} {
-		t.Fatalf("two lists: equal %v, the first all zeros %v", a == b, a == [randomBytes]byte{})
-	}
-}
-
-// TestKeystreamChoice: keystream is on exactly where crypto/aes runs on the
-// CPU's AES instructions outside FIPS 140-3 mode. Child processes check
-// that GODEBUG=fips140=on, fips140=only and cpu.aes=off (which turns the
-// AES instructions off for crypto/aes too) turn it off; in CI, on amd64
-// with AVX2 (so with AES-NI too) it must be on.
-func TestKeystreamChoice(t *testing.T) {
-	if want := os.Getenv("PQKEX_TEST_KEYSTREAM"); want != "" {
-		if got := map[bool]string{true: "on", false: "off"}[keystream]; got != want {
-			t.Fatalf("keystream %s under GODEBUG=%s (fips140.Enabled %v, vecarith.AES %v), want %s",
-				got, os.Getenv("GODEBUG"), fips140.Enabled(), vecarith.AES, want)
+// TestListBuffersCleared: every buffer a list was read into (listPool's)
+// is all zero once it is back in the pool, after GenerateKey,
+// GenerateKeys and Encapsulate from crypto/rand (nil) and from a reader,
+// and after a read that failed partway through a list, whose first bytes
+// were already in the buffer.
+func TestListBuffersCleared(t *testing.T) {
+	pk := NewPublicKey(new([PublicKeySize]byte))
+	partial := randomStream(t, randomBytes/2)
+	for _, tc := range []struct {
+		name string
+		f    func() error
+		fail bool
+	}{
+		{"GenerateKey(nil)", func() error { _, err := GenerateKey(nil); return err }, false},
+		{"GenerateKeys(nil, 2)", func() error { _, err := GenerateKeys(nil, 2); return err }, false},
+		{"Encapsulate(nil)", func() error {
+			var ct [CiphertextSize]byte
+			var k [SharedKeySize]byte
+			return pk.Encapsulate(nil, &ct, &k)
+		}, false},
+		{"GenerateKey(a reader)", func() error {
+			_, err := GenerateKey(bytes.NewReader(randomStream(t, 2*randomBytes+smallBytes)))
+			return err
+		}, false},
+		{"GenerateKey(a reader failing in its first list)", func() error {
+			_, err := GenerateKey(io.MultiReader(bytes.NewReader(partial), iotest.ErrReader(io.ErrClosedPipe)))
+			return err
+		}, true},
+	} {
+		var err error
+		made := watchPools(func() { err = tc.f() }, &listPool)
+		if (err != nil) != tc.fail {
+			t.Fatalf("%s: %v", tc.name, err)
 		}
-		return
-	}
-	// vecarith.AVX2: amd64, not -tags purego, and a CPU as recent as CI's.
-	if vecarith.AVX2 && !fips140.Enabled() && os.Getenv("CI") == "true" && !keystream {
-		t.Fatal("CI's amd64 machines have AES-NI, but keystream is off")
-	}
-	for _, godebug := range []string{"fips140=on", "fips140=only", "cpu.aes=off"} {
-		cmd, err := selfexec.Command("-test.run=^TestKeystreamChoice$", "-test.count=1")
-		if err != nil {
-			t.Fatal(err)
+		if len(made[0]) == 0 {
+			t.Fatalf("%s: no list buffer taken from the pool", tc.name)
 		}
-		cmd.Env = append(os.Environ(), "GODEBUG="+godebug, "PQKEX_TEST_KEYSTREAM=off")
-		out, err := cmd.CombinedOutput()
-		if strings.HasPrefix(godebug, "fips140=") && strings.Contains(string(out), "incompatible with the purego build tag") {
-			t.Logf("GODEBUG=%s: FIPS 140-3 mode cannot start in a -tags purego binary", godebug)
-			continue
-		}
-		if err != nil || !strings.Contains(string(out), "PASS") {
-			t.Errorf("GODEBUG=%s: %v\n%s", godebug, err, out)
+		for i, x := range made[0] {
+			if *x.(*[randomBytes]byte) != [randomBytes]byte{} {
+				t.Errorf("%s: list buffer %d back in the pool not cleared", tc.name, i)
+			}
 		}
 	}
 }
