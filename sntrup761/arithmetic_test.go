@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pqkex/pqkex/internal/testkit/cpudebug"
 	"github.com/pqkex/pqkex/internal/vecarith"
 )
 
@@ -19,8 +20,10 @@ const (
 
 // TestArithmetic checks what vecarith reports to pqkex bench against
 // what it should be, derived apart from the code that reports it (the
-// build settings recorded in the binary and the CPU's own feature list),
-// and against the path that actually runs: the switch that the core's
+// build settings recorded in the binary, the CPU's own feature list and
+// GODEBUG, which can turn AVX2 off for the code: cpu.avx2=off forces the
+// scalar code on an AVX2 machine, and the kernel's list ignores it), and
+// against the path that actually runs: the switch that the core's
 // dispatching functions read (read through UseVectorPath, then restored).
 func TestArithmetic(t *testing.T) {
 	label := vecarith.Label()
@@ -29,7 +32,10 @@ func TestArithmetic(t *testing.T) {
 	switch path, settings := builtWith(t); path {
 	case "assembly":
 		want = labelAsmNoAVX2CPU
-		if cpuHasAVX2(t) {
+		switch hasAVX2, off := cpuHasAVX2(t), cpudebug.Off("avx2"); {
+		case hasAVX2 && off:
+			t.Log("GODEBUG turns the CPU's AVX2 off: the scalar code runs")
+		case hasAVX2:
 			want = labelAsm
 		}
 	default:

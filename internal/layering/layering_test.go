@@ -78,8 +78,9 @@ const rules = `
 
 	# Test machinery: a timing harness, the loopback servers and keys
 	# several packages' tests share, the real SSH peers that the interop
-	# and examples tests run, and the re-run of a test binary in a child.
-	NONE < internal/testkit/dudect, internal/testkit/peertest, internal/testkit/selfexec;
+	# and examples tests run, the re-run of a test binary in a child, and
+	# what GODEBUG does to the CPU features.
+	NONE < internal/testkit/dudect, internal/testkit/peertest, internal/testkit/selfexec, internal/testkit/cpudebug;
 	XSSH < internal/testkit/sshtest;
 
 	# Fuzzing tools: what the targets and the tools (fuzz/campaign and
