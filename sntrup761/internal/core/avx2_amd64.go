@@ -25,31 +25,34 @@ func sortKeys1024AVX2(x *[1024]uint32)
 
 // dif4StageAVX2 is the twiddled radix-4 stage of difFrom (fft.go) on the
 // n values at x, blocks of span 4q (q even, n a multiple of 4q), with
-// the twiddles w1, w2, w3 (q each).
+// the twiddles w1, w2, w3 (q each). It returns at once unless n and q are positive.
 //
 //go:noescape
 func dif4StageAVX2(x *complex128, n int, q int, w1 *complex128, w2 *complex128, w3 *complex128)
 
 // dit4StageAVX2 is the twiddled radix-4 stage of ditStage (fft.go) on the
 // n values at x, blocks of span 4q (q even, n a multiple of 4q), with
-// the twiddles w1, w2, w3 (q each).
+// the twiddles w1, w2, w3 (q each). It returns at once unless n and q are positive.
 //
 //go:noescape
 func dit4StageAVX2(x *complex128, n int, q int, w1 *complex128, w2 *complex128, w3 *complex128)
 
-// dif16AVX2 is dif16 (fft16.go) on 2*pairs blocks of 16 values at x.
+// dif16AVX2 is dif16 (fft16.go) on 2*pairs blocks of 16 values at x
+// (none unless pairs is positive).
 //
 //go:noescape
 func dif16AVX2(x *complex128, pairs int)
 
 // dit16ProductsAVX2 is dit16Products (fft16.go) with c and d nil: z = a*b,
-// then the inverse radix-16 pass, on 2*pairs blocks of 16 values.
+// then the inverse radix-16 pass, on 2*pairs blocks of 16 values (none unless
+// pairs is positive).
 //
 //go:noescape
 func dit16ProductsAVX2(z *complex128, a *complex128, b *complex128, pairs int)
 
 // dit16ProductSumsAVX2 is dit16Products (fft16.go) with c and d: z = a*b + c*d,
-// then the inverse radix-16 pass, on 2*pairs blocks of 16 values.
+// then the inverse radix-16 pass, on 2*pairs blocks of 16 values (none unless
+// pairs is positive).
 //
 //go:noescape
 func dit16ProductSumsAVX2(z *complex128, a *complex128, b *complex128, c *complex128, d *complex128, pairs int)
@@ -163,13 +166,15 @@ func shortCoeffsAVX2(out *[761]int8, x *[1024]uint32)
 func smallFromListAVX2(out *[761]int8, L *[761]uint32)
 
 // encodeBulk1AVX2 is encodeBulk's loop for a level emitting 1 byte(s) per pair
-// with modulus m, on groups*8 pairs (o gets groups*8*1 bytes, cur groups*8 values).
+// with modulus m, on groups*8 pairs (o gets groups*8*1 bytes, cur groups*8 values;
+// none unless groups is positive).
 //
 //go:noescape
 func encodeBulk1AVX2(o *byte, cur *uint32, m uint32, groups int)
 
 // encodeBulk2AVX2 is encodeBulk's loop for a level emitting 2 byte(s) per pair
-// with modulus m, on groups*8 pairs (o gets groups*8*2 bytes, cur groups*8 values).
+// with modulus m, on groups*8 pairs (o gets groups*8*2 bytes, cur groups*8 values;
+// none unless groups is positive).
 //
 //go:noescape
 func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int)
@@ -182,14 +187,16 @@ func decodeListAVX2(L *[761]uint32, buf *[3044]byte)
 
 // decodeBulk1AVX2 is decodeBulk's loop for a level reading 1 byte(s) per pair
 // with modulus m, on groups*4 pairs: nx_(2i) = x mod m, nx_(2i+1) = (x/m) mod m
-// for x = o's bytes of pair i + cur_i shifted above them. For public data only.
+// for x = o's bytes of pair i + cur_i shifted above them (none unless groups
+// is positive). For public data only.
 //
 //go:noescape
 func decodeBulk1AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
 
 // decodeBulk2AVX2 is decodeBulk's loop for a level reading 2 byte(s) per pair
 // with modulus m, on groups*4 pairs: nx_(2i) = x mod m, nx_(2i+1) = (x/m) mod m
-// for x = o's bytes of pair i + cur_i shifted above them. For public data only.
+// for x = o's bytes of pair i + cur_i shifted above them (none unless groups
+// is positive). For public data only.
 //
 //go:noescape
 func decodeBulk2AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)

@@ -1544,6 +1544,10 @@ TEXT ·dif4StageAVX2(SB), NOSPLIT, $0-48
 	MOVQ    w1+24(FP), BX
 	MOVQ    w2+32(FP), SI
 	MOVQ    w3+40(FP), DI
+	TESTQ   CX, CX
+	JLE     dif4StageAVX2_none
+	TESTQ   DX, DX
+	JLE     dif4StageAVX2_none
 	VMOVUPD signOdd<>+0(SB), Y0
 	VMOVUPD signAll<>+0(SB), Y1
 	SHLQ    $0x04, DX
@@ -1607,6 +1611,9 @@ dif4StageAVX2_pair:
 	VZEROUPPER
 	RET
 
+dif4StageAVX2_none:
+	RET
+
 // func dit4StageAVX2(x *complex128, n int, q int, w1 *complex128, w2 *complex128, w3 *complex128)
 // Requires: AVX
 TEXT ·dit4StageAVX2(SB), NOSPLIT, $0-48
@@ -1616,6 +1623,10 @@ TEXT ·dit4StageAVX2(SB), NOSPLIT, $0-48
 	MOVQ    w1+24(FP), BX
 	MOVQ    w2+32(FP), SI
 	MOVQ    w3+40(FP), DI
+	TESTQ   CX, CX
+	JLE     dit4StageAVX2_none
+	TESTQ   DX, DX
+	JLE     dit4StageAVX2_none
 	VMOVUPD signOdd<>+0(SB), Y0
 	VMOVUPD signAll<>+0(SB), Y1
 	SHLQ    $0x04, DX
@@ -1682,6 +1693,9 @@ dit4StageAVX2_pair:
 	VZEROUPPER
 	RET
 
+dit4StageAVX2_none:
+	RET
+
 DATA signEven<>+0(SB)/8, $0x8000000000000000
 DATA signEven<>+8(SB)/8, $0x0000000000000000
 DATA signEven<>+16(SB)/8, $0x8000000000000000
@@ -1721,8 +1735,10 @@ GLOBL rt2h<>(SB), RODATA|NOPTR, $32
 // func dif16AVX2(x *complex128, pairs int)
 // Requires: AVX
 TEXT ·dif16AVX2(SB), NOSPLIT, $0-16
-	MOVQ x+0(FP), AX
-	MOVQ pairs+8(FP), CX
+	MOVQ  x+0(FP), AX
+	MOVQ  pairs+8(FP), CX
+	TESTQ CX, CX
+	JLE   dif16_none
 
 dif16_loop:
 	VBROADCASTF128 (AX), Y0
@@ -1974,13 +1990,18 @@ dif16_loop:
 	VZEROUPPER
 	RET
 
+dif16_none:
+	RET
+
 // func dit16ProductsAVX2(z *complex128, a *complex128, b *complex128, pairs int)
 // Requires: AVX
 TEXT ·dit16ProductsAVX2(SB), NOSPLIT, $0-32
-	MOVQ z+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ pairs+24(FP), BX
+	MOVQ  z+0(FP), AX
+	MOVQ  a+8(FP), CX
+	MOVQ  b+16(FP), DX
+	MOVQ  pairs+24(FP), BX
+	TESTQ BX, BX
+	JLE   dit16ProductsAVX2_none
 
 dit16ProductsAVX2_loop:
 	VBROADCASTF128 (CX), Y0
@@ -2362,15 +2383,20 @@ dit16ProductsAVX2_loop:
 	VZEROUPPER
 	RET
 
+dit16ProductsAVX2_none:
+	RET
+
 // func dit16ProductSumsAVX2(z *complex128, a *complex128, b *complex128, c *complex128, d *complex128, pairs int)
 // Requires: AVX
 TEXT ·dit16ProductSumsAVX2(SB), NOSPLIT, $0-48
-	MOVQ z+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ c+24(FP), BX
-	MOVQ d+32(FP), SI
-	MOVQ pairs+40(FP), DI
+	MOVQ  z+0(FP), AX
+	MOVQ  a+8(FP), CX
+	MOVQ  b+16(FP), DX
+	MOVQ  c+24(FP), BX
+	MOVQ  d+32(FP), SI
+	MOVQ  pairs+40(FP), DI
+	TESTQ DI, DI
+	JLE   dit16ProductSumsAVX2_none
 
 dit16ProductSumsAVX2_loop:
 	VBROADCASTF128 (CX), Y0
@@ -2928,6 +2954,9 @@ dit16ProductSumsAVX2_loop:
 	DECQ           DI
 	JNZ            dit16ProductSumsAVX2_loop
 	VZEROUPPER
+	RET
+
+dit16ProductSumsAVX2_none:
 	RET
 
 DATA half<>+0(SB)/8, $0x3fe0000000000000
@@ -8848,6 +8877,8 @@ TEXT ·encodeBulk1AVX2(SB), NOSPLIT, $0-32
 	MOVQ         cur+8(FP), CX
 	MOVL         m+16(FP), DX
 	MOVQ         groups+24(FP), BX
+	TESTQ        BX, BX
+	JLE          encodeBulk1AVX2_none
 	VMOVD        DX, X0
 	VPBROADCASTD X0, Y0
 	VMOVDQU      encodeDeinterleave<>+0(SB), Y1
@@ -8876,6 +8907,9 @@ encodeBulk1AVX2_loop:
 	VZEROUPPER
 	RET
 
+encodeBulk1AVX2_none:
+	RET
+
 // func encodeBulk2AVX2(o *byte, cur *uint32, m uint32, groups int)
 // Requires: AVX, AVX2
 TEXT ·encodeBulk2AVX2(SB), NOSPLIT, $0-32
@@ -8883,6 +8917,8 @@ TEXT ·encodeBulk2AVX2(SB), NOSPLIT, $0-32
 	MOVQ         cur+8(FP), CX
 	MOVL         m+16(FP), DX
 	MOVQ         groups+24(FP), BX
+	TESTQ        BX, BX
+	JLE          encodeBulk2AVX2_none
 	VMOVD        DX, X0
 	VPBROADCASTD X0, Y0
 	VMOVDQU      encodeDeinterleave<>+0(SB), Y1
@@ -8908,6 +8944,9 @@ encodeBulk2AVX2_loop:
 	DECQ         BX
 	JNZ          encodeBulk2AVX2_loop
 	VZEROUPPER
+	RET
+
+encodeBulk2AVX2_none:
 	RET
 
 // func decodeListAVX2(L *[761]uint32, buf *[3044]byte)
@@ -9116,6 +9155,8 @@ TEXT ·decodeBulk1AVX2(SB), NOSPLIT, $0-40
 	MOVQ         o+16(FP), DX
 	MOVL         m+24(FP), BX
 	MOVQ         groups+32(FP), SI
+	TESTQ        SI, SI
+	JLE          decodeBulk1AVX2_none
 	VMOVD        BX, X0
 	VPBROADCASTD X0, X0
 	VCVTDQ2PD    X0, Y0
@@ -9148,6 +9189,9 @@ decodeBulk1AVX2_loop:
 	VZEROUPPER
 	RET
 
+decodeBulk1AVX2_none:
+	RET
+
 // func decodeBulk2AVX2(nx *uint32, cur *uint32, o *byte, m uint32, groups int)
 // Requires: AVX, AVX2
 TEXT ·decodeBulk2AVX2(SB), NOSPLIT, $0-40
@@ -9156,6 +9200,8 @@ TEXT ·decodeBulk2AVX2(SB), NOSPLIT, $0-40
 	MOVQ         o+16(FP), DX
 	MOVL         m+24(FP), BX
 	MOVQ         groups+32(FP), SI
+	TESTQ        SI, SI
+	JLE          decodeBulk2AVX2_none
 	VMOVD        BX, X0
 	VPBROADCASTD X0, X0
 	VCVTDQ2PD    X0, Y0
@@ -9186,6 +9232,9 @@ decodeBulk2AVX2_loop:
 	DECQ        SI
 	JNZ         decodeBulk2AVX2_loop
 	VZEROUPPER
+	RET
+
+decodeBulk2AVX2_none:
 	RET
 
 DATA smallEncOnes<>+0(SB)/1, $0x01

@@ -70,9 +70,10 @@ func fftStage(name string, dit bool, odd, all Mem) {
 	kernel(name, "func(x *complex128, n, q int, w1, w2, w3 *complex128)",
 		name+" is the twiddled radix-4 stage of "+stageOf+" (fft.go) on the",
 		"n values at x, blocks of span 4q (q even, n a multiple of 4q), with",
-		"the twiddles w1, w2, w3 (q each).")
+		"the twiddles w1, w2, w3 (q each). It returns at once unless n and q are positive.")
 	args := loadArgs("x", "n", "q", "w1", "w2", "w3")
 	x, n, q, w1, w2, w3 := args[0], args[1], args[2], args[3], args[4], args[5]
+	skipUnlessPositive(name, n, q)
 	oddv, allv := YMM(), YMM()
 	VMOVUPD(odd, oddv)
 	VMOVUPD(all, allv)
@@ -141,4 +142,5 @@ func fftStage(name string, dit bool, odd, all Mem) {
 	JNE(LabelRef(name + "_block"))
 	VZEROUPPER()
 	RET()
+	earlyReturn(name)
 }

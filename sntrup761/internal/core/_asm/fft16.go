@@ -184,9 +184,11 @@ func storePair(v VecVirtual, p Register, i int) {
 // dif16Kernel generates dif16AVX2.
 func dif16Kernel(k *fft16Consts) {
 	kernel("dif16AVX2", "func(x *complex128, pairs int)",
-		"dif16AVX2 is dif16 (fft16.go) on 2*pairs blocks of 16 values at x.")
+		"dif16AVX2 is dif16 (fft16.go) on 2*pairs blocks of 16 values at x",
+		"(none unless pairs is positive).")
 	p := Load(Param("x"), GP64())
 	n := Load(Param("pairs"), GP64())
+	skipUnlessPositive("dif16", n)
 	Label("dif16_loop")
 	// Stage of span 16, column by column.
 	k.columns16(p, false)
@@ -204,6 +206,7 @@ func dif16Kernel(k *fft16Consts) {
 	JNZ(LabelRef("dif16_loop"))
 	VZEROUPPER()
 	RET()
+	earlyReturn("dif16")
 }
 
 // dit16ProductsKernel generates dit16ProductsAVX2: the pointwise products
@@ -219,7 +222,8 @@ func dit16ProductsKernel(k *fft16Consts, sum bool) {
 		cd = "c and d: z = a*b + c*d,"
 	}
 	kernel(name, sig, name+" is dit16Products (fft16.go) with "+cd,
-		"then the inverse radix-16 pass, on 2*pairs blocks of 16 values.")
+		"then the inverse radix-16 pass, on 2*pairs blocks of 16 values (none unless",
+		"pairs is positive).")
 	args := loadArgs("z", "a", "b")
 	z, pa, pb := args[0], args[1], args[2]
 	var pc, pd Register
@@ -228,6 +232,7 @@ func dit16ProductsKernel(k *fft16Consts, sum bool) {
 		pd = Load(Param("d"), GP64())
 	}
 	n := Load(Param("pairs"), GP64())
+	skipUnlessPositive(name, n)
 	Label(name + "_loop")
 	// First stage: dit4 on each group of 4 of the products.
 	for g := 0; g < 4; g++ {
@@ -260,6 +265,7 @@ func dit16ProductsKernel(k *fft16Consts, sum bool) {
 	JNZ(LabelRef(name + "_loop"))
 	VZEROUPPER()
 	RET()
+	earlyReturn(name)
 }
 
 // cmulFull sets v = v*w as Go multiplies complex128 values: (vr*wr -

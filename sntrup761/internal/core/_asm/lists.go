@@ -129,11 +129,13 @@ func encodeBulkKernels() {
 		name := "encodeBulk" + string(rune('0'+bk)) + "AVX2"
 		kernel(name, "func(o *byte, cur *uint32, m uint32, groups int)",
 			name+" is encodeBulk's loop for a level emitting "+string(rune('0'+bk))+" byte(s) per pair",
-			"with modulus m, on groups*8 pairs (o gets groups*8*"+string(rune('0'+bk))+" bytes, cur groups*8 values).")
+			"with modulus m, on groups*8 pairs (o gets groups*8*"+string(rune('0'+bk))+" bytes, cur groups*8 values;",
+			"none unless groups is positive).")
 		o := Load(Param("o"), GP64())
 		cur := Load(Param("cur"), GP64())
 		mg := Load(Param("m"), GP32())
 		n := Load(Param("groups"), GP64())
+		skipUnlessPositive(name, n)
 		mv, perm, mask := YMM(), YMM(), YMM()
 		VMOVD(mg, mv.AsX())
 		VPBROADCASTD(mv.AsX(), mv)
@@ -174,6 +176,7 @@ func encodeBulkKernels() {
 		JNZ(LabelRef(name + "_loop"))
 		VZEROUPPER()
 		RET()
+		earlyReturn(name)
 	}
 }
 
@@ -213,12 +216,14 @@ func decodeBulkKernels() {
 		kernel(name, "func(nx *uint32, cur *uint32, o *byte, m uint32, groups int)",
 			name+" is decodeBulk's loop for a level reading "+string(rune('0'+bk))+" byte(s) per pair",
 			"with modulus m, on groups*4 pairs: nx_(2i) = x mod m, nx_(2i+1) = (x/m) mod m",
-			"for x = o's bytes of pair i + cur_i shifted above them. For public data only.")
+			"for x = o's bytes of pair i + cur_i shifted above them (none unless groups",
+			"is positive). For public data only.")
 		nx := Load(Param("nx"), GP64())
 		cur := Load(Param("cur"), GP64())
 		o := Load(Param("o"), GP64())
 		mg := Load(Param("m"), GP32())
 		n := Load(Param("groups"), GP64())
+		skipUnlessPositive(name, n)
 		mv, mx := YMM(), XMM()
 		VMOVD(mg, mx)
 		VPBROADCASTD(mx, mx)
@@ -262,6 +267,7 @@ func decodeBulkKernels() {
 		JNZ(LabelRef(name + "_loop"))
 		VZEROUPPER()
 		RET()
+		earlyReturn(name)
 	}
 }
 

@@ -18,7 +18,8 @@
 // every kernel below:
 //   - no branch depends on a secret: the only branches are loop counters
 //     that come from public sizes (the number of blocks, fixed by the step
-//     counter of the caller, not by any coefficient);
+//     counter of the caller, not by any coefficient) and the return at
+//     entry of a kernel given no blocks (skipUnlessPositive);
 //   - no memory address depends on a secret: every load and store is at a
 //     pointer argument plus a constant or plus a public loop offset;
 //   - the instructions used (VPADDW, VPSUBW, VPMULLW, VPMULHW, VPAND,
@@ -104,6 +105,27 @@ func kernel(name, sig string, doc ...string) {
 	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
 	Doc(doc...)
+}
+
+// skipUnlessPositive makes the count-driven kernel name return at once,
+// before it touches memory or a vector register, unless every one of
+// counts (block, pair or group counts, in general registers) is above
+// zero: its loops test their counter after each pass, so a zero count
+// would run them about 2^64 times, off the end of the buffers. The
+// kernel ends with earlyReturn(name), the target. The counts are public
+// sizes, so the branch is too.
+func skipUnlessPositive(name string, counts ...Register) {
+	for _, c := range counts {
+		TESTQ(c, c)
+		JLE(LabelRef(name + "_none"))
+	}
+}
+
+// earlyReturn is the return that skipUnlessPositive(name, ...) jumps to,
+// emitted after the kernel's own RET.
+func earlyReturn(name string) {
+	Label(name + "_none")
+	RET()
 }
 
 // loadArgs loads the kernel's arguments names into general registers, in
