@@ -46,12 +46,14 @@ type Client struct {
 }
 
 // NewClient generates the client's ephemeral ML-KEM-1024 and P-384 keys.
-// Outside FIPS mode it reads 64 bytes from rand (crypto/rand if nil),
-// the ML-KEM seed d || z, and then 48-byte P-384 private key
-// candidates until one is valid; in FIPS 140-3 mode it ignores rand and
-// the Go Cryptographic Module generates both keys (see the package
-// documentation). It returns an error only if reading from rand fails (or
-// yields 64 invalid candidates in a row), or if the module's key
+// Outside FIPS mode, given a reader other than crypto/rand's Reader, it
+// reads 64 bytes from rand, the ML-KEM seed d || z, and then 48-byte
+// P-384 private key candidates until one is valid; given nil or
+// crypto/rand's Reader, the seed comes from crypto/rand and crypto/ecdh
+// generates the P-384 key. In FIPS 140-3 mode it ignores rand and the Go
+// Cryptographic Module generates both keys (see the package
+// documentation). It returns an error only if reading randomness fails
+// (or yields 64 invalid candidates in a row), or if the module's key
 // generation fails.
 func NewClient(rand io.Reader) (*Client, error) {
 	c := new(Client)
@@ -84,15 +86,17 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 // and returns S_REPLY, the server's message (ServerReplySize bytes), and K
 // in its SSH string encoding (SharedSecretSize bytes).
 //
-// Outside FIPS mode it reads 32 bytes from rand (crypto/rand if nil),
-// the ML-KEM encapsulation randomness m, and then the server's ephemeral
-// P-384 private key candidates (48 bytes each); in FIPS 140-3 mode it
-// ignores rand and the Go Cryptographic Module draws both itself.
+// Outside FIPS mode, given a reader other than crypto/rand's Reader, it
+// reads 32 bytes from rand, the ML-KEM encapsulation randomness m, and
+// then the server's ephemeral P-384 private key candidates (48 bytes
+// each); given nil or crypto/rand's Reader, m comes from crypto/rand and
+// crypto/ecdh generates the P-384 key. In FIPS 140-3 mode it ignores
+// rand and the Go Cryptographic Module draws both itself.
 //
 // Respond returns an error if clientInit is not ClientInitSize bytes long,
 // if the client's ML-KEM-1024 encapsulation key fails the FIPS 203 section
 // 7.2 check, if the client's P-384 public key is not a valid uncompressed
-// point on the curve, or if reading from rand fails. K must be kept
+// point on the curve, or if reading randomness fails. K must be kept
 // secret. Respond is safe for concurrent use if rand is.
 func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
 	return method.Respond(rand, clientInit)

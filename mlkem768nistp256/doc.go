@@ -64,7 +64,10 @@
 // 64 rejections in a row are an error); the server reads the 32-byte
 // ML-KEM encapsulation randomness m (ML-KEM.Encaps_internal) and then its
 // P-256 candidates the same way. PuTTY draws in a different order and samples
-// its scalars differently; that makes no difference on the wire.
+// its scalars differently; that makes no difference on the wire. Given nil or crypto/rand's Reader
+// (x/crypto's default Config.Rand), the implementations draw these
+// secrets themselves: circl's ML-KEM reads its seed and m from
+// crypto/rand, crypto/ecdh's GenerateKey makes the P-256 keys.
 //
 // In FIPS 140-3 mode (GODEBUG=fips140=on or only) NewClient and Respond
 // ignore the reader, as crypto/ecdh ignores its own since Go 1.26, and use

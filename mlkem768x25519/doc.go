@@ -48,21 +48,26 @@
 // Given a reader, the client reads the 64-byte ML-KEM seed d || z (FIPS
 // 203 ML-KEM.KeyGen_internal) and then its 32-byte X25519 private key; the
 // server reads the 32-byte ML-KEM encapsulation randomness m
-// (ML-KEM.Encaps_internal) and then its 32-byte X25519 private key.
+// (ML-KEM.Encaps_internal) and then its 32-byte X25519 private key. With
+// nil or crypto/rand's Reader (x/crypto's default Config.Rand) the
+// implementations draw the same secrets from crypto/rand themselves (in
+// FIPS 140-3 mode, the ML-KEM ones from the Go Cryptographic Module).
 //
 // # FIPS 140-3 mode
 //
 // X25519 is not an approved algorithm, so this method is not approved in
 // FIPS 140-3 mode, and sshkex does not register it there (x/crypto keeps
-// its own implementation in its FIPS-mode defaults). Used directly:
+// its own implementation in its FIPS-mode defaults). Used directly, its
+// ML-KEM-768 is crypto/mlkem instead of circl's:
 //
-//   - under GODEBUG=fips140=on the exchange runs and reads the reader as
-//     above, with crypto/mlkem as its ML-KEM-768 instead of circl's;
-//   - under GODEBUG=fips140=only the client runs (NewClient and Finish:
-//     crypto/mlkem's key from the seed d || z is a service the mode
-//     allows), but Respond always fails, with an error naming
+//   - with nil or crypto/rand's Reader, the client's key is
+//     mlkem.GenerateKey768's and the server encapsulates with the
+//     module's randomized Encapsulate, under GODEBUG=fips140=on and
+//     fips140=only alike (the X25519 keys come from crypto/rand);
+//   - given another reader, the exchange reads it as above under
+//     fips140=on; under fips140=only the client runs (NewClient and
+//     Finish: crypto/mlkem's key from the seed d || z is a service the
+//     mode allows), but Respond fails, with an error naming
 //     crypto/mlkem/mlkemtest: encapsulation with a given m goes through
-//     mlkemtest, which the mode refuses, even when m comes from
-//     crypto/rand. A server in that mode needs mlkem768nistp256 or
-//     mlkem1024nistp384.
+//     mlkemtest, which the mode refuses.
 package mlkem768x25519

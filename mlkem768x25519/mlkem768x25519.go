@@ -48,7 +48,7 @@ type Client struct {
 // NewClient generates the client's ephemeral ML-KEM-768 and X25519 keys.
 // It reads 64 bytes, the ML-KEM seed d || z, and then 32 bytes, the X25519
 // private key, from rand, or from crypto/rand if rand is nil. It returns
-// an error only if reading from rand fails.
+// an error only if reading randomness fails.
 func NewClient(rand io.Reader) (*Client, error) {
 	c := new(Client)
 	if err := method.NewClient(&c.c, rand); err != nil {
@@ -86,9 +86,10 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 // Respond returns an error if clientInit is not ClientInitSize bytes long,
 // if the client's ML-KEM-768 encapsulation key fails the FIPS 203 section
 // 7.2 check, if the client's X25519 public key gives an all-zero shared
-// secret, if reading from rand fails, or always under
-// GODEBUG=fips140=only (see the package documentation). K must be kept secret. Respond is
-// safe for concurrent use if rand is.
+// secret, if reading randomness fails, or under GODEBUG=fips140=only if
+// rand is a reader other than crypto/rand's (see the package
+// documentation). K must be kept secret. Respond is safe for concurrent
+// use if rand is.
 func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
 	return method.Respond(rand, clientInit)
 }

@@ -63,7 +63,11 @@
 // for rho, and then its 32-byte X25519 private key; the server reads 3044
 // bytes for the sntrup761 encapsulation's r and then its 32-byte X25519
 // private key. Each of these is one Read call (OpenSSH before 10.3 reads
-// the same bytes in 4-byte pieces).
+// the same bytes in 4-byte pieces). With nil or crypto/rand's Reader
+// (x/crypto's default Config.Rand), sntrup761 and the X25519 key read the
+// same bytes from crypto/rand's Reader themselves, with no generator of
+// pqkex's on top; a reader that fails, crypto/rand's included, makes
+// NewClient and Respond return its error.
 //
 // sntrup761 key generation dominates the cost of the exchange. A client
 // that makes many connections can take its keys from a sntrup761.KeyPool,

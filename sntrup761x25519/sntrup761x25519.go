@@ -69,7 +69,7 @@ func NewClient(rand io.Reader) (*Client, error) {
 // at a fraction of the cost of one key each. Only the 32-byte X25519
 // private key is read from rand (crypto/rand if rand is nil). It returns
 // an error if dk is nil or the zero DecapsulationKey (no key) or if
-// reading from rand fails. The Client does not copy dk: the caller must
+// reading randomness fails. The Client does not copy dk: the caller must
 // not use dk again, and the Client overwrites it once the key exchange is
 // over.
 func NewClientWithKey(dk *sntrup761.DecapsulationKey, rand io.Reader) (*Client, error) {
@@ -112,7 +112,7 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 //
 // Respond returns an error if clientInit is not ClientInitSize bytes long,
 // if the client's X25519 public key gives an all-zero shared secret, or if
-// reading from rand fails. K must be kept secret. Respond is safe for
+// reading randomness fails. K must be kept secret. Respond is safe for
 // concurrent use if rand is.
 func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
 	return method.Respond(rand, clientInit)

@@ -18,8 +18,9 @@ import (
 // (crypto/mlkem, self-drawn), for comparison. The paths alternate within
 // every iteration, so that a busy machine slows them alike; each is
 // reported as its own metric (reader-ns/op, ...) with the ratios
-// self/reader and fips/reader. Self being no faster is why every method
-// reads from the reader outside FIPS mode (Method.Approved):
+// self/reader and fips/reader. Self is what NewClient and Respond run for
+// the default source (Method.drawsOwn), reader what they run for any
+// other reader:
 //
 //	go test ./internal/hybrid -run '^$' -bench DefaultReader -count 10 > dr.txt
 //	benchstat dr.txt
