@@ -10,6 +10,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
@@ -75,6 +76,10 @@ type ServerOptions struct {
 	Dial func(ctx context.Context, addr string) (net.Conn, error)
 	// Progress, if set, is called with each result as it is known.
 	Progress func(Result)
+	// Identified, if set, is called once the server's identification
+	// line (escaped, as in ServerReport.Version) is known, before
+	// Planned.
+	Identified func(version string)
 }
 
 // ServerReport is what CheckServer found.
@@ -123,6 +128,9 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 	// A KEXINIT with no key exchange in common is the probe's normal end.
 	probe.c.nc.Close()
 	rep.Version = sshwire.Printable(probe.version, 255)
+	if opts.Identified != nil {
+		opts.Identified(rep.Version)
+	}
 	for _, k := range probe.serverInit.KexAlgos {
 		rep.Offered = append(rep.Offered, sshwire.Printable(k, 64))
 	}
@@ -186,10 +194,13 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 }
 
 type serverChecker struct {
-	opts      ServerOptions
-	dialed    bool
-	pause     time.Duration // between connections: opts.Pause, or pacePause once a penalty was seen
-	casesLeft int
+	opts   ServerOptions
+	dialed bool
+	// interrupted is set when the end of the run (its deadline, or the
+	// caller's context) closed a connection in flight.
+	interrupted atomic.Bool
+	pause       time.Duration // between connections: opts.Pause, or pacePause once a penalty was seen
+	casesLeft   int
 	// caseEnd, if set, bounds every connection of the case running.
 	caseEnd time.Time
 }
@@ -239,9 +250,47 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 func (s *serverChecker) run(ctx context.Context, m *method, cs serverCase) Result {
 	start := time.Now()
 	r := Result{Method: m.name, Case: cs.id, Clause: cs.clause, Expected: cs.expect}
+	s.interrupted.Store(false)
 	cs.run(ctx, s, m, &r)
+	if s.interrupted.Load() {
+		// The verdict, if any, is of a connection we closed ourselves.
+		r = Result{Method: m.name, Case: cs.id, Clause: cs.clause, Expected: cs.expect, Attempts: r.Attempts, Verdict: NotRun,
+			Detail: "the run ended during this case: " + s.ended(ctx).Error()}
+	}
 	r.finish(start)
 	return r
+}
+
+// ended says why the run's context is done: its deadline or the caller's
+// end (an interrupt).
+func (s *serverChecker) ended(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("the check reached its deadline (%v)", s.opts.Deadline)
+	}
+	return errors.New("the check was interrupted")
+}
+
+// watch returns nc closing itself when ctx is done, so that the end of
+// the run (its deadline, or an interrupt) ends a read or write in flight
+// at once instead of after the connection's timeout.
+func (s *serverChecker) watch(ctx context.Context, nc net.Conn) net.Conn {
+	stop := context.AfterFunc(ctx, func() {
+		s.interrupted.Store(true)
+		nc.Close()
+	})
+	return &watchedConn{Conn: nc, stop: stop}
+}
+
+// watchedConn is a connection that ctx closes (serverChecker.watch); its
+// Close stops the watch.
+type watchedConn struct {
+	net.Conn
+	stop func() bool
+}
+
+func (c *watchedConn) Close() error {
+	c.stop()
+	return c.Conn.Close()
 }
 
 // Pacing for servers that refuse a source after many connections that do
@@ -268,14 +317,18 @@ func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
 			select {
 			case <-time.After(s.pause):
 			case <-ctx.Done():
-				return nil, "", ctx.Err()
+				return nil, "", s.ended(ctx)
 			}
 		}
 		s.dialed = true
 		nc, err := s.opts.Dial(ctx, s.opts.Addr)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, "", s.ended(ctx)
+			}
 			return nil, "", err
 		}
+		nc = s.watch(ctx, nc)
 		end := time.Now().Add(s.opts.Timeout)
 		if !s.caseEnd.IsZero() && s.caseEnd.Before(end) {
 			end = s.caseEnd
@@ -294,6 +347,9 @@ func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
 			return c, peer, nil
 		}
 		nc.Close()
+		if ctx.Err() != nil {
+			return nil, "", fmt.Errorf("%v before the server's identification line", s.ended(ctx))
+		}
 		if classify(err) != evClosed || s.opts.NoPacing || waited >= penaltyWait {
 			return nil, "", fmt.Errorf("reading the server's identification line (RFC 4253 §4.2): %v", err)
 		}
@@ -311,7 +367,7 @@ func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
 		case <-time.After(penaltyRetry):
 			waited += penaltyRetry
 		case <-ctx.Done():
-			return nil, "", ctx.Err()
+			return nil, "", s.ended(ctx)
 		}
 		s.dialed = false // the wait was the pause
 	}
