@@ -44,7 +44,10 @@ type ClientOptions struct {
 	// source IP address its connections come from, and its identification
 	// line (RFC 4253 §4.2), compared exactly. Empty: those of the first
 	// client that sends an identification line. Connections from another
-	// address or with another line take no case.
+	// address or with another line take no case; once the address is
+	// known (given, or fixed by the first client), a connection from
+	// another address is closed as it is accepted, before it takes one of
+	// the maxConcurrent slots.
 	ClientAddr, ClientVersion string
 	// Progress, if set, is called with each result as it is known.
 	Progress func(Result)
@@ -77,6 +80,11 @@ type ClientReport struct {
 	// Refused counts the connections that took no case because they came
 	// from another client.
 	Refused int `json:"refused_connections"`
+	// Offered is the key exchange list of the client under test's first
+	// KEXINIT, escaped; nil if none was read. A client that offers none
+	// of Methods ends the run at its first KEXINIT: each method is then
+	// one NotApplicable result.
+	Offered []string `json:"kex_offered,omitempty"`
 }
 
 // pending is a case waiting for a client.
@@ -95,7 +103,8 @@ type schedule struct {
 	done    []bool
 	results []caseResult
 	left    int
-	learned bool // the client under test's key exchanges are known
+	learned bool     // the client under test's key exchanges are known
+	offered []string // and they are these (escaped)
 	notice  func(string)
 }
 
@@ -154,6 +163,10 @@ func (s *schedule) learn(clientKex []string) {
 		return
 	}
 	s.learned = true
+	s.offered = []string{}
+	for _, k := range clientKex {
+		s.offered = append(s.offered, sshwire.Printable(k, 64))
+	}
 	var lacks, has []string
 	for i, p := range s.queue {
 		if slices.Contains(clientKex, p.m.name) {
@@ -173,6 +186,10 @@ func (s *schedule) learn(clientKex []string) {
 		}
 	}
 	if s.notice == nil {
+		return
+	}
+	if len(has) == 0 {
+		s.notice("the client offers none of the methods checked (" + strings.Join(lacks, ", ") + "): no case can run; the run ends")
 		return
 	}
 	msg := fmt.Sprintf("the client offers %d of the methods: %s; %d cases, one connection each", len(has), strings.Join(has, ", "), s.left)
@@ -212,6 +229,15 @@ func (b *binding) admit(ip, version string) bool {
 	return ip == b.addr && version == b.version
 }
 
+// other reports whether a connection from ip is another client's, by
+// its address alone: false until the address of the client under test
+// is known.
+func (b *binding) other(ip string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.addr != "" && ip != b.addr
+}
+
 // CheckClients answers each client that connects to opts.Listener with
 // the next case of the method negotiated (the client's first preference
 // among the methods with cases left), one case per connection, until
@@ -247,6 +273,9 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 	rep := &ClientReport{Addr: opts.Listener.Addr().String(), Methods: names}
 	sched := newSchedule(queue)
 	sched.notice = opts.Notice
+	if ip := net.ParseIP(opts.ClientAddr); ip != nil {
+		opts.ClientAddr = ip.String() // as hostOf writes it
+	}
 	bind := &binding{addr: opts.ClientAddr, version: opts.ClientVersion}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -270,6 +299,19 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 			nc, err := opts.Listener.Accept()
 			if err != nil {
 				return
+			}
+			if from := hostOf(nc.RemoteAddr()); bind.other(from) {
+				// Not the client under test's address: closed before it
+				// can hold a slot, so that other sources cannot crowd the
+				// client under test out.
+				nc.Close()
+				o := outcome{-1, caseResult{err: errNotUnderTest}, nc.RemoteAddr().String() + ": no case ran: refused: " + from + " is not the client under test's address"}
+				select {
+				case outcomes <- o:
+				case <-ctx.Done():
+					return
+				}
+				continue
 			}
 			select {
 			case slots <- struct{}{}:
@@ -335,6 +377,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 	rep.ClientAddr, rep.ClientVersion = bind.addr, sshwire.Printable(bind.version, 255)
 	sched.mu.Lock()
 	defer sched.mu.Unlock()
+	rep.Offered = sched.offered
 	for i, p := range queue {
 		r := sched.results[i]
 		switch {
@@ -470,6 +513,9 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	if err != nil {
 		return noCase("%v", err)
 	}
+	// Before negotiating: a client that offers none of the methods must
+	// end the run here rather than be asked again and again.
+	sched.learn(clientInit.KexAlgos)
 	algs, err := negotiate(clientInit, ki)
 	if err != nil {
 		c.write(disconnectMsg(3, "pqkex check: "+err.Error()+" (offered: key exchanges with cases left)"))
@@ -482,7 +528,6 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 			return noCase("waiting for the client's guessed key exchange packet: %s", describe(ev))
 		}
 	}
-	sched.learn(clientInit.KexAlgos)
 	var ok bool
 	if idx, ok = sched.take(algs.kex); !ok { // taken meanwhile by another connection
 		return noCase("negotiated %s, which has no case left", sshwire.Quote(algs.kex, 100))

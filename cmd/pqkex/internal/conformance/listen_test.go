@@ -3,8 +3,10 @@ package conformance
 import (
 	"context"
 	"net"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -114,5 +116,107 @@ func TestListenIdleIgnoresOthers(t *testing.T) {
 		if r.Verdict != NotRun {
 			t.Errorf("%s: %s by %q, want not run", r.Case, r.Verdict, r.Peer)
 		}
+	}
+}
+
+// TestListenOtherAddressesTakeNoSlot: with the client under test's
+// address given, connections from another address (127.0.0.2, on
+// Linux's loopback) are closed as they are accepted: twice the slots'
+// worth of them, silent and kept open, do not keep the client under test
+// from running its cases, nor make it wait for their timeout.
+func TestListenOtherAddressesTakeNoSlot(t *testing.T) {
+	m := methods[0]
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	other := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+	var silent []net.Conn
+	defer func() {
+		for _, c := range silent {
+			c.Close()
+		}
+	}()
+	for range 2 * maxConcurrent {
+		c, err := other.Dial("tcp", addr)
+		if err != nil {
+			t.Skipf("no connection from 127.0.0.2 (not Linux's loopback?): %v", err)
+		}
+		silent = append(silent, c)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); simClients(addr, honestPeer, []string{m.name}, simIdent, 0, stop) }()
+	defer func() { close(stop); wg.Wait() }()
+	// Were the silent connections holding the slots, the client under
+	// test's would be closed until their Timeout, longer than this run.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Methods: []string{m.name}, Timeout: time.Minute, ClientAddr: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireConforming(t, rep.Results, 1)
+	if rep.Refused < 2*maxConcurrent {
+		t.Errorf("%d connections refused, want the %d from 127.0.0.2", rep.Refused, 2*maxConcurrent)
+	}
+	t.Logf("%d cases in %v beside %d silent connections from 127.0.0.2", len(rep.Results), time.Since(start).Round(time.Millisecond), len(silent))
+}
+
+// TestListenClientOffersNone: a client under test whose first KEXINIT
+// offers none of the methods ends the run at once (it is not asked to
+// connect again until Idle), and the report says what it offered.
+func TestListenClientOffersNone(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	var conns atomic.Int32
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			conns.Add(1)
+			simConnect(nc, honestPeer, []string{"curve25519-sha256"}, simIdent)
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Timeout: 2 * time.Second, Idle: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("the run took %v (%d connections): it did not end at the client's first KEXINIT", el, conns.Load())
+	}
+	if !slices.Contains(rep.Offered, "curve25519-sha256") {
+		t.Errorf("offered %q, want the client's list", rep.Offered)
+	}
+	for _, r := range rep.Results {
+		if r.Verdict != NotApplicable || r.Case != AllCases {
+			t.Errorf("%s %s: %s, want one not-applicable row per method", r.Method, r.Case, r.Verdict)
+		}
+	}
+	if len(rep.Results) != len(methods) {
+		t.Errorf("%d results, want %d", len(rep.Results), len(methods))
 	}
 }
