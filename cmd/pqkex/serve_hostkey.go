@@ -3,9 +3,11 @@ package main
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,13 +97,52 @@ func createHostKey(path string) error {
 	return os.Link(tmp.Name(), path)
 }
 
-// loadHostKey reads an unencrypted OpenSSH private key file.
+// maxKeyFile bounds the host key file read: an OpenSSH private key is
+// a few kilobytes (an RSA key of 16384 bits under 13 KB).
+const maxKeyFile = 1 << 20
+
+// minRSABits is the smallest RSA host key accepted, as OpenSSH's
+// RequiredRSASize default.
+const minRSABits = 2048
+
+// loadHostKey reads an unencrypted OpenSSH (or PEM) private key file. As
+// sshd does, it refuses a file that is not a regular file or that
+// others could read or replace (checkKeyFile: group- or
+// world-accessible, or owned by another user), saying how to fix it,
+// and an RSA key under minRSABits. The key is secret: errors name the
+// file, never its contents. A missing file is an error satisfying
+// errors.Is(err, fs.ErrNotExist).
 func loadHostKey(path string) (ssh.Signer, error) {
-	pem, err := os.ReadFile(path)
+	// Stat before opening: opening a FIFO would block until a writer
+	// comes.
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("host key %s is not a regular file (%s): give the path of an OpenSSH private key file", path, describeMode(fi.Mode()))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi2, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !os.SameFile(fi, fi2) {
+		return nil, fmt.Errorf("host key %s was replaced while it was read", path)
+	} else if err := checkKeyFile(path, fi2); err != nil {
+		return nil, err
+	}
+	pem, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(pem) > maxKeyFile {
+		return nil, fmt.Errorf("host key %s is larger than %d bytes: not a private key file", path, maxKeyFile)
+	}
 	s, err := ssh.ParsePrivateKey(pem)
+	clear(pem)
 	if err != nil {
 		var missing *ssh.PassphraseMissingError
 		if errors.As(err, &missing) {
@@ -109,5 +150,26 @@ func loadHostKey(path string) (ssh.Signer, error) {
 		}
 		return nil, fmt.Errorf("host key %s: %v", path, err)
 	}
+	if k, ok := s.PublicKey().(ssh.CryptoPublicKey); ok {
+		if rk, ok := k.CryptoPublicKey().(*rsa.PublicKey); ok && rk.N.BitLen() < minRSABits {
+			return nil, fmt.Errorf("host key %s is a %d-bit RSA key; at least %d bits are required (as OpenSSH's RequiredRSASize): "+
+				"make a new key, e.g. ssh-keygen -t ed25519 -N '' -f FILE", path, rk.N.BitLen(), minRSABits)
+		}
+	}
 	return s, nil
+}
+
+// describeMode names a file type for an error.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
