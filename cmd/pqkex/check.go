@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"slices"
 	"strconv"
@@ -38,19 +36,39 @@ type checkReport struct {
 	Refused       int    `json:"refused_connections,omitempty"`
 	// Deadline bounds a server check; Ident is the identification line
 	// it sent (role server).
-	Deadline string               `json:"deadline,omitempty"`
-	Ident    string               `json:"ident,omitempty"`
-	Offered  []string             `json:"kex_offered,omitempty"`
-	Strict   *bool                `json:"strict_kex,omitempty"`
-	Methods  []string             `json:"methods"`
-	Results  []conformance.Result `json:"results"`
-	Summary  conformance.Summary  `json:"summary"`
-	Error    string               `json:"error,omitempty"`
+	Deadline string `json:"deadline,omitempty"`
+	Ident    string `json:"ident,omitempty"`
+	// Offered is the peer's key exchange list (the server's, or the
+	// client under test's first KEXINIT's), escaped.
+	Offered []string            `json:"kex_offered,omitempty"`
+	Strict  *bool               `json:"strict_kex,omitempty"`
+	Methods []string            `json:"methods"`
+	Results []checkResult       `json:"results"`
+	Summary conformance.Summary `json:"summary"`
+	Error   string              `json:"error,omitempty"`
 	// Baselined lists the results ("METHOD CASE") whose finding the
 	// -baseline file accepts.
 	Baselined []string `json:"baselined,omitempty"`
 	elapsed   time.Duration
 	base      *baseline
+}
+
+// checkResult is a case's result as check reports it: with whether the
+// -baseline file accepts its finding, and the entry that does ("FILE:LINE:
+// ENTRY").
+type checkResult struct {
+	conformance.Result
+	Accepted   bool   `json:"accepted,omitempty"`
+	AcceptedBy string `json:"accepted_by,omitempty"`
+}
+
+// results wraps conformance results.
+func results(rs []conformance.Result) []checkResult {
+	out := make([]checkResult, len(rs))
+	for i, r := range rs {
+		out[i].Result = r
+	}
+	return out
 }
 
 const checkSchema = "pqkex-check/1"
@@ -135,8 +153,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	total, done := 0, 0
+	peer := "" // the identification line of the server being checked
 	f, isFile := stderr.(*os.File)
 	tty := isFile && isTerminal(f)
+	// note prints a message of check's on stderr, within 100 columns.
+	note := func(msg string) { printWrapped(stderr, "pqkex check: "+msg, "  ") }
 	progress := func(r conformance.Result) {
 		done++
 		if tty && !*verbose && total > 0 {
@@ -146,11 +167,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if *verbose {
-			by := ""
+			by, version := "", peer
 			if r.Peer != "" {
 				by = " [" + r.Peer + "]"
+				_, version, _ = strings.Cut(r.Peer, " ")
 			}
-			fmt.Fprintf(stderr, "%-36s %-26s %-9s %s%s\n", r.Method, r.Case, mark(r, false), r.Detail, by)
+			_, accepted := base.accepting(version, r)
+			fmt.Fprintf(stderr, "%-36s %-26s %-9s %s%s\n", r.Method, r.Case, mark(r, accepted), r.Detail, by)
 		}
 	}
 	var reps []*checkReport
@@ -176,37 +199,62 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "pqkex check:", err)
 			return checkNotRun
 		}
+		lnAddr := ln.Addr().(*net.TCPAddr)
 		who := "the first client to connect"
+		bound := *clientAddr
+		if *runClient != "" && bound == "" {
+			// The command's connections come from this machine, from the
+			// address its connections to the listener have: no other
+			// address can take the run.
+			if bound = runSource(lnAddr); bound != "" {
+				who = "the -run command's client, from " + bound
+				if *clientVersion != "" {
+					who += " " + *clientVersion
+				}
+			}
+		}
 		if *clientAddr != "" || *clientVersion != "" {
 			who = strings.TrimSpace("the client " + *clientAddr + " " + *clientVersion)
 		}
-		fmt.Fprintf(stderr, "pqkex check: listening on %s; connect a client once per case (one connection runs one case; "+
-			"cases are run only by %s; the run ends when every case has run, after %v without a case, or on SIGINT/SIGTERM)\n", ln.Addr(), who, *idle)
+		note(fmt.Sprintf("listening on %s; connect a client once per case (one connection runs one case; "+
+			"cases are run only by %s; the run ends when every case has run, after %v without a case, or on SIGINT/SIGTERM)", ln.Addr(), who, *idle))
 		listenCtx, stopListen := context.WithCancel(ctx)
 		defer stopListen()
+		loopDone := make(chan struct{})
 		if *runClient != "" {
-			go runClientLoop(listenCtx, *runClient, ln.Addr().(*net.TCPAddr), 2**timeout, stderr)
+			go func() {
+				defer close(loopDone)
+				runClientLoop(listenCtx, *runClient, lnAddr, 2**timeout, stderr)
+			}()
+		} else {
+			close(loopDone)
 		}
 		cr, err := conformance.CheckClients(listenCtx, conformance.ClientOptions{
 			Listener: ln, Methods: methods, HostKeys: keys, Timeout: *timeout, Idle: *idle, Progress: progress,
-			ClientAddr: *clientAddr, ClientVersion: *clientVersion,
-			Log:    func(line string) { fmt.Fprintln(stderr, "pqkex check:", line) },
-			Notice: func(msg string) { total = countPrefix(msg); fmt.Fprintln(stderr, "pqkex check:", msg) },
+			ClientAddr: bound, ClientVersion: *clientVersion,
+			Log:    func(line string) { note(line) },
+			Notice: func(msg string) { total = countPrefix(msg); note(msg) },
 		})
 		stopListen()
+		<-loopDone // the last run's processes are gone
 		if err != nil {
 			fmt.Fprintln(stderr, "pqkex check:", err)
 			return 2
 		}
-		rep = checkReport{Role: "client", Listen: cr.Addr, Versions: cr.Versions, Methods: cr.Methods, Results: cr.Results,
-			ClientAddr: cr.ClientAddr, ClientVersion: cr.ClientVersion, Refused: cr.Refused}
+		rep = checkReport{Role: "client", Listen: cr.Addr, Versions: cr.Versions, Methods: cr.Methods, Results: results(cr.Results),
+			ClientAddr: cr.ClientAddr, ClientVersion: cr.ClientVersion, Refused: cr.Refused, Offered: cr.Offered}
+		if cr.Offered != nil && !slices.ContainsFunc(cr.Methods, func(m string) bool { return slices.Contains(cr.Offered, m) }) {
+			rep.Error = "the client offers none of the key exchanges checked (" + strings.Join(cr.Methods, ", ") + "); it offers " +
+				strings.Join(cr.Offered, ", ")
+			rep.Results = nil // the error's row stands for them
+		}
 		rep.elapsed = time.Since(start)
 		reps = append(reps, &rep)
 	case *listen == "" && fs.NArg() >= 1:
 		for _, target := range fs.Args() {
 			start := time.Now()
 			var rep checkReport
-			total, done = 0, 0
+			total, done, peer = 0, 0, ""
 			addr := target
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				addr = net.JoinHostPort(addr, "22")
@@ -214,27 +262,33 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			rep = checkReport{Role: "server", Target: addr}
 			sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
 				Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, NoPacing: *noPacing,
-				Progress: progress,
+				Progress:   progress,
+				Identified: func(v string) { peer = v },
 				Planned: func(n int, least time.Duration) {
 					total = n
-					fmt.Fprintf(stderr, "pqkex check: %d cases, one connection each; expected to take %v or more (at most -deadline %v)\n",
-						n, (least + time.Duration(n)*100*time.Millisecond).Round(time.Second), *deadline)
+					note(planNote(n, time.Since(start), least, peer, *pause, *noPacing, *deadline))
 				},
 				Notice: func(msg string) {
 					if tty {
 						fmt.Fprint(stderr, "\n")
 					}
-					fmt.Fprintln(stderr, "pqkex check:", msg)
+					note(msg)
 				},
 			})
 			if sr != nil {
-				rep.Version, rep.Offered, rep.Strict, rep.Methods, rep.Results = sr.Version, sr.Offered, &sr.Strict, sr.Methods, sr.Results
+				rep.Version, rep.Offered, rep.Strict, rep.Methods, rep.Results = sr.Version, sr.Offered, &sr.Strict, sr.Methods, results(sr.Results)
 				rep.Deadline, rep.Ident = sr.Deadline, sr.Ident
+			}
+			checked := methods
+			if checked == nil {
+				checked = conformance.Methods()
 			}
 			if err != nil {
 				rep.Error = err.Error()
-			} else if len(rep.Methods) == 0 {
-				rep.Error = "the server offers none of the key exchanges pqkex check knows (" + strings.Join(conformance.Methods(), ", ") + ")"
+			} else if !slices.ContainsFunc(rep.Results, func(r checkResult) bool { return r.Verdict != conformance.NotApplicable }) {
+				rep.Error = "the server offers none of the key exchanges checked (" + strings.Join(checked, ", ") + "); it offers " +
+					strings.Join(rep.Offered, ", ")
+				rep.Results = nil // the error's row stands for them
 			}
 			rep.elapsed = time.Since(start)
 			reps = append(reps, &rep)
@@ -248,19 +302,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	code := 0
 	for _, rep := range reps {
-		rep.Schema, rep.Tool, rep.base = checkSchema, pqkexVersion(), base
-		if rep.Methods == nil {
-			rep.Methods = []string{}
-		}
-		if rep.Results == nil {
-			rep.Results = []conformance.Result{}
-		}
-		rep.Summary = conformance.Summarize(rep.Results)
-		for _, res := range rep.Results {
-			if rep.baselined(res) {
-				rep.Baselined = append(rep.Baselined, res.Method+" "+res.Case)
-			}
-		}
+		rep.finish(base)
 		code = worse(code, rep.exitStatus(*asJSON, stderr))
 	}
 	if *asJSON {
@@ -309,9 +351,34 @@ func worse(a, b int) int {
 	return a
 }
 
-// baselined reports whether the report's baseline accepts res.
-func (r *checkReport) baselined(res conformance.Result) bool {
-	return !res.Conforms && r.base.accepts(r.peerVersion(), res)
+// finish completes a report for printing: its schema, tool and
+// baseline, a result standing for the whole target when it could not be
+// checked (Error: one row, in the table, the summary, JSON and JUnit
+// alike), the summary, and which results the baseline accepts.
+func (rep *checkReport) finish(base *baseline) {
+	rep.Schema, rep.Tool, rep.base = checkSchema, pqkexVersion(), base
+	if rep.Methods == nil {
+		rep.Methods = []string{}
+	}
+	if rep.Error != "" && len(rep.Results) == 0 {
+		rep.Results = []checkResult{{Result: conformance.Result{Method: conformance.AllCases, Case: conformance.AllCases,
+			Verdict: conformance.NotRun, Detail: rep.Error}}}
+	}
+	if rep.Results == nil {
+		rep.Results = []checkResult{}
+	}
+	plain := make([]conformance.Result, len(rep.Results))
+	for i, res := range rep.Results {
+		plain[i] = res.Result
+	}
+	rep.Summary = conformance.Summarize(plain)
+	for i := range rep.Results {
+		res := &rep.Results[i]
+		if e, ok := base.accepting(rep.peerVersion(), res.Result); ok {
+			res.Accepted, res.AcceptedBy = true, e.String()
+			rep.Baselined = append(rep.Baselined, res.Method+" "+res.Case)
+		}
+	}
 }
 
 // exitStatus is the status one report calls for: 1 for a finding the
@@ -321,7 +388,7 @@ func (r *checkReport) baselined(res conformance.Result) bool {
 func (rep *checkReport) exitStatus(asJSON bool, stderr io.Writer) int {
 	nonconforming := 0
 	for _, res := range rep.Results {
-		if !res.Conforms && res.Verdict != conformance.NotRun && res.Verdict != conformance.NotApplicable && !rep.baselined(res) {
+		if !res.Conforms && res.Verdict != conformance.NotRun && res.Verdict != conformance.NotApplicable && !res.Accepted {
 			nonconforming++
 		}
 	}
@@ -330,7 +397,7 @@ func (rep *checkReport) exitStatus(asJSON bool, stderr io.Writer) int {
 		return checkNonConforming
 	case rep.Error != "":
 		if !asJSON {
-			fmt.Fprintln(stderr, "pqkex check:", rep.Error)
+			printWrapped(stderr, "pqkex check: "+rep.name()+": "+rep.Error, "  ")
 		}
 		return checkNotRun
 	case rep.Summary.NotRun > 0 || rep.Summary.Conforming+rep.Summary.NonConforming == 0:
@@ -339,32 +406,46 @@ func (rep *checkReport) exitStatus(asJSON bool, stderr io.Writer) int {
 	return 0
 }
 
-// runClientLoop runs command (with sh -c, {host}, {port} and {addr}
-// replaced by addr's) again and again until ctx is done, each run killed
-// after limit: the client under test of check -listen -run.
-func runClientLoop(ctx context.Context, command string, addr *net.TCPAddr, limit time.Duration, stderr io.Writer) {
-	r := strings.NewReplacer("{host}", addr.IP.String(), "{port}", strconv.Itoa(addr.Port), "{addr}", addr.String())
-	line := r.Replace(command)
-	for ctx.Err() == nil {
-		runCtx, cancel := context.WithTimeout(ctx, limit)
-		cmd := exec.CommandContext(runCtx, "sh", "-c", line)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, io.Discard, io.Discard
-		cmd.WaitDelay = time.Second
-		start := time.Now()
-		err := cmd.Run()
-		cancel()
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) && ctx.Err() == nil {
-			fmt.Fprintf(stderr, "pqkex check: -run: %v\n", err)
-			return
-		}
-		if time.Since(start) < 50*time.Millisecond { // a client that fails at once: do not spin
-			select {
-			case <-time.After(200 * time.Millisecond):
-			case <-ctx.Done():
-			}
-		}
+// penaltyFree is about how many connections that do not authenticate
+// OpenSSH takes from a source before PerSourcePenalties refuses it (1 s
+// of penalty each, enforced from 15 s on), and penaltyLift about how
+// long check then waits for the refusal to lift.
+const (
+	penaltyFree = 15
+	penaltyLift = 16 * time.Second
+)
+
+// planNote is what check says once it knows how many cases a server
+// check runs: their number and how long they should take, from the
+// probe's time per connection (two per case: a case exchanges more) and
+// the pauses (least). A server known to refuse a source after a few
+// connections that do not authenticate (OpenSSH 9.8 and later, whose
+// PerSourcePenalties are on by default) adds the wait and the pacing
+// check will need, unless -pause already paces the run or -no-pacing
+// turns pacing off; for any other server the figure is a lower bound,
+// which check corrects if a refusal comes.
+func planNote(n int, probe, least time.Duration, version string, pause time.Duration, noPacing bool, deadline time.Duration) string {
+	perCase := 2 * max(probe, time.Millisecond)
+	est := least + time.Duration(n)*perCase
+	head := fmt.Sprintf("%d cases, one connection each; ", n)
+	major, minor, isOpenSSH := openSSHServerVersion(version)
+	if isOpenSSH && (major > 9 || major == 9 && minor >= 8) && !noPacing && pause < conformance.PacePause && n > penaltyFree {
+		est = time.Duration(penaltyFree)*perCase + penaltyLift + time.Duration(n-penaltyFree)*(conformance.PacePause+perCase)
+		return head + fmt.Sprintf("expected to take about %s: OpenSSH %d.%d refuses a source after about %d connections that do not "+
+			"authenticate (PerSourcePenalties, on by default since 9.8), so check will wait for the refusal to lift, then leave %v "+
+			"between connections (-pause %v from the start saves the wait; at most -deadline %v)",
+			roughly(est), major, minor, penaltyFree, conformance.PacePause, conformance.PacePause, deadline)
 	}
+	return head + fmt.Sprintf("expected to take about %s or more: more if the server starts refusing connections "+
+		"(check then says so, and how much longer; at most -deadline %v)", roughly(est), deadline)
+}
+
+// roughly formats an estimate.
+func roughly(d time.Duration) string {
+	if d < time.Second {
+		return "a second"
+	}
+	return d.Round(time.Second).String()
 }
 
 // countPrefix is the number of cases in a notice "...; N cases, ...".

@@ -132,7 +132,7 @@ func TestCheckExitStatus(t *testing.T) {
 		out  string // in stdout, or stderr if not in stdout
 	}{
 		{"accepts bad values", []string{"-timeout", "2s", garbage}, 1, "ek-modulus-first"},
-		{"no hybrid offered", []string{noPQ}, 3, "offers none of the key exchanges pqkex check knows"},
+		{"no hybrid offered", []string{noPQ}, 3, "offers none of the key exchanges checked"},
 		{"connection refused", []string{closedAddr}, 3, "connection refused"}, // and nothing on stdout
 		{"a method named is not offered", []string{"-timeout", "2s", "-kex", sshkex.KeyExchangeMLKEM1024NISTP384, offersOne}, 3, "the server does not offer mlkem1024nistp384-sha384"},
 		// -timeout bounds each whole connection, the fake server's

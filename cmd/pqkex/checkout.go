@@ -1,25 +1,28 @@
 package main
 
-// What check prints and writes: the table, the summary screen, the
-// baseline of accepted findings, and JUnit XML.
+// What check prints: the table, the findings by root cause and the
+// summary screen, within textWidth columns. The baseline of accepted
+// findings is in baseline.go, the JUnit XML in junit.go.
 
 import (
-	"bufio"
-	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
-	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pqkex/pqkex/cmd/pqkex/internal/conformance"
 )
 
-// findingsDoc is where each finding id is described.
-const findingsDoc = "docs/conformance.md#"
+// textWidth is the width, in columns, of check's and scan's text output.
+const textWidth = 100
+
+// explainHint says where a finding is explained: the write-ups ship in
+// the binary (pqkex help ID).
+func explainHint(id string) string { return "pqkex help " + id }
 
 // peerVersion is the identification line of a report's peer.
 func (r *checkReport) peerVersion() string {
@@ -32,67 +35,257 @@ func (r *checkReport) peerVersion() string {
 // name is the report's target for people: the server, or the listener.
 func (r *checkReport) name() string {
 	if r.Role == "client" {
-		return "client " + r.ClientVersion + " on " + r.Listen
+		return strings.TrimSpace("client " + r.ClientVersion + " on " + r.Listen)
 	}
 	return r.Target
 }
 
 // printCheck prints one report: its peer, a table per method (case,
-// expected, observed, result, finding; under 100 columns), and the
-// details of every case that did not conform or run (of every case, with
-// its clause and note, when verbose).
+// expected, observed, result, finding), then one row per root cause of
+// what did not conform or run (a finding with its count, clause, cases
+// and one case's detail; a reason a case could not run), and, when
+// verbose, every case's detail with its clause and note. Every line is
+// at most textWidth columns: peer text is wrapped, a long word cut.
 func printCheck(w io.Writer, r *checkReport, verbose bool) {
-	if r.Role == "server" && r.Version == "" {
-		return // nothing to describe: the error alone, on stderr
-	}
+	line := func(s, indent string) { printWrapped(w, s, indent) }
 	switch r.Role {
 	case "server":
-		fmt.Fprintf(w, "server  %s  %s\n", r.Target, r.Version)
-		if r.Strict != nil {
+		line(strings.TrimSpace("server  "+r.Target+"  "+r.Version), "        ")
+		if r.Strict != nil && r.Version != "" {
 			fmt.Fprintf(w, "strict key exchange offered: %v\n", *r.Strict)
 		}
 	case "client":
-		fmt.Fprintf(w, "client under test on %s: %s %s", r.Listen, r.ClientAddr, r.ClientVersion)
+		s := fmt.Sprintf("client under test on %s: %s %s", r.Listen, r.ClientAddr, r.ClientVersion)
 		if r.Refused > 0 {
-			fmt.Fprintf(w, " (%d connections of other clients refused)", r.Refused)
+			s += fmt.Sprintf(" (%d connections of other clients refused)", r.Refused)
 		}
-		fmt.Fprintln(w)
-	}
-	if len(r.Results) == 0 {
-		return // the error says why, on stderr
+		line(s, "  ")
 	}
 	method := ""
 	var tw *tabwriter.Writer
-	for _, res := range r.Results {
+	flush := func() {
+		if tw != nil {
+			tw.Flush()
+			tw = nil
+		}
+	}
+	for i, res := range r.Results {
+		if res.Method == conformance.AllCases {
+			continue // the whole target: its row below says why
+		}
+		if res.Case == conformance.AllCases {
+			flush()
+			method = ""
+			fmt.Fprintln(w)
+			line(res.Method+"  "+mark(res.Result, res.Accepted)+": "+res.Detail, "  ")
+			continue
+		}
 		if res.Method != method {
-			if tw != nil {
-				tw.Flush()
-			}
+			flush()
 			method = res.Method
 			fmt.Fprintf(w, "\n%s\n", method)
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  CASE\tEXPECTED\tOBSERVED\tRESULT\tFINDING")
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", res.Case, res.Expected, res.Observed(), mark(res, r.baselined(res)), findingColumn(res, verbose))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", res.Case, res.Expected, res.Observed(), mark(res.Result, res.Accepted), findingColumn(res.Result, verbose))
+		if i == len(r.Results)-1 {
+			flush()
+		}
 	}
-	tw.Flush()
-	var details []string
-	for _, res := range r.Results {
-		switch {
-		case verbose:
-			d := fmt.Sprintf("  %s %s [%s]: %s", res.Method, res.Case, res.Clause, res.Detail)
+	flush()
+	if verbose {
+		var details []string
+		for _, res := range r.Results {
+			d := fmt.Sprintf("%s %s %s [%s]: %s", res.Method, res.Case, mark(res.Result, res.Accepted), res.Clause, res.Detail)
+			if res.Method == conformance.AllCases {
+				d = "the whole check: " + res.Detail
+			}
 			if res.Note != "" {
 				d += " (note: " + res.Note + ")"
 			}
+			if res.Accepted {
+				d += " (accepted: " + res.AcceptedBy + ")"
+			}
 			details = append(details, d)
-		case !res.Conforms && res.Verdict != conformance.NotApplicable:
-			details = append(details, fmt.Sprintf("  %s %s: %s", res.Method, res.Case, res.Detail))
+		}
+		if len(details) > 0 {
+			fmt.Fprintln(w, "\ndetails:")
+			for _, d := range details {
+				line("  "+d, "      ")
+			}
 		}
 	}
-	if len(details) > 0 {
-		fmt.Fprintln(w, "\ndetails:")
-		fmt.Fprintln(w, strings.Join(details, "\n"))
+	causes := rootCauses(r, verbose)
+	if len(causes) == 0 {
+		return
 	}
+	fmt.Fprintln(w, "\nby root cause (a row each, with its count):")
+	for _, c := range causes {
+		c.print(line)
+	}
+}
+
+// cause is one root cause of a report's results that did not conform
+// or run: a finding (its id), a case that failed without one, or a
+// reason cases could not run.
+type cause struct {
+	finding  conformance.Finding // ID "" when none
+	notRun   string              // the reason, for cases that did not run
+	results  []checkResult
+	accepted []string // the baseline entries accepting them
+}
+
+// detailKey is what makes two not-run details one reason: the method's
+// name and the local port of a connection left out.
+var localPort = regexp.MustCompile(`:\d{1,5}->`)
+
+func detailKey(r checkResult) string {
+	d := r.Detail
+	if r.Method != conformance.AllCases {
+		d = strings.ReplaceAll(d, r.Method, "METHOD")
+	}
+	return localPort.ReplaceAllString(d, ":*->")
+}
+
+// rootCauses groups a report's results that did not conform (and, when
+// verbose, the conforming ones with an informational note) by finding,
+// and those that could not run by reason, worst first, in the order
+// met otherwise.
+func rootCauses(r *checkReport, verbose bool) []*cause {
+	var out []*cause
+	byKey := map[string]*cause{}
+	for _, res := range r.Results {
+		var key string
+		c := &cause{}
+		switch {
+		case res.Verdict == conformance.NotApplicable:
+			continue
+		case res.Verdict == conformance.NotRun:
+			key = "not run: " + detailKey(res)
+			c.notRun = detailKey(res)
+		case res.Conforms && (res.Severity != conformance.SeverityInfo || !verbose):
+			continue
+		case res.Finding != "":
+			key = "finding: " + res.Finding
+			if f, ok := conformance.FindingOf(res.Case); ok && f.ID == res.Finding {
+				c.finding = f
+			} else {
+				c.finding = conformance.Finding{ID: res.Finding, Severity: res.Severity, Title: res.Note}
+			}
+		default:
+			key = "case: " + res.Case
+		}
+		if x := byKey[key]; x != nil {
+			c = x
+		} else {
+			byKey[key] = c
+			out = append(out, c)
+		}
+		c.results = append(c.results, res)
+		if res.Accepted && !slices.Contains(c.accepted, res.AcceptedBy) {
+			c.accepted = append(c.accepted, res.AcceptedBy)
+		}
+	}
+	rank := func(c *cause) int {
+		switch {
+		case c.notRun != "":
+			return len(conformance.Severities) + 1
+		case c.finding.ID == "":
+			return -1 // a failure without a finding id: first, it is unexplained
+		}
+		return slices.Index(conformance.Severities, c.finding.Severity)
+	}
+	slices.SortStableFunc(out, func(a, b *cause) int { return rank(a) - rank(b) })
+	return out
+}
+
+// print prints the cause as a row and its indented lines.
+func (c *cause) print(line func(s, indent string)) {
+	n := len(c.results)
+	first := c.results[0]
+	switch {
+	case c.notRun != "":
+		line(fmt.Sprintf("  could not run ×%d: %s", n, first.Detail), "      ")
+	case c.finding.ID == "":
+		line(fmt.Sprintf("  FAIL %s ×%d (no finding id)", first.Case, n), "      ")
+	default:
+		head := fmt.Sprintf("  %s %s ×%d: %s", c.finding.Severity, c.finding.ID, n, c.finding.Title)
+		if k := acceptedCount(c.results); k == n {
+			head += " (accepted by the baseline)"
+		} else if k > 0 {
+			head += fmt.Sprintf(" (%d of them accepted by the baseline)", k)
+		}
+		line(head, "      ")
+	}
+	if clauses := causeClauses(c.results); clauses != "" {
+		line("    clause: "+clauses, "      ")
+	}
+	if first.Method != conformance.AllCases {
+		line("    cases: "+caseList(c.results), "      ")
+	}
+	if c.notRun == "" {
+		line(fmt.Sprintf("    e.g. %s %s: %s", first.Method, first.Case, first.Detail), "      ")
+	}
+	if c.finding.Fix != "" {
+		line("    what to do: "+c.finding.Fix, "      ")
+	}
+	if c.finding.ID != "" {
+		line("    explained by: "+explainHint(c.finding.ID), "      ")
+	}
+	for _, a := range c.accepted {
+		line("    accepted by "+a, "      ")
+	}
+}
+
+func acceptedCount(rs []checkResult) int {
+	n := 0
+	for _, r := range rs {
+		if r.Accepted {
+			n++
+		}
+	}
+	return n
+}
+
+// causeClauses is the clauses of rs, each once.
+func causeClauses(rs []checkResult) string {
+	var out []string
+	for _, r := range rs {
+		if r.Clause != "" && !slices.Contains(out, r.Clause) {
+			out = append(out, r.Clause)
+		}
+	}
+	return strings.Join(out, " | ")
+}
+
+// caseList names the cases of rs compactly: each method's cases, and
+// methods with the same cases together.
+func caseList(rs []checkResult) string {
+	var methods []string
+	cases := map[string][]string{}
+	for _, r := range rs {
+		if _, ok := cases[r.Method]; !ok {
+			methods = append(methods, r.Method)
+		}
+		cases[r.Method] = append(cases[r.Method], r.Case)
+	}
+	var groups []string
+	done := map[string]bool{}
+	for _, m := range methods {
+		if done[m] {
+			continue
+		}
+		same := []string{m}
+		for _, o := range methods {
+			if o != m && !done[o] && slices.Equal(cases[o], cases[m]) {
+				same = append(same, o)
+				done[o] = true
+			}
+		}
+		done[m] = true
+		groups = append(groups, strings.Join(cases[m], ", ")+" of "+strings.Join(same, ", "))
+	}
+	return strings.Join(groups, "; ")
 }
 
 // findingColumn is a result's severity and finding id, if any (notes,
@@ -105,7 +298,7 @@ func findingColumn(r conformance.Result, verbose bool) string {
 }
 
 // mark is a result's conformance in a word.
-func mark(r conformance.Result, baselined bool) string {
+func mark(r conformance.Result, accepted bool) string {
 	switch {
 	case r.Verdict == conformance.NotRun:
 		return "NOT RUN"
@@ -113,7 +306,7 @@ func mark(r conformance.Result, baselined bool) string {
 		return "n/a"
 	case r.Conforms:
 		return "ok"
-	case baselined:
+	case accepted:
 		return "accepted"
 	}
 	return "FAIL"
@@ -123,6 +316,7 @@ func mark(r conformance.Result, baselined bool) string {
 // findings per severity, the worst finding and what to do about it, and
 // the baseline's verdict.
 func printSummary(w io.Writer, reps []*checkReport, b *baseline) {
+	line := func(s string) { printWrapped(w, s, "  ") }
 	var s conformance.Summary
 	var elapsed time.Duration
 	count := map[conformance.Severity]int{}
@@ -150,7 +344,7 @@ func printSummary(w io.Writer, reps []*checkReport, b *baseline) {
 			if res.Severity == conformance.SeverityInfo {
 				continue
 			}
-			if r.baselined(res) {
+			if res.Accepted {
 				accepted++
 				continue
 			}
@@ -167,238 +361,103 @@ func printSummary(w io.Writer, reps []*checkReport, b *baseline) {
 	}
 	rank := func(sev conformance.Severity) int { return slices.Index(conformance.Severities, sev) }
 	slices.SortStableFunc(worst, func(a, b *seen) int { return rank(a.f.Severity) - rank(b.f.Severity) })
-	fmt.Fprintf(w, "\nsummary: %d cases: %d conform, %d do not conform, %d could not run, %d not applicable (%.1f s)\n",
-		s.Cases, s.Conforming, s.NonConforming, s.NotRun, s.NotApplicable, elapsed.Seconds())
-	fmt.Fprintf(w, "findings: %d high, %d medium, %d low", count[conformance.SeverityHigh], count[conformance.SeverityMedium], count[conformance.SeverityLow])
+	fmt.Fprintln(w)
+	line(fmt.Sprintf("summary: %d cases: %d conform, %d do not conform, %d could not run, %d not applicable (%.1f s)",
+		s.Cases, s.Conforming, s.NonConforming, s.NotRun, s.NotApplicable, elapsed.Seconds()))
+	f := fmt.Sprintf("findings: %d high, %d medium, %d low", count[conformance.SeverityHigh], count[conformance.SeverityMedium], count[conformance.SeverityLow])
 	if accepted > 0 {
-		fmt.Fprintf(w, " (%d accepted by the baseline)", accepted)
+		f += fmt.Sprintf(" (%d accepted by the baseline)", accepted)
 	}
-	fmt.Fprintf(w, "; %d informational notes (-v shows them)\n", count[conformance.SeverityInfo])
+	line(f + fmt.Sprintf("; %d informational notes (-v shows them)", count[conformance.SeverityInfo]))
 	if len(worst) > 0 {
 		x := worst[0]
 		where := strings.Join(x.where[:min(2, len(x.where))], ", ")
 		if len(x.where) > 2 {
 			where += fmt.Sprintf(" and %d more", len(x.where)-2)
 		}
-		fmt.Fprintf(w, "worst: %s %s: %s (%s)\n", x.f.Severity, x.f.ID, x.f.Title, where)
-		fmt.Fprintf(w, "what to do: %s; see %s%s\n", x.f.Fix, findingsDoc, x.f.ID)
+		line(fmt.Sprintf("worst: %s %s: %s (%s)", x.f.Severity, x.f.ID, x.f.Title, where))
+		line("what to do: " + x.f.Fix)
+		line("explained by: " + explainHint(x.f.ID))
 		for _, y := range worst[1:] {
-			fmt.Fprintf(w, "also: %s %s: %s (%d cases)\n", y.f.Severity, y.f.ID, y.f.Title, y.n)
+			line(fmt.Sprintf("also: %s %s: %s (%d cases)", y.f.Severity, y.f.ID, y.f.Title, y.n))
 		}
-	} else if s.Conforming == 0 {
-		fmt.Fprintln(w, "nothing was checked (see the errors above)")
+	} else if s.Conforming == 0 && s.NonConforming == 0 {
+		line("nothing was checked (see the rows above)")
 	} else if s.NonConforming == 0 && s.NotRun == 0 {
-		fmt.Fprintln(w, "no finding: every case that ran conforms")
+		line("no finding: every case that ran conforms")
+	} else if s.NonConforming == accepted && accepted > 0 {
+		line("no finding but those the baseline accepts")
 	}
 	if s.NotRun > 0 {
-		fmt.Fprintln(w, "some cases could not run: their details say why (a timeout, a refused connection)")
+		line("some cases could not run: the rows \"could not run\" above say why (a timeout, a refused connection)")
 	}
-	if b != nil {
+	identified := slices.ContainsFunc(reps, func(r *checkReport) bool { return r.peerVersion() != "" })
+	if b != nil && !identified {
+		line(fmt.Sprintf("baseline %s: not applied (no peer identified itself)", b.path))
+	} else if b != nil {
 		if stale := b.stale(reps); len(stale) > 0 {
-			fmt.Fprintf(w, "baseline %s: %d entries match no finding of this run (fixed? remove them): %s\n",
-				b.path, len(stale), strings.Join(stale, "; "))
+			line(fmt.Sprintf("baseline %s: %d entries match no finding of this run (fixed? remove them): %s",
+				b.path, len(stale), strings.Join(stale, "; ")))
 		} else {
-			fmt.Fprintf(w, "baseline %s: every entry still matches a finding\n", b.path)
+			line(fmt.Sprintf("baseline %s: every entry still matches a finding", b.path))
 		}
 	}
 }
 
-// baseline is a file of accepted findings, one a line:
-//
-//	FINDING-ID [METHOD|*] [PEER-VERSION-PREFIX]
-//
-// with # comments. A finding of a result is accepted when an entry names
-// its id, its method (or *, or none) and a prefix of its peer's
-// identification line (or none).
-type baseline struct {
-	path    string
-	entries []baselineEntry
-}
-
-type baselineEntry struct {
-	line                   int
-	id, method, peerPrefix string
-}
-
-func (e baselineEntry) String() string {
-	return strings.TrimSpace(fmt.Sprintf("line %d: %s %s %s", e.line, e.id, e.method, e.peerPrefix))
-}
-
-func (e baselineEntry) matches(peer string, r conformance.Result) bool {
-	return r.Finding == e.id && r.Severity != conformance.SeverityInfo &&
-		(e.method == "" || e.method == "*" || e.method == r.Method) && strings.HasPrefix(peer, e.peerPrefix)
-}
-
-// readBaseline reads a baseline file, refusing unknown finding ids.
-func readBaseline(path string) (*baseline, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// printWrapped prints s as it is if it fits in textWidth columns, else
+// wrapped (wrapText).
+func printWrapped(w io.Writer, s, indent string) {
+	if utf8.RuneCountInString(s) <= textWidth {
+		fmt.Fprintln(w, s)
+		return
 	}
-	defer f.Close()
-	b := &baseline{path: path}
-	known := map[string]bool{}
-	for _, fd := range conformance.Findings() {
-		known[fd.ID] = true
+	for _, l := range wrapText(s, textWidth, indent) {
+		fmt.Fprintln(w, l)
 	}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
+}
+
+// wrapText splits s at spaces into lines of at most width columns
+// (runes), the lines after the first starting with indent; a word too
+// long for a line is cut. Leading spaces of s stay on its first line.
+func wrapText(s string, width int, indent string) []string {
+	var lines []string
+	body := strings.TrimLeft(s, " ")
+	cur := s[:len(s)-len(body)] // the line being filled, with its lead
+	lead := len(cur)            // columns of cur that are lead
+	n := lead                   // columns in cur
+	for _, word := range strings.Fields(body) {
+		wn := utf8.RuneCountInString(word)
+		if n > lead && n+1+wn <= width {
+			cur += " " + word
+			n += 1 + wn
 			continue
 		}
-		if len(fields) > 3 || !known[fields[0]] {
-			return nil, fmt.Errorf("%s:%d: want FINDING-ID [METHOD|*] [PEER-VERSION-PREFIX] with a finding id of docs/conformance.md, not %q", path, n, strings.TrimSpace(line))
+		if n > lead {
+			lines = append(lines, cur)
+			cur, lead = indent, utf8.RuneCountInString(indent)
+			n = lead
 		}
-		e := baselineEntry{line: n, id: fields[0]}
-		if len(fields) > 1 {
-			e.method = fields[1]
+		for n+wn > width && width > n {
+			i := byteIndexOfRune(word, width-n)
+			lines = append(lines, cur+word[:i])
+			word = word[i:]
+			wn -= width - n
+			cur, lead = indent, utf8.RuneCountInString(indent)
+			n = lead
 		}
-		if len(fields) > 2 {
-			e.peerPrefix = fields[2]
+		cur += word
+		n += wn
+	}
+	return append(lines, cur)
+}
+
+// byteIndexOfRune is the byte offset of s's k-th rune (len(s) if fewer).
+func byteIndexOfRune(s string, k int) int {
+	for i := range s {
+		if k == 0 {
+			return i
 		}
-		b.entries = append(b.entries, e)
+		k--
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(b.entries) == 0 {
-		return nil, errors.New(path + ": no entry")
-	}
-	return b, nil
-}
-
-// accepts reports whether an entry accepts r, a result of a check of peer.
-func (b *baseline) accepts(peer string, r conformance.Result) bool {
-	return b != nil && slices.ContainsFunc(b.entries, func(e baselineEntry) bool { return e.matches(peer, r) })
-}
-
-// stale lists the entries that accept no result of reps although they
-// apply to a peer checked (no prefix, or one a peer's line has): findings
-// fixed since, which the baseline should drop.
-func (b *baseline) stale(reps []*checkReport) []string {
-	var out []string
-	for _, e := range b.entries {
-		applies, used := false, false
-		for _, r := range reps {
-			peer := r.peerVersion()
-			if !strings.HasPrefix(peer, e.peerPrefix) {
-				continue
-			}
-			applies = true
-			for _, res := range r.Results {
-				if e.matches(peer, res) {
-					used = true
-				}
-			}
-		}
-		if applies && !used {
-			out = append(out, e.String())
-		}
-	}
-	return out
-}
-
-// writeBaseline writes the findings of reps as a baseline accepting them
-// for their peers' identification lines.
-func writeBaseline(path string, reps []*checkReport) error {
-	var lines []string
-	for _, r := range reps {
-		for _, res := range r.Results {
-			if res.Finding == "" || res.Severity == conformance.SeverityInfo {
-				continue
-			}
-			l := res.Finding + " " + res.Method + " " + strings.Fields(r.peerVersion() + " -")[0]
-			if !slices.Contains(lines, l) {
-				lines = append(lines, l)
-			}
-		}
-	}
-	head := "# pqkex check baseline: FINDING-ID [METHOD|*] [PEER-VERSION-PREFIX], one accepted finding a line\n"
-	return os.WriteFile(path, []byte(head+strings.Join(lines, "\n")+"\n"), 0o644)
-}
-
-// JUnit XML, as GitHub Actions' and GitLab's test report readers take it:
-// a test suite per target and method, a test case per case; a finding is
-// a failure (type: severity and id), one accepted by the baseline or a
-// case that could not run or does not apply is skipped.
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Skipped   *junitSkipped `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-type junitSkipped struct {
-	Message string `xml:"message,attr"`
-}
-
-// writeJUnit writes reps as JUnit XML to path.
-func writeJUnit(path string, reps []*checkReport) error {
-	out := junitSuites{Name: "pqkex check"}
-	for _, r := range reps {
-		var suite *junitSuite
-		for _, res := range r.Results {
-			name := r.name() + " " + res.Method
-			if suite == nil || suite.Name != name {
-				out.Suites = append(out.Suites, junitSuite{Name: name})
-				suite = &out.Suites[len(out.Suites)-1]
-			}
-			c := junitCase{Name: res.Case, Classname: "pqkex.check." + res.Method, Time: fmt.Sprintf("%.3f", res.ElapsedMS/1000)}
-			switch {
-			case res.Verdict == conformance.NotApplicable || res.Verdict == conformance.NotRun:
-				c.Skipped = &junitSkipped{Message: string(res.Verdict) + ": " + res.Detail}
-			case !res.Conforms && r.baselined(res):
-				c.Skipped = &junitSkipped{Message: "accepted by the baseline: " + res.Finding}
-			case !res.Conforms:
-				f, _ := conformance.FindingOf(res.Case)
-				c.Failure = &junitFailure{Message: f.Title + " (" + res.Observed() + ")", Type: string(res.Severity) + " " + res.Finding,
-					Text: res.Clause + ": " + res.Detail + "\nwhat to do: " + f.Fix + "; see " + findingsDoc + f.ID}
-			default:
-				c.SystemOut = res.Detail
-			}
-			suite.Tests++
-			out.Tests++
-			if c.Failure != nil {
-				suite.Failures++
-				out.Failures++
-			}
-			if c.Skipped != nil {
-				suite.Skipped++
-				out.Skipped++
-			}
-			suite.Cases = append(suite.Cases, c)
-		}
-	}
-	data, err := xml.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(data, '\n')...), 0o644)
+	return len(s)
 }

@@ -115,12 +115,16 @@ func init() {
 		run:      runVersion,
 	}, {
 		name:     "help",
-		summary:  "print this list, or a command's usage and flags",
-		synopsis: []string{"pqkex help [COMMAND]"},
-		long:     []string{`Prints pqkex's commands or, given one, what "pqkex COMMAND -h" prints: its usage and flags.`},
-		nargs:    -1,
-		flags:    func(*flag.FlagSet) {},
-		run:      runHelp,
+		summary:  "print this list, a command's usage and flags, or a check finding's write-up",
+		synopsis: []string{"pqkex help [COMMAND | FINDING-ID | findings]"},
+		long: []string{
+			`Prints pqkex's commands or, given one, what "pqkex COMMAND -h" prints: its usage and flags.`,
+			`Given a finding id of pqkex check (such as x25519-mask), prints its write-up: severity, clause, cases,`,
+			`what to change, what it means and where it was seen; "pqkex help findings" lists the ids.`,
+		},
+		nargs: -1,
+		flags: func(*flag.FlagSet) {},
+		run:   runHelp,
 	}}
 
 	var b strings.Builder
@@ -128,7 +132,7 @@ func init() {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-7s %s\n", c.name, c.summary)
 	}
-	b.WriteString("\nRun \"pqkex help <command>\" or \"pqkex <command> -h\" for a command's flags.\n")
+	b.WriteString("\nRun \"pqkex help <command>\" or \"pqkex <command> -h\" for a command's flags,\n\"pqkex help <finding-id>\" for a check finding's write-up (\"pqkex help findings\" lists them).\n")
 	usage = b.String()
 }
 
@@ -223,7 +227,15 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 	case fs.NArg() == 1 && lookup(fs.Arg(0)) != nil:
 		lookup(fs.Arg(0)).help(stdout)
 		return 0
+	case fs.NArg() == 1 && fs.Arg(0) == "findings":
+		printFindingList(stdout)
+		return 0
+	case fs.NArg() == 1:
+		if w, ok := readWriteUp(fs.Arg(0)); ok {
+			w.print(stdout)
+			return 0
+		}
 	}
-	fmt.Fprintf(stderr, "pqkex help: unknown command %q\n\n%s", strings.Join(fs.Args(), " "), usage)
+	fmt.Fprintf(stderr, "pqkex help: %q is neither a command nor a finding id (\"pqkex help findings\" lists those)\n\n%s", strings.Join(fs.Args(), " "), usage)
 	return 2
 }

@@ -16,8 +16,8 @@
 //		test another SSH server's or client's hybrid key exchange against the specifications
 //	pqkex version
 //		print pqkex's version
-//	pqkex help [COMMAND]
-//		print this list, or a command's usage and flags
+//	pqkex help [COMMAND | FINDING-ID | findings]
+//		print this list, a command's usage and flags, or a check finding's write-up
 //
 // "pqkex help COMMAND" and "pqkex COMMAND -h" print a command's usage (its
 // synopsis, what it does and its exit status) and every flag with its

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/pqkex/pqkex/internal/testkit/sshtest"
+	"github.com/pqkex/pqkex/sshkex"
 )
 
 // serveChildEnv makes the test binary run "pqkex serve" with the
@@ -28,6 +29,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if kex, ok := os.LookupEnv(clientChildEnv); ok {
+		os.Exit(testClient(kex, os.Args[len(os.Args)-1]))
+	}
 	if args, ok := os.LookupEnv(serveChildEnv); ok {
 		if n, err := strconv.ParseUint(os.Getenv(serveFDsEnv), 10, 64); err == nil {
 			rl := syscall.Rlimit{Cur: n, Max: n}
@@ -48,6 +52,37 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// clientChildEnv makes the test binary an SSH client (x/crypto with
+// sshkex.Register) that offers the variable's key exchanges and connects
+// once to the address its last argument gives: a client under test for
+// check -listen -run.
+const clientChildEnv = "PQKEX_TEST_CLIENT_CHILD"
+
+// testClient connects once to addr offering kex (comma-separated) and
+// returns 0 whatever the key exchange's outcome: check judges it.
+func testClient(kex, addr string) int {
+	if err := sshkex.Register(); err != nil {
+		return 1
+	}
+	cfg := &ssh.ClientConfig{User: "x", HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second}
+	cfg.KeyExchanges = strings.Split(kex, ",")
+	if c, err := ssh.Dial("tcp", addr, cfg); err == nil {
+		c.Close()
+	}
+	return 0
+}
+
+// clientChild is a -run command that runs the test binary as a client
+// (testClient) offering kex.
+func clientChild(t *testing.T, kex string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clientChildEnv + "=" + kex + " " + shellQuote(exe) + " -test.run=^$ {addr}"
 }
 
 // serveChild is "pqkex serve" running in a child process.
