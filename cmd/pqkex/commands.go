@@ -63,7 +63,8 @@ func init() {
 		long: []string{
 			"Lists the server's key exchanges, completes one with pqkex's PQ-first client (never authenticating) and reports it.",
 			"Exit status 0 when a post-quantum key exchange was negotiated (or the server offers one -kex did not list),",
-			"3 when the server offers none, 1 on error, 2 on a usage error.",
+			"3 when the server offers none a current client uses (none, or only pre-standard ones), 1 when scan could",
+			"not complete (a refusal, not SSH, a failed key exchange: the message says which), 2 on a usage error.",
 		},
 		nargs: 1,
 		flags: func(fs *flag.FlagSet) { newScanFlags(fs) },

@@ -22,9 +22,10 @@
 // "pqkex help COMMAND" and "pqkex COMMAND -h" print a command's usage (its
 // synopsis, what it does and its exit status) and every flag with its
 // default, and exit 0. Exit status 1 means the work failed or did not run
-// (kat: a vector failed or none ran; scan: an error, 3 when the server
-// offers no post-quantum key exchange; check: a case did not conform, 3
-// when a case could not run), 2 a usage error (a bad flag or argument).
+// (kat: a vector failed or none ran; scan: it could not complete, 3 when
+// the server offers no post-quantum key exchange a current client uses;
+// check: a case did not conform, 3 when a case could not run), 2 a usage
+// error (a bad flag or argument).
 //
 // Every command's output, exit status and JSON schema are described in
 // docs/usage.md, section "The pqkex command", at the root of the module;

@@ -154,6 +154,7 @@ func assessPQ(ident string, serverKex []string, clients []clientProfile) *pqVerd
 
 	has := func(name string) bool { return slices.Contains(real, name) }
 	major, minor, isOpenSSH := openSSHServerVersion(ident)
+	family, release, known := serverRelease(ident)
 	rec := func(format string, args ...any) {
 		v.Recommendations = append(v.Recommendations, fmt.Sprintf(format, args...))
 	}
@@ -173,6 +174,8 @@ func assessPQ(ident string, serverKex []string, clients []clientProfile) *pqVerd
 			rec("add mlkem768x25519-sha256 to sshd_config's KexAlgorithms: OpenSSH %d.%d implements it; it is the standard hybrid (FIPS 203 ML-KEM) and OpenSSH 10 clients' first choice", major, minor)
 		case isOpenSSH:
 			rec("add mlkem768x25519-sha256: upgrade from OpenSSH %d.%d to >= 9.9 (10.0 offers it by default); it is the standard hybrid (FIPS 203 ML-KEM) and OpenSSH 10 clients' first choice", major, minor)
+		case known:
+			rec("add mlkem768x25519-sha256: %s; it is the standard hybrid (FIPS 203 ML-KEM) and OpenSSH 10 clients' first choice", family.advice(release, family.mlkem, family.mlkemHow))
 		default:
 			rec("add mlkem768x25519-sha256 (OpenSSH >= 9.9, PuTTY >= 0.83, x/crypto/ssh >= v0.38.0, pqkex): the standard hybrid (FIPS 203 ML-KEM) and OpenSSH 10 clients' first choice")
 		}
@@ -181,6 +184,8 @@ func assessPQ(ident string, serverKex []string, clients []clientProfile) *pqVerd
 		switch {
 		case isOpenSSH && (major > 8 || major == 8 && minor >= 5):
 			rec("add sntrup761x25519-sha512@openssh.com to sshd_config's KexAlgorithms: OpenSSH %d.%d implements it and OpenSSH 9.0-9.8 clients offer no other hybrid", major, minor)
+		case known:
+			rec("add sntrup761x25519-sha512@openssh.com: %s; OpenSSH 9.0-9.8 clients offer no other hybrid", family.advice(release, family.sntrup, family.sntrupHow))
 		case !isOpenSSH:
 			rec("add sntrup761x25519-sha512@openssh.com if the server's software implements it: OpenSSH 9.0-9.8 clients offer no other hybrid")
 		}
@@ -195,6 +200,72 @@ func assessPQ(ident string, serverKex []string, clients []clientProfile) *pqVerd
 		rec("clients that would negotiate a classical exchange: %s", strings.Join(classical, ", "))
 	}
 	return v
+}
+
+// pqFamily is an SSH implementation other than OpenSSH whose release
+// scan reads from a server's identification line, with the first
+// releases implementing the two hybrids clients use most and where they
+// are switched on. (OpenSSH has its own branches above: it is the one
+// configured through sshd_config.)
+type pqFamily struct {
+	name                string
+	ident               *regexp.Regexp // its release's numbers, as submatches
+	mlkem, sntrup       []int          // first release with mlkem768x25519-sha256, with sntrup761x25519-sha512@openssh.com
+	mlkemHow, sntrupHow string
+}
+
+// pqFamilies: dropbear's CHANGES (2025.87: both sntrup761 names and
+// mlkem768x25519-sha256, on by default in default_options.h), PuTTY's
+// release notes (0.78: NTRU Prime; 0.83: ML-KEM), libssh's CHANGELOG
+// (0.12.0: every hybrid).
+var pqFamilies = []*pqFamily{
+	{name: "dropbear", ident: regexp.MustCompile(`^SSH-2\.0-dropbear_([0-9]+)\.([0-9]+)`), mlkem: []int{2025, 87}, sntrup: []int{2025, 87},
+		mlkemHow:  "this one was built without it: build it with DROPBEAR_MLKEM768 set in localoptions.h (the default)",
+		sntrupHow: "this one was built without it: build it with DROPBEAR_SNTRUP761 set in localoptions.h (the default)"},
+	{name: "PuTTY", ident: regexp.MustCompile(`^SSH-2\.0-PuTTY_Release_([0-9]+)\.([0-9]+)`), mlkem: []int{0, 83}, sntrup: []int{0, 78},
+		mlkemHow: "enable it in its key exchange settings", sntrupHow: "enable it in its key exchange settings"},
+	{name: "libssh", ident: regexp.MustCompile(`^SSH-2\.0-libssh[_-]([0-9]+)\.([0-9]+)\.([0-9]+)`), mlkem: []int{0, 12, 0}, sntrup: []int{0, 12, 0},
+		mlkemHow:  "add it to the server's key exchange list (SSH_BIND_OPTIONS_KEY_EXCHANGE)",
+		sntrupHow: "add it to the server's key exchange list (SSH_BIND_OPTIONS_KEY_EXCHANGE)"},
+}
+
+// serverRelease returns the family and release numbers of a server's
+// identification line, ok false when it is none of pqFamilies'.
+func serverRelease(ident string) (*pqFamily, []int, bool) {
+	for _, f := range pqFamilies {
+		m := f.ident.FindStringSubmatch(ident)
+		if m == nil {
+			continue
+		}
+		var rel []int
+		for _, x := range m[1:] {
+			n, err := strconv.Atoi(x)
+			if err != nil {
+				return nil, nil, false
+			}
+			rel = append(rel, n)
+		}
+		return f, rel, true
+	}
+	return nil, nil, false
+}
+
+// advice says what to do about a method the server does not offer: turn
+// it on if its release implements it (since first), else upgrade.
+func (f *pqFamily) advice(release, first []int, how string) string {
+	if slices.Compare(release, first) >= 0 {
+		return fmt.Sprintf("%s %s implements it (since %s): %s", f.name, dotted(release), dotted(first), how)
+	}
+	return fmt.Sprintf("upgrade from %s %s to %s or later, which implements it", f.name, dotted(release), dotted(first))
+}
+
+// dotted writes a release's numbers.
+func dotted(r []int) string {
+	parts := make([]string, len(r))
+	for i, n := range r {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ".")
 }
 
 // printPQVerdict prints v for a terminal: the verdict, what each known

@@ -116,8 +116,11 @@ func newScanFlags(fs *flag.FlagSet) *scanFlags {
 }
 
 // runScan implements "pqkex scan". Exit status: 0 when a post-quantum key
-// exchange was negotiated, or the server offers one that -kex did not
-// list; 3 when the server offers none; 1 on error.
+// exchange was negotiated, or the server offers a standard one that -kex
+// did not list; 3 when the server offers none that a current client uses
+// (no hybrid, or only pre-standard ones); 1 when scan could not complete
+// (no connection, a refusal, not SSH, no key exchange in common, a
+// failed key exchange: the message says which).
 func runScan(args []string, stdout, stderr io.Writer) int {
 	opt, fs, code, done := parseVerb("scan", newScanFlags, args, stdout, stderr)
 	if done {
@@ -151,19 +154,41 @@ func runScan(args []string, stdout, stderr io.Writer) int {
 		// error alone, on stderr.
 		printScan(stdout, res)
 	}
+	var standard, preStandard []string
+	for _, k := range res.PQOffered {
+		if slices.Contains(preStandardPQKex, k) {
+			preStandard = append(preStandard, k)
+		} else {
+			standard = append(standard, k)
+		}
+	}
+	say := func(msg string) {
+		if !*asJSON {
+			printWrapped(stderr, "pqkex scan: "+msg, "  ")
+		}
+	}
 	switch {
 	case err != nil:
-		if !*asJSON {
-			fmt.Fprintln(stderr, "pqkex scan:", err)
-		}
+		say(err.Error())
 		return 1
-	case len(res.PQOffered) > 0 && !res.PQ:
+	case len(standard) == 0 && len(preStandard) > 0:
+		// Withdrawn drafts: no current client offers them, so no client
+		// gets a post-quantum session.
+		say(fmt.Sprintf("%s offers only pre-standard hybrids (%s), which no current client offers: no client gets a post-quantum "+
+			"session with it (verdict %s); it needs a standard hybrid, mlkem768x25519-sha256 or sntrup761x25519-sha512", addr,
+			strings.Join(preStandard, ", "), verdictPreStandard))
+		return 3
+	case len(standard) > 0 && !res.PQ && *kex != "":
 		// The server has post-quantum key exchange; the -kex list asked
 		// for none of it. Nothing to upgrade: say what was negotiated.
-		if !*asJSON {
-			fmt.Fprintf(stderr, "pqkex scan: %s offers post-quantum key exchange (%s), but -kex listed none of it, so %s was negotiated\n",
-				addr, strings.Join(res.PQOffered, ", "), res.Selected)
-		}
+		say(fmt.Sprintf("%s offers post-quantum key exchange (%s), but -kex listed none of it, so %s was negotiated",
+			addr, strings.Join(standard, ", "), res.Selected))
+		return 0
+	case len(standard) > 0 && !res.PQ:
+		// pqkex's own list lacks the server's hybrids (FIPS 140-3 mode
+		// leaves the X25519 ones out): other clients get them.
+		say(fmt.Sprintf("%s offers post-quantum key exchange (%s), which pqkex's client does not offer here (FIPS 140-3 mode?), so %s was negotiated",
+			addr, strings.Join(standard, ", "), res.Selected))
 		return 0
 	case len(res.PQOffered) == 0:
 		if !*asJSON {
@@ -261,12 +286,13 @@ func scan(addr string, prefs []string, timeout time.Duration) (*scanResult, erro
 	res.PQ = isPQKex(res.Selected)
 
 	start := time.Now()
-	nc, err := net.DialTimeout("tcp", addr, timeout)
+	raw, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return res, err
 	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(timeout))
+	defer raw.Close()
+	raw.SetDeadline(time.Now().Add(timeout))
+	nc := &recordingConn{Conn: raw}
 	cfg := &ssh.ClientConfig{
 		User: "pqkex-scan",
 		// The callback runs only after the key exchange completed and the
@@ -285,11 +311,71 @@ func scan(addr string, prefs []string, timeout time.Duration) (*scanResult, erro
 		if err == nil {
 			err = errors.New("handshake finished without a host key")
 		}
+		if why := closedEarly(nc.rec.got, timeout, err); why != nil {
+			return res, fmt.Errorf("key exchange %s failed: %v", res.Selected, why)
+		}
 		// x/crypto's errors quote the server's names and its disconnect
 		// message.
 		return res, fmt.Errorf("key exchange %s failed: %s", res.Selected, printable(err.Error()))
 	}
 	return res, nil
+}
+
+// recordingConn is a connection whose reads a recorder keeps.
+type recordingConn struct {
+	net.Conn
+	rec recorder
+}
+
+func (c *recordingConn) Read(p []byte) (int, error) {
+	c.rec.r = c.Conn
+	return c.rec.Read(p)
+}
+
+// penaltyLine is what OpenSSH's sshd (9.8 and later) sends, then
+// closes, to a connection it refuses: a source under PerSourcePenalties
+// or one over MaxStartups.
+const penaltyLine = "Not allowed at this time"
+
+// errRefusedByOpenSSH is the error for a connection refused with
+// penaltyLine.
+var errRefusedByOpenSSH = errors.New("the server refused the connection: \"" + penaltyLine + "\" is what OpenSSH's sshd sends " +
+	"to a source it is penalising (PerSourcePenalties, on by default since OpenSSH 9.8: each connection that does not " +
+	"authenticate, such as a pqkex check or scan run, adds 1 s, and from 15 s on the source is refused until the penalty has " +
+	"passed, at most 10 minutes) or when it has too many unauthenticated connections (MaxStartups). Retry in a minute or two; " +
+	"the server's log says which (\"drop connection\")")
+
+// closedEarly explains a connection the server ended before the key
+// exchange completed, from got, what it sent: refused with
+// penaltyLine, or closed after its identification line. nil when it is
+// neither (the caller's error stands).
+func closedEarly(got []byte, timeout time.Duration, err error) error {
+	text := string(got)
+	if strings.Contains(text, penaltyLine+"\r\n") && !strings.Contains(text, "SSH-") {
+		return errRefusedByOpenSSH
+	}
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return nil
+	case !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) && !strings.HasSuffix(err.Error(), "EOF"):
+		return nil
+	}
+	version := ""
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if strings.HasPrefix(l, "SSH-") && strings.HasSuffix(l, "\n") {
+			version = l
+			break
+		}
+	}
+	if version == "" {
+		return nil
+	}
+	return fmt.Errorf("the server closed the connection after its identification line (%s), before the key exchange "+
+		"completed (%d bytes received in all): it ended the connection itself, as a server does that limits "+
+		"connections from one source (dropbear's per-address limit of unauthenticated connections, OpenSSH's "+
+		"MaxStartups) or that does not take the key exchange offered; retry later, or see the server's log",
+		printable(strings.TrimSpace(version)), len(got))
 }
 
 // maxScanPacket bounds the first packet: RFC 4253 §6.1 requires support
@@ -311,8 +397,13 @@ func readServerKexInit(addr string, timeout time.Duration) (string, *sshwire.Kex
 	}
 	rec := &recorder{r: nc}
 	version, ki, err := readKexInit(bufio.NewReader(rec))
-	if err != nil && version == "" {
+	switch {
+	case err != nil && version == "":
 		err = notSSH(rec.got, timeout, err)
+	case err != nil && ki == nil:
+		if why := closedEarly(rec.got, timeout, err); why != nil {
+			err = why
+		}
 	}
 	return version, ki, err
 }
@@ -348,6 +439,8 @@ func notSSH(got []byte, timeout time.Duration, err error) error {
 	var ne net.Error
 	timedOut := errors.As(err, &ne) && ne.Timeout()
 	switch {
+	case closedEarly(got, timeout, err) == errRefusedByOpenSSH:
+		return errRefusedByOpenSSH
 	case len(got) > 0:
 		return fmt.Errorf("not an SSH server (no SSH identification line, RFC 4253 section 4.2): it sent %s", sshwire.Quote(string(got), shownBudget))
 	case timedOut:
