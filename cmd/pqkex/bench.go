@@ -116,9 +116,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 
 	// The steps, counted first for the progress line: an SSH row measures
 	// three figures of -time each, a baseline row two, a primitive one.
-	prog := &benchProgress{d: *d, now: time.Now}
-	if isTerminal(os.Stderr) && !*asJSON {
-		prog.w = stderr
+	// On a terminal the line is rewritten in place; elsewhere (a pipe, a
+	// CI log) each step is a line of its own, so that a run whose output
+	// is piped still shows it is alive.
+	prog := &benchProgress{d: *d, now: time.Now, w: stderr, lines: true}
+	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
+		prog.lines = false
 	}
 	rowUnits := func(c benchCase) float64 {
 		if c.impl == "baseline" {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -15,7 +16,7 @@ func printBench(w io.Writer, r *benchReport) {
 	fmt.Fprintf(w, "sntrup761 arithmetic: %s\n\n", r.SNTRUP761)
 	if len(r.Rows) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "key exchange\timplementation\tclient µs\tserver µs\tkex µs\tkex/s\thandshakes/s\tspread\t")
+		fmt.Fprintln(tw, "key exchange\timpl\tclient µs\tserver µs\tkex µs\tkex/s\ths/s\tspread\t")
 		for _, row := range r.Rows {
 			impl := row.Impl
 			if row.Variant != "" {
@@ -49,7 +50,8 @@ func spread(pct float64) string {
 	return fmt.Sprintf("%.0f%%  ", pct) // aligned with the marked ones
 }
 
-// printBenchFooter explains every column, row and primitive printed.
+// printBenchFooter explains every column, row and primitive printed,
+// within textWidth columns.
 func printBenchFooter(w io.Writer, r *benchReport) {
 	samples := 0
 	for _, row := range r.Rows {
@@ -58,35 +60,36 @@ func printBenchFooter(w io.Writer, r *benchReport) {
 	for _, p := range r.Primitives {
 		samples = max(samples, p.Samples)
 	}
-	fmt.Fprintf(w, "Each figure is the median of %d timed rounds (each round many calls); spread = (slowest - fastest round) / median,\n", samples)
-	fmt.Fprintln(w, "the largest of a row's figures. Compare ratios within one run, not runs on different days.")
+	para := func(s string) { printWrapped(w, s, "  ") }
+	para(fmt.Sprintf("Each figure is the median of %d timed rounds (each round many calls); spread = (slowest - fastest round) / median, "+
+		"the largest of a row's figures. Compare ratios within one run, not runs on different days.", samples))
 	if len(r.Rows) > 0 {
-		fmt.Fprintln(w, "client = key generation and C_INIT, then the shared secret from S_REPLY; server = S_REPLY and its shared secret;")
-		fmt.Fprintln(w, "kex = client + server, both sides' crypto for one exchange; handshakes/s = full x/crypto/ssh client+server")
-		fmt.Fprintln(w, "handshakes in this process over an in-memory pipe (host key signature, key derivation, ciphers included).")
+		para("client = key generation and C_INIT, then the shared secret from S_REPLY; server = S_REPLY and its shared secret; " +
+			"kex = client + server, both sides' crypto for one exchange; hs/s = full x/crypto/ssh client+server handshakes per " +
+			"second in this process over an in-memory pipe (host key signature, key derivation, ciphers included).")
 		impls := map[string]bool{}
 		for _, row := range r.Rows {
 			impls[row.Impl+"/"+row.Variant] = true
 		}
 		if impls["pqkex/"] && r.FIPS140 != "" {
-			fmt.Fprintf(w, "pqkex = pqkex's NIST-curve hybrids as sshkex.Register installs them, here in FIPS 140-3 mode (fips140=%s):\n", r.FIPS140)
-			fmt.Fprintln(w, "  the approved path only, crypto/mlkem's GenerateKey, randomized Encapsulate and Decapsulate and crypto/ecdh's")
-			fmt.Fprintln(w, "  GenerateKey and ECDH (with the module's pairwise consistency tests), as in the baseline row.")
+			para(fmt.Sprintf("pqkex = pqkex's NIST-curve hybrids as sshkex.Register installs them, here in FIPS 140-3 mode (fips140=%s): "+
+				"the approved path only, crypto/mlkem's GenerateKey, randomized Encapsulate and Decapsulate and crypto/ecdh's "+
+				"GenerateKey and ECDH (with the module's pairwise consistency tests), as in the baseline row.", r.FIPS140))
 		} else if impls["pqkex/"] {
-			fmt.Fprintln(w, "pqkex = pqkex's method packages, as sshkex.Register installs them: circl ML-KEM-768 and X25519 and pqkex's own")
-			fmt.Fprintln(w, "  sntrup761 in the X25519 hybrids; circl ML-KEM-768/1024 and crypto/ecdh P-256/P-384 in the NIST-curve hybrids")
-			fmt.Fprintln(w, "  (in FIPS 140-3 mode these use crypto/mlkem instead, which costs what the baseline row costs).")
+			para("pqkex = pqkex's method packages, as sshkex.Register installs them: circl ML-KEM-768 and X25519 and pqkex's own " +
+				"sntrup761 in the X25519 hybrids; circl ML-KEM-768/1024 and crypto/ecdh P-256/P-384 in the NIST-curve hybrids " +
+				"(in FIPS 140-3 mode these use crypto/mlkem instead, which costs what the baseline row costs).")
 		}
 		if impls["baseline/"] {
-			fmt.Fprintln(w, "baseline = what a straightforward Go implementation of a NIST-curve hybrid does: crypto/mlkem, crypto/ecdh and")
-			fmt.Fprintln(w, "  crypto/sha256 or sha512, nothing else; crypto only (no SSH adapter, so no handshakes/s).")
+			para("baseline = what a straightforward Go implementation of a NIST-curve hybrid does: crypto/mlkem, crypto/ecdh and " +
+				"crypto/sha256 or sha512, nothing else; crypto only (no SSH adapter, so no hs/s).")
 		}
 		if impls["pqkex/batch"] {
-			fmt.Fprintf(w, "pqkex (batch) = the same, with the client's sntrup761 keys from a sntrup761.KeyPool (sshkex.SetKeyPool): keys\n")
-			fmt.Fprintf(w, "  generated %d at a time sharing one inversion, each used once; the figure is the cost per key exchange.\n", batchSize)
+			para(fmt.Sprintf("pqkex (batch) = the same, with the client's sntrup761 keys from a sntrup761.KeyPool (sshkex.SetKeyPool): "+
+				"keys generated %d at a time sharing one inversion, each used once; the figure is the cost per key exchange.", batchSize))
 		}
 		if impls["x/crypto/"] {
-			fmt.Fprintln(w, "x/crypto = the crypto x/crypto/ssh itself does for that key exchange (crypto/mlkem, x/crypto/curve25519, crypto/ecdsa).")
+			para("x/crypto = the crypto x/crypto/ssh itself does for that key exchange (crypto/mlkem, x/crypto/curve25519, crypto/ecdsa).")
 		}
 	}
 	explain := map[string]string{
@@ -114,11 +117,19 @@ func printBenchFooter(w io.Writer, r *benchReport) {
 		"p384.ECDH":                  "crypto/ecdh P-384 shared secret, with the peer point's checks",
 	}
 	if len(r.Primitives) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		name := 0
 		for _, p := range r.Primitives {
-			fmt.Fprintf(tw, "%s\t%s\n", p.Name, explain[p.Name])
+			name = max(name, len(p.Name))
 		}
-		tw.Flush()
+		for _, p := range r.Primitives {
+			prefix := fmt.Sprintf("%-*s  ", name, p.Name)
+			for i, l := range wrapText(explain[p.Name], textWidth-len(prefix), "") {
+				if i > 0 {
+					prefix = strings.Repeat(" ", len(prefix))
+				}
+				fmt.Fprintln(w, prefix+l)
+			}
+		}
 	}
 	var loud []string
 	for _, row := range r.Rows {
@@ -132,8 +143,8 @@ func printBenchFooter(w io.Writer, r *benchReport) {
 		}
 	}
 	if len(loud) > 0 {
-		fmt.Fprintf(w, "NOTE: %d figures (marked !) vary by more than %.0f%% between rounds: this machine is noisy; differences smaller\n", len(loud), noisy)
-		fmt.Fprintln(w, "than the spread are not signal. Rerun with a longer -time, or use go test -bench -count 10 and benchstat.")
+		para(fmt.Sprintf("NOTE: %d figures (marked !) vary by more than %.0f%% between rounds: this machine is noisy; differences smaller "+
+			"than the spread are not signal. Rerun with a longer -time, or use go test -bench -count 10 and benchstat.", len(loud), noisy))
 	}
 	printBenchVerdict(w, r)
 }

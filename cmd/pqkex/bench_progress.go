@@ -6,11 +6,12 @@ import (
 	"time"
 )
 
-// benchProgress shows bench's progress on a terminal: the step's number
-// out of all, what it measures and an estimate of the time left, on one
-// line rewritten in place.
+// benchProgress shows bench's progress: the step's number out of all,
+// what it measures and an estimate of the time left, on one line
+// rewritten in place (a terminal) or a line per step (lines).
 type benchProgress struct {
 	w          io.Writer // nil: show nothing
+	lines      bool
 	d          time.Duration
 	total      int     // steps
 	unitsTotal float64 // a step's units: the -time-long figures it measures
@@ -32,7 +33,11 @@ func (p *benchProgress) step(label string, units float64) {
 		p.unitsDone += p.cur
 	}
 	p.cur = units
-	if p.w != nil {
+	switch {
+	case p.w == nil:
+	case p.lines:
+		fmt.Fprintf(p.w, "pqkex bench: [%d/%d] %s, %s left\n", p.done+1, p.total, label, p.left())
+	default:
 		fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s, %s left", p.done+1, p.total, label, p.left())
 	}
 }
@@ -57,7 +62,7 @@ func (p *benchProgress) left() string {
 
 // end clears the line.
 func (p *benchProgress) end() {
-	if p.w != nil {
+	if p.w != nil && !p.lines {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }

@@ -69,18 +69,18 @@ func rowFigures(r benchRow) (kex, hs figure) {
 	return kex, hs
 }
 
-// costCompare describes a against the reference ref: "N µs: R× (+D µs)"
-// when their rounds' ranges (fastest to slowest) do not overlap, "N µs: no
-// clear difference (spread S%)" when they do, so that noise never reads
+// costCompare describes a against the reference ref: "R× (+D µs)" when
+// their rounds' ranges (fastest to slowest) do not overlap, "≈ (±S%)" (no
+// clear difference, spread S%) when they do, so that noise never reads
 // as a ranking. significant reports the former.
 func costCompare(a, ref figure) (text string, significant bool) {
 	if ref.median <= 0 || a.median <= 0 { // not measured
-		return us(a.median), false
+		return "", false
 	}
 	if a.lo <= ref.hi && ref.lo <= a.hi {
-		return fmt.Sprintf("%s: no clear difference (spread %.0f%%)", us(a.median), math.Max(a.spread, ref.spread)), false
+		return fmt.Sprintf("≈ (±%.0f%%)", math.Max(a.spread, ref.spread)), false
 	}
-	return fmt.Sprintf("%s: %.1f× (%+.0f µs)", us(a.median), a.median/ref.median, a.median-ref.median), true
+	return fmt.Sprintf("%.1f× (%+.0f µs)", a.median/ref.median, a.median-ref.median), true
 }
 
 // us formats a cost in µs.
@@ -106,16 +106,21 @@ func printBenchVerdict(w io.Writer, r *benchReport) {
 	}
 	ref, isMLKEM := verdictRef(r.Rows)
 	refKex, refHS := rowFigures(ref)
+	para := func(s string) { printWrapped(w, s, "") }
 	fmt.Fprintln(w)
 	if isMLKEM {
-		fmt.Fprintln(w, "VERDICT: each key exchange against pqkex's mlkem768x25519-sha256, measured in this run (× = its cost divided by")
+		para("VERDICT: each key exchange against pqkex's mlkem768x25519-sha256, measured in this run: its crypto per " +
+			"connection (client + server) and one full handshake (1 / hs/s), in µs, and × = its cost divided by the " +
+			"reference's (above 1× costs more); ≈ (±S%) when the fastest-to-slowest rounds of the two overlap (spread S%): " +
+			"no clear difference, no ranking.")
 	} else {
-		fmt.Fprintln(w, "VERDICT: mlkem768x25519-sha256 (pqkex) was not measured in this run (-methods, or FIPS 140-3 mode); each key")
-		fmt.Fprintf(w, "exchange against %s %s instead (× = its cost divided by\n", ref.Method, implName(ref))
+		para(fmt.Sprintf("VERDICT: mlkem768x25519-sha256 (pqkex) was not measured in this run (-methods, or FIPS 140-3 mode); "+
+			"each key exchange against %s %s instead: its crypto per connection (client + server) and one full handshake "+
+			"(1 / hs/s), in µs, and × = its cost divided by the reference's (above 1× costs more); ≈ (±S%%) when the "+
+			"fastest-to-slowest rounds of the two overlap (spread S%%): no clear difference, no ranking.", ref.Method, implName(ref)))
 	}
-	fmt.Fprintln(w, "the reference's: above 1× costs more; when the fastest-to-slowest rounds of the two overlap, no ranking):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  key exchange\timplementation\tcrypto per connection (client + server)\tone full handshake (1 / handshakes/s)")
+	fmt.Fprintln(tw, "  key exchange\timpl\tcrypto µs\t× reference\thandshake µs\t× reference")
 	worst, worstRow, anySignificant := 0.0, benchRow{}, false
 	costliest, maxSpread := ref, 0.0
 	for _, row := range r.Rows {
@@ -130,11 +135,14 @@ func printBenchVerdict(w io.Writer, r *benchReport) {
 		if row.Variant != "" {
 			impl += " (" + row.Variant + ")"
 		}
-		cryptoText, hsText := "", "-"
+		kexText, cryptoText, hsUS, hsText := usNum(kex.median), "", "-", ""
+		if hs.median > 0 {
+			hsUS = usNum(hs.median)
+		}
 		if row == ref {
-			cryptoText = us(kex.median) + " (reference)"
+			cryptoText = "reference"
 			if hs.median > 0 {
-				hsText = us(hs.median) + " (reference)"
+				hsText = "reference"
 			}
 		} else {
 			var sig bool
@@ -149,33 +157,41 @@ func printBenchVerdict(w io.Writer, r *benchReport) {
 				hsText, _ = costCompare(hs, refHS)
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", row.Method, impl, cryptoText, hsText)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", row.Method, impl, kexText, cryptoText, hsUS, hsText)
 	}
 	tw.Flush()
 
 	what, cost, lead := "adds", worst, "The costliest of pqkex's methods here"
 	if !anySignificant || worst <= 0 {
 		if !anySignificant {
-			fmt.Fprintf(w, "In this run no key exchange's crypto differs clearly from the reference's (spreads up to %.0f%%): too noisy to\n", maxSpread)
-			fmt.Fprintln(w, "rank them; rerun with a longer -time on a quieter machine.")
+			para(fmt.Sprintf("In this run no key exchange's crypto differs clearly from the reference's (spreads up to %.0f%%): "+
+				"too noisy to rank them; rerun with a longer -time on a quieter machine.", maxSpread))
 		} else {
-			fmt.Fprintln(w, "None of pqkex's methods here costs clearly more crypto than the reference in this run.")
+			para("None of pqkex's methods here costs clearly more crypto than the reference in this run.")
 		}
 		what, cost, worstRow, lead = "costs", costliest.KexUS, costliest, "For scale: the costliest of pqkex's methods here"
 	}
 	internetLogin, lanLogin := loginRTTs*internetRTTus, loginRTTs*lanRTTus
-	fmt.Fprintf(w, "%s, %s %s, %s %s of crypto per\nconnection (client and server together). ", lead, worstRow.Method, implName(worstRow), what, us(cost))
-	fmt.Fprintf(w, "An SSH login waits for at least %d network round trips (TCP, key exchange,\n", loginRTTs)
-	fmt.Fprintf(w, "authentication, channel): about %.0f ms across a country, %.1f ms inside a data centre (typical figures, not\n", internetLogin/1000, lanLogin/1000)
-	fmt.Fprintf(w, "measured here). %s is %.1f%% of the first and %.0f%% of the second, so ", us(cost), 100*cost/internetLogin, 100*cost/lanLogin)
+	text := fmt.Sprintf("%s, %s %s, %s %s of crypto per connection (client and server together). ", lead, worstRow.Method, implName(worstRow), what, us(cost))
+	text += fmt.Sprintf("An SSH login waits for at least %d network round trips (TCP, key exchange, authentication, channel): "+
+		"about %.0f ms across a country, %.1f ms inside a data centre (typical figures, not measured here). ", loginRTTs, internetLogin/1000, lanLogin/1000)
+	text += fmt.Sprintf("%s is %.1f%% of the first and %.0f%% of the second, so ", us(cost), 100*cost/internetLogin, 100*cost/lanLogin)
 	switch {
 	case cost < lanLogin/10:
-		fmt.Fprintln(w, "nobody will notice it, across the internet or\ninside a data centre.")
+		text += "nobody will notice it, across the internet or inside a data centre."
 	case cost < internetLogin/10:
-		fmt.Fprintln(w, "across the internet nobody will notice it;\ninside a data centre it lengthens a login measurably.")
+		text += "across the internet nobody will notice it; inside a data centre it lengthens a login measurably."
 	default:
-		fmt.Fprintln(w, "it lengthens a login measurably even across the internet.")
+		text += "it lengthens a login measurably even across the internet."
 	}
-	fmt.Fprintln(w, "For CPU it matters where one machine makes or accepts many connections per second: the handshakes/s column is then")
-	fmt.Fprintln(w, "the limit per core.")
+	para(text)
+	para("For CPU it matters where one machine makes or accepts many connections per second: the hs/s column is then the limit per core.")
+}
+
+// usNum formats a cost in µs without the unit (the column says it).
+func usNum(v float64) string {
+	if v >= 10 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
 }

@@ -471,7 +471,7 @@ func TestBenchFooter(t *testing.T) {
 	rep.Primitives[0].SpreadPct = 40
 	out.Reset()
 	printBench(&out, rep)
-	if !strings.Contains(out.String(), "NOTE: 1 figures (marked !) vary by more than 10%") || !strings.Contains(out.String(), "40% !") {
+	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), "NOTE: 1 figures (marked !) vary by more than 10%") || !strings.Contains(out.String(), "40% !") {
 		t.Errorf("no noise note:\n%s", out.String())
 	}
 	// In FIPS 140-3 mode the pqkex rows are the approved path, and the
@@ -482,7 +482,7 @@ func TestBenchFooter(t *testing.T) {
 	rep.FIPS140 = "only"
 	out.Reset()
 	printBench(&out, rep)
-	if !strings.Contains(out.String(), "FIPS 140-3 mode (fips140=only):\n  the approved path only") || strings.Contains(out.String(), "circl ML-KEM-768 and X25519") {
+	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), "FIPS 140-3 mode (fips140=only): the approved path only") || strings.Contains(out.String(), "circl ML-KEM-768 and X25519") {
 		t.Errorf("FIPS footer:\n%s", out.String())
 	}
 }
@@ -571,6 +571,7 @@ func TestBenchVerdict(t *testing.T) {
 	var out bytes.Buffer
 	printBenchVerdict(&out, rep)
 	text := out.String()
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") } // the prose is wrapped
 	lineOf := func(method, impl string) string {
 		for _, l := range strings.Split(text, "\n") {
 			if f := strings.Fields(l); len(f) > 2 && f[0] == method && strings.HasPrefix(strings.Join(f[1:], " "), impl+" ") {
@@ -584,13 +585,13 @@ func TestBenchVerdict(t *testing.T) {
 		method, impl string
 		want         []string
 	}{
-		{"mlkem768x25519-sha256", "pqkex", []string{"100 µs (reference)", "500 µs (reference)"}},
-		{"curve25519-sha256", "x/crypto", []string{"100 µs: no clear difference (spread 5%)", "500 µs: no clear difference"}},
-		{"sntrup761x25519-sha512", "pqkex", []string{"400 µs: 4.0× (+300 µs)", "1000 µs: 2.0× (+500 µs)"}},
-		{"sntrup761x25519-sha512", "pqkex (batch)", []string{"105 µs: no clear difference (spread 20%)", "455 µs: no clear difference (spread 40%)"}},
-		{"mlkem768nistp256-sha256", "baseline", []string{"95 µs: no clear difference (spread 10%)", " -"}},
+		{"mlkem768x25519-sha256", "pqkex", []string{"100 reference 500 reference"}},
+		{"curve25519-sha256", "x/crypto", []string{"100 ≈ (±5%) 500 ≈ (±5%)"}},
+		{"sntrup761x25519-sha512", "pqkex", []string{"400 4.0× (+300 µs) 1000 2.0× (+500 µs)"}},
+		{"sntrup761x25519-sha512", "pqkex (batch)", []string{"105 ≈ (±20%) 455 ≈ (±40%)"}},
+		{"mlkem768nistp256-sha256", "baseline", []string{"95 ≈ (±10%) -"}},
 	} {
-		l := lineOf(c.method, c.impl)
+		l := flat(lineOf(c.method, c.impl))
 		for _, w := range c.want {
 			if !strings.Contains(l, w) {
 				t.Errorf("%s %s: %q lacks %q", c.method, c.impl, l, w)
@@ -598,9 +599,9 @@ func TestBenchVerdict(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"against pqkex's mlkem768x25519-sha256, measured in this run",
-		"The costliest of pqkex's methods here, sntrup761x25519-sha512 (pqkex), adds 300 µs of crypto per\nconnection",
-		"300 µs is 0.4% of the first and 38% of the second, so across the internet nobody will notice it;\ninside a data centre it lengthens"} {
-		if !strings.Contains(text, want) {
+		"The costliest of pqkex's methods here, sntrup761x25519-sha512 (pqkex), adds 300 µs of crypto per connection",
+		"300 µs is 0.4% of the first and 38% of the second, so across the internet nobody will notice it; inside a data centre it lengthens"} {
+		if !strings.Contains(flat(text), want) {
 			t.Errorf("verdict lacks %q:\n%s", want, text)
 		}
 	}
@@ -611,7 +612,7 @@ func TestBenchVerdict(t *testing.T) {
 	}
 	out.Reset()
 	printBenchVerdict(&out, rep)
-	if text := out.String(); !strings.Contains(text, "too noisy to\nrank them") || strings.Contains(text, "µs: 4.0×") ||
+	if text := flat(out.String()); !strings.Contains(text, "too noisy to rank them") || strings.Contains(text, "4.0×") ||
 		!strings.Contains(text, "For scale: the costliest of pqkex's methods here, sntrup761x25519-sha512 (pqkex), costs 400 µs") {
 		t.Errorf("noisy verdict:\n%s", text)
 	}
@@ -620,7 +621,7 @@ func TestBenchVerdict(t *testing.T) {
 	rep.Rows = rep.Rows[2:]
 	out.Reset()
 	printBenchVerdict(&out, rep)
-	if text := out.String(); !strings.Contains(text, "mlkem768x25519-sha256 (pqkex) was not measured in this run") ||
+	if text := flat(out.String()); !strings.Contains(text, "mlkem768x25519-sha256 (pqkex) was not measured in this run") ||
 		!strings.Contains(text, "against sntrup761x25519-sha512 (pqkex) instead") {
 		t.Errorf("verdict without the reference:\n%s", text)
 	}
@@ -642,5 +643,24 @@ func TestBenchProgress(t *testing.T) {
 	want := []string{"", "[1/3] row a, about 9 s left", "[2/3] row b, about 8 s left", "[3/3] primitive, about 2 s left", ""}
 	if !slices.Equal(got, want) {
 		t.Errorf("progress %q, want %q", got, want)
+	}
+}
+
+// TestBenchTextWidth: bench's text output stays within 100 columns, and
+// with stderr not a terminal (a pipe, a CI log) it shows its progress
+// there, a line per step, not rewritten in place.
+func TestBenchTextWidth(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runBench([]string{"-time", "2ms"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if n := len([]rune(l)); n > textWidth {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	steps := strings.Count(errOut.String(), "pqkex bench: [")
+	if steps < 10 || strings.ContainsAny(errOut.String(), "\r\x1b") || !strings.Contains(errOut.String(), "pqkex bench: [1/") {
+		t.Errorf("%d progress lines on stderr:\n%q", steps, errOut.String())
 	}
 }
