@@ -6,6 +6,7 @@ import (
 	"go/build"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -214,4 +215,49 @@ func TestExcerptOf(t *testing.T) {
 			t.Errorf("excerptOf(%q) = %v, want ok=%v", tc.block, err, tc.ok)
 		}
 	}
+}
+
+// figure is a measured figure in prose: a number with its unit (µs, ms,
+// or × for a ratio).
+var figure = regexp.MustCompile(`[0-9][0-9.,]*(?:[–-][0-9][0-9.,]*)? ?(?:µs|ms|×)`)
+
+// TestReadmeFigures: every figure in README.md is quoted from the
+// current figures of docs/performance.md (its section "Current
+// figures"), the one source of each, so that the two cannot disagree
+// (as 0.5-0.75 ms in the README's "Why" and 170 µs in its Performance
+// section once did).
+func TestReadmeFigures(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perf, err := os.ReadFile("../docs/performance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	current := string(perf)
+	start := strings.Index(current, "\n## Current figures")
+	if start < 0 {
+		t.Fatal(`docs/performance.md has no section "Current figures"`)
+	}
+	current = current[start+1:]
+	if end := strings.Index(current, "\n## "); end >= 0 {
+		current = current[:end]
+	}
+	current = flat(current)
+	figures := figure.FindAllString(flat(string(readme)), -1)
+	if len(figures) == 0 {
+		t.Fatal("no figure found in README.md: the pattern is wrong")
+	}
+	for _, f := range figures {
+		// A ratio is quoted whole; a time by its number (the tables give
+		// the unit in their header: "169.6 ± 9%" under "µs per operation").
+		number := strings.TrimSpace(strings.TrimRight(f, "µsm×"))
+		quoted := regexp.MustCompile(`(^|[^0-9.,])` + regexp.QuoteMeta(number) + `([^0-9]|$)`)
+		if strings.HasSuffix(f, "×") && !strings.Contains(current, f) || !quoted.MatchString(current) {
+			t.Errorf("README.md says %q, which docs/performance.md's current figures do not", f)
+		}
+	}
+	t.Logf("%d figures of README.md found in docs/performance.md: %q", len(figures), figures)
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,5 +163,32 @@ func TestServeOpenSSHClient(t *testing.T) {
 				t.Fatal("pqkex serve logged nothing")
 			}
 		})
+	}
+}
+
+// TestConfirmKexDocCommand: the command docs/usage.md gives to see, from
+// an OpenSSH client, which key exchange was negotiated ("ssh -v ... | grep
+// 'kex: algorithm:'") prints the method, run as written against
+// "pqkex serve" on its default port, with OpenSSH 10.0's ssh (port and
+// known_hosts file changed for the test).
+func TestConfirmKexDocCommand(t *testing.T) {
+	needRoot(t)
+	sshBin := needPeer(t, "PQKEX_OPENSSH10_SSH")
+	doc, err := os.ReadFile("../docs/usage.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^ssh -v .* -p 2222 .* 2>&1 \| grep 'kex: algorithm:'$`).FindString(string(doc))
+	if line == "" {
+		t.Fatal("docs/usage.md has no \"ssh -v ... -p 2222 ... 2>&1 | grep 'kex: algorithm:'\" line")
+	}
+	addr := sshtest.StartServe(t, pqkexCommand(t), nil, "-hostkey", filepath.Join(t.TempDir(), "hostkey"))
+	_, port, _ := net.SplitHostPort(addr)
+	command := sshBin + strings.TrimPrefix(strings.Replace(line, "-p 2222", "-o UserKnownHostsFile=/dev/null -p "+port, 1), "ssh")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "sh", "-c", command).Output()
+	if got := strings.TrimSpace(string(out)); err != nil || got != "debug1: kex: algorithm: mlkem768x25519-sha256" {
+		t.Errorf("%s\nprinted %q (%v), want the negotiated method's line", command, got, err)
 	}
 }
