@@ -505,6 +505,9 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	k, H, err := p.cs.reply(t, keys.other[algs.hostKey])
 	if err != nil {
 		r.Verdict, r.Detail = Failed, err.Error()
+		if errors.Is(err, errCannotRun) {
+			r.Verdict = NotRun
+		}
 		return idx, r, ""
 	}
 	defer clear(k)
@@ -750,14 +753,19 @@ type transcript struct {
 
 // sign builds KEX_ECDH_REPLY with S_REPLY qs and H computed with kHashed
 // as K, signed by t.signer, and returns H.
-func (t *transcript) sign(qs, kHashed []byte) ([]byte, error) {
+func (t *transcript) sign(qs, kHashed []byte) ([]byte, error) { return t.signAs(qs, qs, kHashed) }
+
+// signAs is sign with an S_REPLY sent that is not the one hashed into H:
+// the signature is the one a client that reads sent as hashed would
+// verify (a wrong-length S_REPLY, clientcases.go).
+func (t *transcript) signAs(sent, hashed, kHashed []byte) ([]byte, error) {
 	ks := t.shown.PublicKey().Marshal()
-	H := kexhash.ExchangeHash(t.m.hash, []byte(t.peer), []byte(version), t.theirs, t.ours, ks, t.qc, qs, kHashed)
+	H := kexhash.ExchangeHash(t.m.hash, []byte(t.peer), []byte(version), t.theirs, t.ours, ks, t.qc, hashed, kHashed)
 	t.kSigned = append(t.kSigned[:0], kHashed...)
 	sig, err := t.signer.SignWithAlgorithm(rand.Reader, H, t.algo)
 	if err != nil {
 		return nil, err
 	}
-	t.replyMsg = sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))
+	t.replyMsg = sshwire.AppendKexECDHReply(nil, ks, sent, ssh.Marshal(sig))
 	return H, nil
 }

@@ -41,6 +41,8 @@ var findings = []struct {
 }{
 	{Finding{"kex-honest", SeverityHigh, "the honest key exchange does not complete correctly", "compute K = HASH(K_PQ ‖ K_CL) and hash it as a string, H over the transcript, and both directions' keys from K and H (the detail names the mismatch)"}, is("honest")},
 	{Finding{"packet-mac", SeverityHigh, "a packet whose MAC does not verify is taken", "verify every packet's MAC (or AEAD tag) before using it, and end the connection when it fails"}, is("packet-tampered")},
+	{Finding{"k-leading-zero", SeverityHigh, "a K_PQ or K_CL that starts with a zero byte is hashed without it", "hash K_PQ and K_CL as the fixed-length byte strings the KEM and the curve produce (32 bytes; 48 for P-384), leading zero bytes kept, never as integers"},
+		is("k-pq-00", "k-pq-0000", "k-cl-00")},
 	{Finding{"k-encoding", SeverityHigh, "a signature over H with K as an mpint is accepted", "hash K as a string in H and in key derivation, never as an mpint"}, is("sig-k-mpint")},
 	{Finding{"implicit-rejection", SeverityHigh, "a reply with a tampered KEM ciphertext is accepted", "verify the host key signature over H computed with the decapsulated K"}, is("ct-tampered")},
 	{Finding{"host-signature", SeverityHigh, "a signature by another key than the host key shown is accepted", "verify the signature over H with the host key K_S that the reply carries"}, is("host-key-mismatch")},
@@ -51,7 +53,7 @@ var findings = []struct {
 		is("point-not-on-curve", "point-infinity", "point-infinity-sec1")},
 	{Finding{"nist-point-encoding", SeverityLow, "a non-standard encoding of a valid NIST point is taken", "take only SEC 1 uncompressed (or compressed) points of the field's length with coordinates below p"}, prefix("point-")},
 	{Finding{"length", SeverityLow, "C_INIT or S_REPLY of the wrong length is taken", "check that C_INIT / S_REPLY is exactly the sum of the expected lengths of its parts, and abort otherwise"},
-		is("c-init-short", "c-init-long", "s-reply-short", "s-reply-long", "init-truncated-string")},
+		is("c-init-short", "c-init-long", "s-reply-short", "s-reply-short-hash-used", "s-reply-long", "s-reply-long-hash-kept", "init-truncated-string")},
 	{Finding{"strict-kex", SeverityMedium, "a message that taints strict key exchange is taken", "under strict key exchange, end the connection on any message the key exchange does not require"},
 		is("second-init", "ignore-in-strict-kex", "newkeys-before-init")},
 	{Finding{"kex-guess", SeverityLow, "a wrongly guessed key exchange packet is not ignored", "ignore a wrongly guessed key exchange packet (first_kex_packet_follows) and go on with the negotiated method"}, is("wrong-guess-ignored")},
