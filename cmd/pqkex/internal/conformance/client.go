@@ -686,20 +686,26 @@ func honestSession(c *conn, algs algorithms, r *Result) {
 // the client is given pipelineWait to send what it sends unprompted, and
 // a client that did is judged by whether it then ends the connection (it
 // refused the forged packet) or stays (it took it); one that did not must
-// end it instead of answering.
+// end it instead of answering. Waiting takes nothing from the stream
+// (conn.waitData): a client that waits for the accept and answers the
+// forged one with SSH_MSG_DISCONNECT sends it under its new keys (RFC
+// 4253 §7.3: "All messages sent after this message MUST use the new keys
+// and algorithms"), and it must be read with the next sequence number.
 func tamperedSession(c *conn, algs algorithms, r *Result) {
 	if !readServiceRequest(c, r) {
 		r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
 		return
 	}
-	c.nc.SetReadDeadline(time.Now().Add(pipelineWait))
-	early := c.next(false)
-	c.nc.SetReadDeadline(c.deadline)
-	pipelined := early.kind == evPacket
-	if early.kind != evPacket && early.kind != evTimeout {
-		decide(r, early, msgUserAuthRequest)
-		r.Verdict, r.Detail = NotRun, "the client ended the connection before the tampered packet was sent: "+r.Detail
-		return
+	var early event
+	pipelined := false
+	if c.waitData(pipelineWait) {
+		early = c.next(false)
+		if early.kind != evPacket {
+			decide(r, early, msgUserAuthRequest)
+			r.Verdict, r.Detail = NotRun, "the client ended the connection before the tampered packet was sent: "+r.Detail
+			return
+		}
+		pipelined = true
 	}
 	p := c.out.Seal(c.writeSeq, serviceAcceptMsg)
 	c.writeSeq++

@@ -35,12 +35,33 @@ const (
 type conn struct {
 	nc                net.Conn
 	br                *bufio.Reader
+	src               countingReader // br, counting what each read takes from it
 	readSeq, writeSeq uint32
 	in, out           sshwire.PacketCipher // nil until SSH_MSG_NEWKEYS
 	deadline          time.Time            // the connection's, where a case needs to restore it
+	// torn is set once a read stopped inside a packet (its deadline
+	// passed): the rest of the stream cannot be framed, and every later
+	// read returns it.
+	torn error
 }
 
-func newConn(nc net.Conn) *conn { return &conn{nc: nc, br: bufio.NewReader(nc)} }
+func newConn(nc net.Conn) *conn {
+	c := &conn{nc: nc, br: bufio.NewReader(nc)}
+	c.src.r = c.br
+	return c
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.n += n
+	return n, err
+}
 
 // writeVersion sends the identification line (RFC 4253 §4.2).
 func (c *conn) writeVersion(v string) error {
@@ -65,21 +86,54 @@ func (c *conn) write(payload []byte) error {
 }
 
 // read reads one packet. Its payload is never empty.
+//
+// A packet takes a sequence number only once it has been read (RFC 4253
+// §6.4: the sequence number counts packets): a read that times out
+// before the first byte of a packet takes nothing from the stream and
+// leaves the sequence number as it was, so that a later read, after the
+// peer's pause, opens the packet with the right one. A read that times
+// out inside a packet has lost its framing (and, with a stream cipher,
+// the keystream's position): the connection is torn, and every later
+// read fails the same way.
 func (c *conn) read() ([]byte, error) {
+	if c.torn != nil {
+		return nil, c.torn
+	}
 	var (
 		p   []byte
 		err error
 	)
+	c.src.n = 0
 	if c.in == nil {
-		p, err = sshwire.ReadPlainPacket(c.br, sshwire.MaxPacket)
+		p, err = sshwire.ReadPlainPacket(&c.src, sshwire.MaxPacket)
 	} else {
-		p, err = c.in.Open(c.br, c.readSeq)
+		p, err = c.in.Open(&c.src, c.readSeq)
+	}
+	if err != nil && classify(err) == evTimeout {
+		if c.src.n == 0 {
+			return nil, err
+		}
+		c.torn = fmt.Errorf("a packet cut short after %d bytes by the deadline: %w", c.src.n, err)
 	}
 	c.readSeq++
 	if err == nil && len(p) == 0 {
 		err = errors.New("empty packet payload")
 	}
 	return p, err
+}
+
+// waitData waits up to d for the peer to send something and reports
+// whether it did (or ended the connection), taking nothing from the
+// stream: the next read starts where it would have started anyway. The
+// connection's deadline is restored after.
+func (c *conn) waitData(d time.Duration) bool {
+	if c.br.Buffered() > 0 {
+		return true
+	}
+	c.nc.SetReadDeadline(time.Now().Add(d))
+	_, err := c.br.Peek(1)
+	c.nc.SetReadDeadline(c.deadline)
+	return err == nil || classify(err) != evTimeout
 }
 
 // event is what the peer did next: sent a packet that is not

@@ -282,6 +282,7 @@ func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
 		}
 		nc.SetDeadline(end)
 		c := newConn(nc)
+		c.deadline = end
 		if err := c.writeVersion(s.ident()); err != nil {
 			nc.Close()
 			return nil, "", fmt.Errorf("sending the identification line: %v", err)

@@ -51,6 +51,7 @@ const (
 	cliNewKeysEarl defect = "client: SSH_MSG_NEWKEYS before it checks the signature, then aborts (allowed)"
 	cliPipeline    defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting for the accept (allowed)"
 	cliPipeNoMAC   defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, and takes packets whose MAC does not verify"
+	cliMACDiscon   defect = "client: waits for the accept, and answers a forged one with SSH_MSG_DISCONNECT under its keys (allowed)"
 )
 
 func (d defect) server() bool { return bytes.HasPrefix([]byte(d), []byte("server")) }
@@ -314,8 +315,14 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 		return
 	}
 	ev = c.next(false)
-	accepted := ev.kind == evPacket && ev.payload[0] == msgServiceAccept ||
-		(d == cliNoMAC || d == cliPipeNoMAC) && ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth)
+	forged := ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth)
+	if forged && d == cliMACDiscon {
+		// The disconnect goes under the new keys (RFC 4253 §7.3),
+		// with reason MAC_ERROR (RFC 4253 §11.1).
+		c.write(disconnectMsg(5, "MAC error"))
+		return
+	}
+	accepted := ev.kind == evPacket && ev.payload[0] == msgServiceAccept || (d == cliNoMAC || d == cliPipeNoMAC) && forged
 	if !accepted {
 		return
 	}

@@ -15,8 +15,9 @@ import (
 
 // verdictSpec is the peer which[0] selects among the honest one and
 // specs, the method which[1] selects among those it concerns, and the
-// cases to run: a defect's flagged cases, or for a peer that must conform
-// everywhere the one case which[2] selects (the cases of n(m)).
+// cases to run: a defect's cases (defectSpec.cases), or for a peer that
+// must conform everywhere the one case which[2] selects (the cases of
+// n(m)).
 func verdictSpec(which []byte, specs []defectSpec, n func(*method) []string) (defectSpec, *method, []string) {
 	at := func(i int) int {
 		if i < len(which) {
@@ -33,8 +34,8 @@ func verdictSpec(which []byte, specs []defectSpec, n func(*method) []string) (de
 		}
 	}
 	m := ms[at(1)%len(ms)]
-	if spec.flagged != nil {
-		return spec, m, spec.flagged
+	if ids := spec.cases(); ids != nil {
+		return spec, m, ids
 	}
 	ids := n(m)
 	return spec, m, []string{ids[at(2)%len(ids)]}
@@ -88,7 +89,7 @@ func fuzzVerdictServers(f fuzzcorpus.F) func(t verdictT, which []byte) {
 			t.Errorf("%v", err)
 			return
 		}
-		requireVerdicts(t, spec, checkSimServer(addr, m, ids), false)
+		requireVerdicts(t, spec, true, m, checkSimServerTimeout(addr, m, ids, spec.timeout()), false)
 	}
 }
 
@@ -117,6 +118,6 @@ func fuzzVerdictClients(f fuzzcorpus.F) func(t verdictT, which, ident []byte) {
 		if b.Len() == 0 {
 			b.WriteString("x")
 		}
-		requireVerdicts(t, spec, checkSimClients(t, spec.d, m, ids, "SSH-2.0-"+b.String(), spec.timeout()), false)
+		requireVerdicts(t, spec, false, m, checkSimClients(t, spec.d, m, ids, "SSH-2.0-"+b.String(), spec.timeout()), false)
 	}
 }
