@@ -48,6 +48,9 @@ const (
 	cliNoMAC       defect = "client: takes packets whose MAC does not verify"
 	cliSkipLength  defect = "client: S_REPLY at any length (zero-extended or truncated)"
 	cliSkipZero    defect = "client: no all-zero check of the X25519 secret"
+	cliLenUsed     defect = "client: S_REPLY at any length, zero-extended or truncated, and hashed as it used it"
+	cliDropZeroPQ  defect = "client: K_PQ's leading zero bytes dropped before hashing"
+	cliDropZeroCL  defect = "client: K_CL's leading zero bytes dropped before hashing"
 	cliNewKeysEarl defect = "client: SSH_MSG_NEWKEYS before it checks the signature, then aborts (allowed)"
 	cliPipeline    defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting for the accept (allowed)"
 	cliPipeNoMAC   defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, and takes packets whose MAC does not verify"
@@ -254,9 +257,9 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	want := m.ctSize + m.pointSize()
 	use := qs
 	switch {
-	case d == cliSkipLength && len(qs) < want:
+	case (d == cliSkipLength || d == cliLenUsed) && len(qs) < want:
 		use = append(slices.Clone(qs), make([]byte, want-len(qs))...)
-	case d == cliSkipLength && len(qs) > want:
+	case (d == cliSkipLength || d == cliLenUsed) && len(qs) > want:
 		use = qs[:want]
 	case len(qs) != want:
 		c.write(disconnectMsg(3, "bad S_REPLY length"))
@@ -276,10 +279,23 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 		return
 	}
 	k := m.combine(kPQ, kCL)
+	switch d {
+	case cliDropZeroPQ: // as an mpint drops them (Erlang OTP 28.4-29.0 did so to K_CL)
+		kPQ = kPQ[leadingZeroCount(kPQ):]
+	case cliDropZeroCL:
+		kCL = kCL[leadingZeroCount(kCL):]
+	}
+	if d == cliDropZeroPQ || d == cliDropZeroCL {
+		k = m.combine(kPQ, kCL)
+	}
 	if d == cliMpint {
 		k = mpintOf(k[4:])
 	}
-	H := kexhash.ExchangeHash(m.hash, []byte(ident), []byte(vs), ours, theirs, hostKey, qc, qs, k)
+	hashed := qs
+	if d == cliLenUsed {
+		hashed = use
+	}
+	H := kexhash.ExchangeHash(m.hash, []byte(ident), []byte(vs), ours, theirs, hostKey, qc, hashed, k)
 	newKeys := func() bool { return simNewKeys(c, algs, m.hash, k, H, sshwire.ClientToServer) }
 	if d == cliNewKeysEarl && !newKeys() {
 		return
@@ -410,4 +426,14 @@ func simNewKeys(c *conn, algs algorithms, h crypto.Hash, k, H []byte, dir sshwir
 	var err error
 	c.out, err = sshwire.NewPacketCipher(cipher, mac, h, k, H, H, dir)
 	return err == nil
+}
+
+// leadingZeroCount is the number of zero bytes b starts with, written
+// here rather than taken from the code under test.
+func leadingZeroCount(b []byte) int {
+	n := 0
+	for n < len(b) && b[n] == 0 {
+		n++
+	}
+	return n
 }

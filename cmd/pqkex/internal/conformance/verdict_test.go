@@ -95,7 +95,7 @@ func honestServerWant(m *method, id string) string {
 // and closes on the forged accept.
 func honestClientWant(m *method, id string) string {
 	switch id {
-	case "honest":
+	case "honest", "k-pq-00", "k-pq-0000", "k-cl-00":
 		return "completed"
 	case "packet-tampered":
 		return "closed"
@@ -127,7 +127,12 @@ var clientDefects = []defectSpec{
 	{d: cliMpint, want: map[string]string{"honest": "failed [kex-honest]", "sig-k-mpint": "accepted [k-encoding]"}},
 	{d: cliPublicS2C, want: map[string]string{"honest": "failed [kex-honest]"}},
 	{d: cliNoMAC, want: map[string]string{"packet-tampered": "accepted [packet-mac]"}},
-	{d: cliSkipLength, want: map[string]string{"s-reply-short": "accepted [length]", "s-reply-long": "accepted [length]"}},
+	{d: cliSkipLength, want: map[string]string{"s-reply-short": "accepted [length]", "s-reply-long": "accepted [length]",
+		"s-reply-short-hash-used": "rejected(3)", "s-reply-long-hash-kept": "rejected(3)"}},
+	{d: cliLenUsed, want: map[string]string{"s-reply-short-hash-used": "accepted [length]", "s-reply-long-hash-kept": "accepted [length]",
+		"s-reply-short": "rejected(3)", "s-reply-long": "rejected(3)"}},
+	{d: cliDropZeroPQ, want: map[string]string{"k-pq-00": "failed [k-leading-zero]", "k-pq-0000": "failed [k-leading-zero]"}},
+	{d: cliDropZeroCL, want: map[string]string{"k-cl-00": "failed [k-leading-zero]"}},
 	{d: cliSkipZero, methods: x25519Only, want: each(x25519LowOrder, func(id string) string {
 		if strings.HasSuffix(id, "-bit255") {
 			return "accepted [x25519-mask]" // the first finding of a -bit255 case
