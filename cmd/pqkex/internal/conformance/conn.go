@@ -85,6 +85,15 @@ func (c *conn) write(payload []byte) error {
 	return err
 }
 
+// writeRaw sends p, a whole binary packet the caller built (a case that
+// sends what write would not: a flipped MAC bit, chosen padding), as the
+// next packet.
+func (c *conn) writeRaw(p []byte) error {
+	c.writeSeq++
+	_, err := c.nc.Write(p)
+	return err
+}
+
 // read reads one packet. Its payload is never empty.
 //
 // A packet takes a sequence number only once it has been read (RFC 4253

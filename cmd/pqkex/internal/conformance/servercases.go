@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/kexhash"
 )
 
 // serverCase is one check of a server.
@@ -35,8 +36,8 @@ func serverCases(m *method) []serverCase {
 	}
 	cases := []serverCase{
 		{"honest", honestClause, ExpectComplete, runHonest},
-		badInit("c-init-short", lengthClause(m), "C_INIT one byte short", func(ci []byte) []byte { return ci[:len(ci)-1] }),
-		badInit("c-init-long", lengthClause(m), "C_INIT one byte long", func(ci []byte) []byte { return append(ci, 0) }),
+		lengthInit(m, true),
+		lengthInit(m, false),
 	}
 	if m.mlkemK > 0 {
 		for _, mc := range modulusCases {
@@ -78,6 +79,87 @@ func badInitPacket(id, clause, what string, build func(clientInit []byte) []byte
 		}
 		sendThenDecide(ss, r, what, sshwire.MsgKexECDHReply, build(client.init()))
 	})}
+}
+
+// lengthInit is c-init-short (short set) or c-init-long: C_INIT one byte
+// short, its last byte 00 left off (the client's classical key is drawn
+// until it ends in 00, and the packet's padding is zeros), or one byte
+// long, 00 appended. A server that skips the length check and
+// zero-extends the short key, reads its last byte past C_INIT, or cuts
+// the long one to length uses the honest key and computes the honest K;
+// it may hash into H the C_INIT sent or the one it used. Whichever it
+// did, its signature verifies over that H, and the detail says which (a
+// server that splits C_INIT from its end computes a K check cannot know:
+// its signature verifies under neither).
+func lengthInit(m *method, short bool) serverCase {
+	id, what := "c-init-long", "C_INIT one byte long (00 appended)"
+	if short {
+		id, what = "c-init-short", "C_INIT one byte short (its last byte, 00, left off)"
+	}
+	return serverCase{id, lengthClause(m), ExpectAbort, inSession(func(ss *session, m *method, r *Result) {
+		client := newClient(m, r)
+		if client == nil {
+			return
+		}
+		if short {
+			if err := client.redrawClassical(func(pub []byte) bool { return pub[len(pub)-1] == 0 }); err != nil {
+				r.Verdict, r.Detail = NotRun, err.Error()
+				return
+			}
+		}
+		used := client.init()
+		sent := append(used[:len(used):len(used)], 0)
+		if short {
+			sent = used[:len(used)-1]
+		}
+		p := sshwire.PlainPacket(sshwire.AppendKexECDHInit(nil, sent))
+		clear(p[len(p)-int(p[4]):]) // zero padding: what a server that reads past C_INIT finds there
+		if err := ss.c.writeRaw(p); err != nil {
+			r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+			return
+		}
+		ev := ss.c.next(ss.algs.strict)
+		decide(r, ev, sshwire.MsgKexECDHReply)
+		r.Detail = "sent " + what + "; got " + r.Detail
+		if r.Verdict == Replied {
+			r.Detail += "; " + replyReading(ss, m, client, sent, used, ev.payload, short)
+		}
+	})}
+}
+
+// replyReading says over which reading of the wrong-length C_INIT sent
+// (used: the honest one) the server's KEX_ECDH_REPLY is signed.
+func replyReading(ss *session, m *method, client *clientHalf, sent, used, reply []byte, short bool) string {
+	hostKey, qs, sig, err := sshwire.ParseKexECDHReply(reply)
+	if err != nil {
+		return "the reply does not parse: " + err.Error()
+	}
+	kPQ, kCL, err := client.finish(qs)
+	if err != nil {
+		return "its S_REPLY: " + err.Error()
+	}
+	k := m.combine(kPQ, kCL)
+	clear(kPQ)
+	clear(kCL)
+	defer clear(k)
+	usedWhat := "cut to its length"
+	if short {
+		usedWhat = "zero-extended (or read past its end)"
+	}
+	for _, reading := range []struct {
+		what string
+		qc   []byte
+	}{
+		{"the server hashed C_INIT as sent and computed K from the whole key", sent},
+		{"the server hashed C_INIT as it used it, " + usedWhat, used},
+	} {
+		H := kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, reading.qc, qs, k)
+		if verifyHostSignature(ss.algs.hostKey, hostKey, sig, H) == nil {
+			return "its signature verifies over H with the honest K: " + reading.what
+		}
+	}
+	return "its signature verifies under no reading check can compute (C_INIT as sent or " + usedWhat +
+		", with the honest K): the server read C_INIT some other way, such as splitting it from its end"
 }
 
 // truncatedInit is SSH_MSG_KEX_ECDH_INIT whose C_INIT string claims one

@@ -41,6 +41,8 @@ const (
 	srvNonStrict  defect = "server: no strict key exchange (allowed)"
 	srvLateNewKey defect = "server: SSH_MSG_NEWKEYS only after the client's (allowed)"
 	srvDeferred   defect = "server: strict key exchange violations answered, then refused at SSH_MSG_NEWKEYS (allowed)"
+	srvLenSent    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as sent"
+	srvLenUsed    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as it used it"
 
 	// Clients.
 	cliMpint       defect = "client: K hashed as an mpint"
@@ -145,10 +147,14 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 			c.write(binaryAppendSeq([]byte{msgUnimplemented}, c.readSeq-1))
 		}
 	}
+	use := qc // the C_INIT the server computes with
+	if want := m.ekSize + m.pointSize(); (d == srvLenSent || d == srvLenUsed) && len(qc) != want {
+		use = append(slices.Clone(qc), make([]byte, max(0, want-len(qc)))...)[:want]
+	}
 	var h *serverHalf
 	var k []byte
 	for {
-		if h, err = m.answer(qc); err != nil {
+		if h, err = m.answer(use); err != nil {
 			c.write(disconnectMsg(3, "bad C_INIT"))
 			return
 		}
@@ -168,7 +174,11 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 		qs = append(append([]byte(nil), h.ct...), elliptic.MarshalCompressed(m.ellipticCurve(), x, y)...)
 	}
 	ks := key.PublicKey().Marshal()
-	H := kexhash.ExchangeHash(m.hash, []byte(vc), []byte("SSH-2.0-sim_server"), theirs, ours, ks, qc, qs, k)
+	hashed := qc
+	if d == srvLenUsed {
+		hashed = use
+	}
+	H := kexhash.ExchangeHash(m.hash, []byte(vc), []byte("SSH-2.0-sim_server"), theirs, ours, ks, hashed, qs, k)
 	sig, err := key.SignWithAlgorithm(rand.Reader, H, algs.hostKey)
 	if err != nil {
 		return

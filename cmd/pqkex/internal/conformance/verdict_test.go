@@ -116,6 +116,8 @@ var serverDefects = []defectSpec{
 	{d: srvMpint, want: map[string]string{"honest": "failed [kex-honest]"}},
 	{d: srvMpintGrind, want: map[string]string{"honest": "failed [kex-honest]"}},
 	{d: srvNoDecrypt, want: map[string]string{"packet-tampered": "replied [packet-mac]"}},
+	{d: srvLenSent, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
+	{d: srvLenUsed, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
 	{d: srvCompress, methods: nist, allowed: true},
 	{d: srvNonStrict, allowed: true, want: map[string]string{
 		"second-init": "not applicable", "ignore-in-strict-kex": "not applicable", "newkeys-before-init": "not applicable"}},
