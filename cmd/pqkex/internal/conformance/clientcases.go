@@ -219,7 +219,7 @@ func honestK(mutate func(qs []byte) []byte) func(*method, *serverHalf, []byte) (
 
 // clientCases returns the cases for method m, in order.
 func clientCases(m *method) []clientCase {
-	honestClause, kClause := "RFC 10042 §2.4-2.5; RFC 4253 §7.2, §8", "RFC 10042 §2.4"
+	honestClause, kClause := "RFC 10042 §2.4-2.5; RFC 4253 §7.2, §8", "RFC 10042 §2.5"
 	if m.kem == "sntrup761" {
 		honestClause, kClause = "RFC 9941 §3; RFC 4253 §7.2, §8", "RFC 9941 §3"
 	}

@@ -45,7 +45,7 @@ func runHonest(ctx context.Context, s *serverChecker, m *method, r *Result) {
 		if r.Attempts >= honestEvidence && time.Now().After(s.caseEnd) {
 			r.Verdict = Failed
 			r.Detail = fmt.Sprintf("%d honest exchanges completed before the case's time ran out, and in none did K's string and mpint encodings differ: "+
-				"a server that draws its keys at random does that with probability below 2^-20 (RFC 10042 §2.4 and RFC 9941 §3 fix K as a string)", r.Attempts)
+				"a server that draws its keys at random does that with probability below 2^-20 (RFC 10042 §2.5 and RFC 9941 §3 fix K as a string)", r.Attempts)
 			return
 		}
 		ss := s.open(ctx, m, r, false)
@@ -65,7 +65,7 @@ func runHonest(ctx context.Context, s *serverChecker, m *method, r *Result) {
 			r.Verdict = Failed
 			r.Detail = fmt.Sprintf("%d honest exchanges completed, but in none did K's string and mpint encodings differ: "+
 				"a server that draws its keys at random does that with probability below 2^-32, one that chooses its keys so "+
-				"that an mpint K goes unnoticed does it every time (RFC 10042 §2.4 and RFC 9941 §3 fix K as a string)", r.Attempts)
+				"that an mpint K goes unnoticed does it every time (RFC 10042 §2.5 and RFC 9941 §3 fix K as a string)", r.Attempts)
 			return
 		}
 	}

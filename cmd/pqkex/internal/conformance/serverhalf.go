@@ -192,7 +192,8 @@ func (h *serverHalf) redrawClassical(m *method, clientInit []byte, want func(pub
 // RFC 9941 §3).
 func (h *serverHalf) reply() []byte { return append(append([]byte(nil), h.ct...), h.pub...) }
 
-// combine is K = string(HASH(K_PQ || K_CL)) (RFC 10042 §2.4, RFC 9941 §3).
+// combine is K = string(HASH(K_PQ || K_CL)): HASH(K_PQ || K_CL) is RFC
+// 10042 §2.4, its encoding as a string §2.5; RFC 9941 §3 has both.
 func (m *method) combine(kPQ, kCL []byte) []byte {
 	d := m.hash.New()
 	d.Write(kPQ)
