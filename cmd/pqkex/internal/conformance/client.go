@@ -521,7 +521,7 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 		return idx, r, ""
 	}
 	ev = c.next(algs.strict)
-	if p.cs.session == nil {
+	if p.cs.session == nil && p.cs.resume == nil {
 		judgeRejection(c, algs, t, H, ev, &r.Result)
 		r.Detail = "sent " + p.cs.what + "; got " + r.Detail
 		return idx, r, ""
@@ -546,7 +546,11 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return idx, r, ""
 	}
-	p.cs.session(c, algs, &r.Result)
+	if p.cs.resume != nil {
+		p.cs.resume(&reexchange{c: c, algs: algs, t: t, sessionID: H}, &r.Result)
+	} else {
+		p.cs.session(c, algs, &r.Result)
+	}
 	c.write(disconnectMsg(11, "pqkex check: case complete"))
 	return idx, r, ""
 }

@@ -25,6 +25,9 @@ type clientCase struct {
 	// and H installed both ways, and decides the verdict. Without it the
 	// case's reply is one the client must refuse (judgeRejection).
 	session func(c *conn, algs algorithms, r *Result)
+	// resume, instead of session, continues the connection with what a
+	// re-exchange needs of the first one (rekey.go).
+	resume func(x *reexchange, r *Result)
 }
 
 // maxRespond bounds the answers drawn until K's string and mpint
@@ -244,6 +247,11 @@ func clientCases(m *method) []clientCase {
 		cases = append(cases, zeroCase(m, "k-pq-0000", zerosWant{pq: 2}))
 	}
 	cases = append(cases, zeroCase(m, "k-cl-00", zerosWant{cl: 1}))
+	rekey := signed("rekey", rekeyClause, "an honest KEX_ECDH_REPLY", false, honestK(func(qs []byte) []byte { return qs }))
+	rekey.expect, rekey.resume = ExpectComplete, rekeySession
+	byClient := signed("rekey-by-client", rekeyClause, "an honest KEX_ECDH_REPLY", false, honestK(func(qs []byte) []byte { return qs }))
+	byClient.expect, byClient.resume = ExpectComplete, rekeyByClientSession
+	cases = append(cases, rekey, byClient)
 	for i, b := range m.badPoints(nil) {
 		what := "a " + m.curve + " public key that is " + b.what
 		switch b.lenient {

@@ -43,6 +43,9 @@ var findings = []struct {
 	{Finding{"packet-mac", SeverityHigh, "a packet whose MAC does not verify is taken", "verify every packet's MAC (or AEAD tag) before using it, and end the connection when it fails"}, is("packet-tampered")},
 	{Finding{"k-leading-zero", SeverityHigh, "a K_PQ or K_CL that starts with a zero byte is hashed without it", "hash K_PQ and K_CL as the fixed-length byte strings the KEM and the curve produce (32 bytes; 48 for P-384), leading zero bytes kept, never as integers"},
 		is("k-pq-00", "k-pq-0000", "k-cl-00")},
+	{Finding{"rekey-session-id", SeverityHigh, "a re-exchange's keys are derived with its own H as session identifier", "derive every exchange's keys with the first exchange's H as session identifier (RFC 4253 §7.2), never the new H"}, is()},
+	{Finding{"rekey", SeverityHigh, "a key re-exchange does not complete correctly", "answer SSH_MSG_KEXINIT after the first exchange with your own and run the exchange again, with the first H as session identifier and the sequence numbers as before (reset to 0 at every SSH_MSG_NEWKEYS under strict key exchange)"},
+		is("rekey", "rekey-by-client")},
 	{Finding{"k-encoding", SeverityHigh, "a signature over H with K as an mpint is accepted", "hash K as a string in H and in key derivation, never as an mpint"}, is("sig-k-mpint")},
 	{Finding{"implicit-rejection", SeverityHigh, "a reply with a tampered KEM ciphertext is accepted", "verify the host key signature over H computed with the decapsulated K"}, is("ct-tampered")},
 	{Finding{"host-signature", SeverityHigh, "a signature by another key than the host key shown is accepted", "verify the signature over H with the host key K_S that the reply carries"}, is("host-key-mismatch")},
@@ -88,6 +91,16 @@ func FindingOf(caseID string) (Finding, bool) {
 	return Finding{}, false
 }
 
+// findingWithID is the finding whose id is id.
+func findingWithID(id string) (Finding, bool) {
+	for _, f := range findings {
+		if f.ID == id && id != "" {
+			return f.Finding, true
+		}
+	}
+	return Finding{}, false
+}
+
 // Findings lists every finding, in order of severity then as above.
 func Findings() []Finding {
 	var out []Finding
@@ -107,7 +120,13 @@ func (r *Result) classify() {
 	switch {
 	case r.Verdict == NotRun || r.Verdict == NotApplicable:
 	case !r.Conforms:
-		if f, ok := FindingOf(r.Case); ok {
+		// A case that diagnosed the mistake names its finding
+		// (rekey-session-id, k-leading-zero); else the case's.
+		f, ok := findingWithID(r.Finding)
+		if !ok {
+			f, ok = FindingOf(r.Case)
+		}
+		if ok {
 			r.Finding, r.Severity = f.ID, f.Severity
 		}
 	case r.Note != "":

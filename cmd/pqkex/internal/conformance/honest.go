@@ -149,9 +149,11 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 		r.Verdict, r.Detail = v, fmt.Sprintf(format, args...)
 		return nil, false
 	}
-	client, err := m.newClientHalf()
-	if err != nil {
-		return fail(NotRun, "%v", err)
+	client, err := ss.client, error(nil)
+	if client == nil {
+		if client, err = m.newClientHalf(); err != nil {
+			return fail(NotRun, "%v", err)
+		}
 	}
 	qc := client.init()
 	if err := ss.c.write(sshwire.AppendKexECDHInit(nil, qc)); err != nil {
@@ -164,6 +166,7 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 		}
 		return nil, false
 	}
+	ss.sessionID = H
 	// SSH_MSG_NEWKEYS both ways (RFC 4253 §7.3).
 	if err := ss.c.write([]byte{msgNewKeys}); err != nil {
 		clear(k)
@@ -208,6 +211,9 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 	}
 	defer clear(kPQ)
 	defer clear(kCL)
+	if ss.observe != nil {
+		ss.observe(kPQ, kCL, qs)
+	}
 	k = m.combine(kPQ, kCL)
 	H = kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
 	if err := verifyHostSignature(ss.algs.hostKey, hostKey, sig, H); err != nil {

@@ -202,6 +202,16 @@ type session struct {
 	ours, theirs []byte // I_C and I_S, the KEXINIT payloads
 	serverInit   *sshwire.KexInit
 	algs         algorithms
+	// sessionID is the H of the first exchange once honestKex has run it
+	// (RFC 4253 §7.2: the session identifier).
+	sessionID []byte
+	// client, if set, is the client half honestKex uses instead of a new
+	// one (the soak's, drawn against a key the server reuses); observe,
+	// if set, sees each exchange's secrets and S_REPLY (before the
+	// signature is checked, and before they are cleared): the soak
+	// counts their leading zero bytes.
+	client  *clientHalf
+	observe func(kPQ, kCL, serverReply []byte)
 }
 
 // start connects, exchanges identification lines and KEXINITs (ours

@@ -58,6 +58,7 @@ func serverCases(m *method) []serverCase {
 		serverCase{"ignore-in-strict-kex", "OpenSSH PROTOCOL §1.10 (strict key exchange)", ExpectAbort, inSession(strictOnly(runIgnoreInStrictKex))},
 		serverCase{"newkeys-before-init", "OpenSSH PROTOCOL §1.10 (strict key exchange)", ExpectAbort, inSession(strictOnly(runNewKeysFirst))},
 		serverCase{"packet-tampered", "RFC 4253 §6.4", ExpectAbort, inSession(runTamperedRequest)},
+		serverCase{"rekey", rekeyClause, ExpectComplete, inSession(runRekey)},
 		serverCase{"wrong-guess-ignored", "RFC 4253 §7", ExpectComplete, runWrongGuess},
 	)
 }

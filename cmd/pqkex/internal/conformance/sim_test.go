@@ -43,6 +43,7 @@ const (
 	srvDeferred   defect = "server: strict key exchange violations answered, then refused at SSH_MSG_NEWKEYS (allowed)"
 	srvLenSent    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as sent"
 	srvLenUsed    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as it used it"
+	srvRekeyNewH  defect = "server: a re-exchange's keys derived with its own H as session identifier"
 
 	// Clients.
 	cliMpint       defect = "client: K hashed as an mpint"
@@ -53,6 +54,7 @@ const (
 	cliLenUsed     defect = "client: S_REPLY at any length, zero-extended or truncated, and hashed as it used it"
 	cliDropZeroPQ  defect = "client: K_PQ's leading zero bytes dropped before hashing"
 	cliDropZeroCL  defect = "client: K_CL's leading zero bytes dropped before hashing"
+	cliRekeyNewH   defect = "client: a re-exchange's keys derived with its own H as session identifier"
 	cliNewKeysEarl defect = "client: SSH_MSG_NEWKEYS before it checks the signature, then aborts (allowed)"
 	cliPipeline    defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting for the accept (allowed)"
 	cliPipeNoMAC   defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, and takes packets whose MAC does not verify"
@@ -205,12 +207,16 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 	for {
 		ev = c.next(false)
 		switch {
+		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit: // a re-exchange the client starts
+			if !simRekeyServer(c, d, m, algs.strict, vc, key, ev.payload, H) {
+				return
+			}
 		case ev.kind == evPacket && ev.payload[0] == msgServiceRequest,
 			ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth) && d == srvNoDecrypt:
 			if c.write(serviceAcceptMsg) != nil {
 				return
 			}
-		case ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth):
+		case ev.kind == evMalformed: // a MAC that fails, or a length that does not decrypt (OpenSSH says so too)
 			c.write(disconnectMsg(5, "MAC error"))
 			return
 		default:
@@ -340,23 +346,189 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	if pipeline && c.write(auth) != nil {
 		return
 	}
-	ev = c.next(false)
-	forged := ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth)
-	if forged && d == cliMACDiscon {
-		// The disconnect goes under the new keys (RFC 4253 §7.3),
-		// with reason MAC_ERROR (RFC 4253 §11.1).
-		c.write(disconnectMsg(5, "MAC error"))
-		return
+	// The server's answers: the accept (answered with the request unless
+	// it went already), a re-exchange it starts (answered), a failed
+	// authentication (answered by a re-exchange of ours, once, as
+	// x/crypto's client starts one after Config.RekeyThreshold bytes,
+	// then the request again); the connection's end ends it.
+	sessionID, rekeyed := H, false
+	for {
+		ev = c.next(false)
+		forged := ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth)
+		switch {
+		case forged && d == cliMACDiscon:
+			// The disconnect goes under the new keys (RFC 4253 §7.3),
+			// with reason MAC_ERROR (RFC 4253 §11.1).
+			c.write(disconnectMsg(5, "MAC error"))
+			return
+		case ev.kind == evPacket && ev.payload[0] == msgServiceAccept, (d == cliNoMAC || d == cliPipeNoMAC) && forged:
+			if !pipeline && c.write(auth) != nil {
+				return
+			}
+		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit:
+			if !simRekeyClient(c, d, m, algs.strict, ident, vs, ev.payload, sessionID) {
+				return
+			}
+			rekeyed = true
+		case ev.kind == evPacket && ev.payload[0] == msgUserAuthFailure:
+			if !rekeyed && !simRekeyClient(c, d, m, algs.strict, ident, vs, nil, sessionID) {
+				return
+			}
+			rekeyed = true
+			if c.write(auth) != nil {
+				return
+			}
+		case ev.kind == evPacket:
+		case ev.kind == evMalformed && !forged: // a length that does not decrypt: other keys than ours
+			c.write(disconnectMsg(2, "bad packet length"))
+			return
+		default:
+			return
+		}
 	}
-	accepted := ev.kind == evPacket && ev.payload[0] == msgServiceAccept || (d == cliNoMAC || d == cliPipeNoMAC) && forged
-	if !accepted {
-		return
+}
+
+// msgUserAuthFailure is SSH_MSG_USERAUTH_FAILURE (RFC 4252 §5.1).
+const msgUserAuthFailure = 51
+
+// simRekeyServer runs a re-exchange the client started with its
+// SSH_MSG_KEXINIT clientKI as a simulated server: its own KEXINIT, an
+// honest reply signed over the second H, SSH_MSG_NEWKEYS both ways (the
+// sequence numbers restarting under strict key exchange, OpenSSH
+// PROTOCOL §1.10 b), and the second keys with sessionID as session
+// identifier, or the second H with srvRekeyNewH.
+func simRekeyServer(c *conn, d defect, m *method, strict bool, vc string, key ssh.AlgorithmSigner, clientKI, sessionID []byte) bool {
+	ki := newKexInit([]string{m.name}, []string{ssh.KeyAlgoED25519})
+	ours := sshwire.AppendKexInit(nil, ki)
+	if c.write(ours) != nil {
+		return false
 	}
-	if !pipeline && c.write(auth) != nil {
-		return
+	ci, err := sshwire.ParseKexInit(clientKI)
+	if err != nil {
+		return false
 	}
-	for c.next(false).kind == evPacket {
+	algs, err := negotiate(ci, ki)
+	if err != nil {
+		return false
 	}
+	ev := c.next(false)
+	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHInit {
+		return false
+	}
+	qc, err := sshwire.ParseKexECDHInit(ev.payload)
+	if err != nil {
+		return false
+	}
+	h, err := m.answer(qc)
+	if err != nil {
+		return false
+	}
+	defer h.wipe()
+	k := m.combine(h.kPQ, h.kCL)
+	ks, qs := key.PublicKey().Marshal(), h.reply()
+	H := kexhash.ExchangeHash(m.hash, []byte(vc), []byte("SSH-2.0-sim_server"), clientKI, ours, ks, qc, qs, k)
+	sig, err := key.SignWithAlgorithm(rand.Reader, H, algs.hostKey)
+	if err != nil || c.write(sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))) != nil {
+		return false
+	}
+	if d == srvRekeyNewH {
+		sessionID = H
+	}
+	return simRekeyKeys(c, algs, m, strict, k, H, sessionID, sshwire.ServerToClient)
+}
+
+// simRekeyClient runs a re-exchange as a simulated client: its
+// SSH_MSG_KEXINIT (in answer to the server's serverKI, or first, then
+// the server's, past what is in flight), an honest exchange whose reply
+// must verify over the second H, SSH_MSG_NEWKEYS both ways, and the
+// second keys with sessionID as session identifier, or the second H with
+// cliRekeyNewH.
+func simRekeyClient(c *conn, d defect, m *method, strict bool, ident, vs string, serverKI, sessionID []byte) bool {
+	ki := newKexInit([]string{m.name}, clientHostKeyAlgos)
+	ours := sshwire.AppendKexInit(nil, ki)
+	if c.write(ours) != nil {
+		return false
+	}
+	for range 16 {
+		if serverKI != nil {
+			break
+		}
+		ev := c.next(false)
+		if ev.kind != evPacket {
+			return false
+		}
+		if ev.payload[0] == sshwire.MsgKexInit {
+			serverKI = ev.payload
+		}
+	}
+	si, err := sshwire.ParseKexInit(serverKI)
+	if err != nil {
+		return false
+	}
+	algs, err := negotiate(ki, si)
+	if err != nil {
+		return false
+	}
+	ch, err := m.newClientHalf()
+	if err != nil {
+		return false
+	}
+	qc := ch.init()
+	if c.write(sshwire.AppendKexECDHInit(nil, qc)) != nil {
+		return false
+	}
+	ev := c.next(false)
+	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHReply {
+		return false
+	}
+	hostKey, qs, sigBlob, err := sshwire.ParseKexECDHReply(ev.payload)
+	if err != nil {
+		return false
+	}
+	kPQ, kCL, err := ch.finish(qs)
+	if err != nil {
+		return false
+	}
+	k := m.combine(kPQ, kCL)
+	H := kexhash.ExchangeHash(m.hash, []byte(ident), []byte(vs), ours, serverKI, hostKey, qc, qs, k)
+	if verifyHostSignature(algs.hostKey, hostKey, sigBlob, H) != nil {
+		c.write(disconnectMsg(3, "bad signature"))
+		return false
+	}
+	if d == cliRekeyNewH {
+		sessionID = H
+	}
+	return simRekeyKeys(c, algs, m, strict, k, H, sessionID, sshwire.ClientToServer)
+}
+
+// simRekeyKeys ends a simulated peer's re-exchange: its SSH_MSG_NEWKEYS
+// (out being its own direction), the other's, and the keys of K, H and
+// sessionID both ways, the sequence numbers restarting with strict.
+func simRekeyKeys(c *conn, algs algorithms, m *method, strict bool, k, H, sessionID []byte, out sshwire.Direction) bool {
+	in := sshwire.ClientToServer
+	outCipher, outMAC, inCipher, inMAC := algs.cipherSC, algs.macSC, algs.cipherCS, algs.macCS
+	if out == sshwire.ClientToServer {
+		in = sshwire.ServerToClient
+		outCipher, outMAC, inCipher, inMAC = inCipher, inMAC, outCipher, outMAC
+	}
+	if c.write([]byte{msgNewKeys}) != nil {
+		return false
+	}
+	if strict {
+		c.writeSeq = 0
+	}
+	var err error
+	if c.out, err = sshwire.NewPacketCipher(outCipher, outMAC, m.hash, k, H, sessionID, out); err != nil {
+		return false
+	}
+	if ev := c.next(false); ev.kind != evPacket || ev.payload[0] != msgNewKeys {
+		return false
+	}
+	if strict {
+		c.readSeq = 0
+	}
+	c.in, err = sshwire.NewPacketCipher(inCipher, inMAC, m.hash, k, H, sessionID, in)
+	return err == nil
 }
 
 // simServer listens on loopback and serves every connection with defect

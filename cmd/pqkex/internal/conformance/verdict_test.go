@@ -75,7 +75,7 @@ func x25519Only(m *method) bool { return m.x25519() }
 // compressed point (allowed).
 func honestServerWant(m *method, id string) string {
 	switch id {
-	case "honest", "wrong-guess-ignored":
+	case "honest", "wrong-guess-ignored", "rekey":
 		return "completed"
 	case "init-truncated-string":
 		return "rejected(2)"
@@ -95,7 +95,7 @@ func honestServerWant(m *method, id string) string {
 // and closes on the forged accept.
 func honestClientWant(m *method, id string) string {
 	switch id {
-	case "honest", "k-pq-00", "k-pq-0000", "k-cl-00":
+	case "honest", "k-pq-00", "k-pq-0000", "k-cl-00", "rekey", "rekey-by-client":
 		return "completed"
 	case "packet-tampered":
 		return "closed"
@@ -118,6 +118,7 @@ var serverDefects = []defectSpec{
 	{d: srvNoDecrypt, want: map[string]string{"packet-tampered": "replied [packet-mac]"}},
 	{d: srvLenSent, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
 	{d: srvLenUsed, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
+	{d: srvRekeyNewH, want: map[string]string{"rekey": "failed [rekey-session-id]"}},
 	{d: srvCompress, methods: nist, allowed: true},
 	{d: srvNonStrict, allowed: true, want: map[string]string{
 		"second-init": "not applicable", "ignore-in-strict-kex": "not applicable", "newkeys-before-init": "not applicable"}},
@@ -135,6 +136,7 @@ var clientDefects = []defectSpec{
 		"s-reply-short": "rejected(3)", "s-reply-long": "rejected(3)"}},
 	{d: cliDropZeroPQ, want: map[string]string{"k-pq-00": "failed [k-leading-zero]", "k-pq-0000": "failed [k-leading-zero]"}},
 	{d: cliDropZeroCL, want: map[string]string{"k-cl-00": "failed [k-leading-zero]"}},
+	{d: cliRekeyNewH, want: map[string]string{"rekey": "failed [rekey-session-id]", "rekey-by-client": "failed [rekey-session-id]"}},
 	{d: cliSkipZero, methods: x25519Only, want: each(x25519LowOrder, func(id string) string {
 		if strings.HasSuffix(id, "-bit255") {
 			return "accepted [x25519-mask]" // the first finding of a -bit255 case

@@ -151,3 +151,48 @@ func TestHostKeyTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestXCryptoClientRekeys: x/crypto's client starts a re-exchange after
+// Config.RekeyThreshold bytes (at least 256): given a password to retry,
+// it writes that many in answer to rekey-by-client's failures, and so
+// runs the re-exchange a client starts, which check answers and checks,
+// with a real client, for every method sshkex offers; and the one check
+// starts (rekey).
+func TestXCryptoClientRekeys(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	go func() {
+		cfg := &ssh.ClientConfig{User: "x", HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
+			Auth: []ssh.AuthMethod{ssh.RetryableAuthMethod(ssh.Password("pqkex check"), 16)}}
+		cfg.KeyExchanges = sshkex.RecommendedKeyExchanges()
+		cfg.RekeyThreshold = 256
+		for ctx.Err() == nil {
+			if c, err := ssh.Dial("tcp", ln.Addr().String(), cfg); err == nil {
+				c.Close()
+			}
+		}
+	}()
+	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Timeout: 5 * time.Second, only: []string{"rekey", "rekey-by-client"}})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rep.Results {
+		if r.Case == AllCases {
+			continue
+		}
+		n++
+		if r.Verdict != Completed {
+			t.Errorf("%s %s: %s: %s", r.Method, r.Case, r.Observed(), r.Detail)
+		}
+		t.Logf("%s %s: %s", r.Method, r.Case, r.Detail)
+	}
+	if n == 0 {
+		t.Fatal("no case ran")
+	}
+}
