@@ -77,6 +77,7 @@ type checkFlags struct {
 	runClient         *string
 	clientVersion     *string
 	hostKey           *string
+	soak              *int
 	baselineFile      *string
 	writeBaselineFile *string
 	junitFile         *string
@@ -98,6 +99,7 @@ func newCheckFlags(fs *flag.FlagSet) *checkFlags {
 		clientAddr:        fs.String("client-addr", "", "with -listen: the IP address of the client under test (default: the first client's)"),
 		runClient:         fs.String("run", "", "with -listen: run this client command once per case, until every case has run ({host}, {port} and {addr} are replaced by the listening address; each run is bounded by twice -timeout)"),
 		clientVersion:     fs.String("client-version", "", "with -listen: the identification line of the client under test, e.g. SSH-2.0-OpenSSH_10.0 (default: the first client's)"),
+		soak:              fs.Int("soak", 0, "checking a server: also run N honest exchanges per method (paced for OpenSSH's PerSourcePenalties) and count those whose K_PQ or K_CL starts with a zero byte; a server that drops it escapes N exchanges with probability (255/256)^N"),
 		hostKey:           fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)"),
 		baselineFile:      fs.String("baseline", "", "accept the findings listed in FILE (FINDING-ID [METHOD|*] [PEER-VERSION-PREFIX] a line): exit 0 when only they remain, 1 on a new one or on an entry that matches nothing"),
 		writeBaselineFile: fs.String("write-baseline", "", "write the findings of this run to FILE as a baseline"),
@@ -114,6 +116,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	kex, listen, allowRemote, timeout, pause, idle, deadline, noPacing, ident, clientAddr, runClient, clientVersion, hostKey, baselineFile, writeBaselineFile, junitFile, asJSON, verbose := opt.kex, opt.listen, opt.allowRemote, opt.timeout, opt.pause, opt.idle, opt.deadline, opt.noPacing, opt.ident, opt.clientAddr, opt.runClient, opt.clientVersion, opt.hostKey, opt.baselineFile, opt.writeBaselineFile, opt.junitFile, opt.asJSON, opt.verbose
+	if *opt.soak < 0 || *opt.soak > 0 && *listen != "" {
+		fmt.Fprintln(stderr, "pqkex check: -soak N (N >= 0) applies to checking a server, not to -listen (as a server check chooses its values: the cases k-pq-00, k-pq-0000 and k-cl-00)")
+		return 2
+	}
 	var methods []string
 	if *kex != "" {
 		methods = splitList(*kex)
@@ -214,7 +220,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			rep = checkReport{Role: "server", Target: addr}
 			sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
 				Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, NoPacing: *noPacing,
-				Progress: progress,
+				Progress: progress, Soak: *opt.soak,
+				SoakProgress: func(method string, i, n int) {
+					if tty && !*verbose {
+						fmt.Fprintf(stderr, "\rsoak %d/%d %-60.60s", i, n, method)
+					}
+				},
 				Planned: func(n int, least time.Duration) {
 					total = n
 					fmt.Fprintf(stderr, "pqkex check: %d cases, one connection each; expected to take %v or more (at most -deadline %v)\n",

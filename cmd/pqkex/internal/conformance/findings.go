@@ -39,7 +39,7 @@ var findings = []struct {
 	Finding
 	cases func(caseID string) bool
 }{
-	{Finding{"kex-honest", SeverityHigh, "the honest key exchange does not complete correctly", "compute K = HASH(K_PQ ‖ K_CL) and hash it as a string, H over the transcript, and both directions' keys from K and H (the detail names the mismatch)"}, is("honest")},
+	{Finding{"kex-honest", SeverityHigh, "the honest key exchange does not complete correctly", "compute K = HASH(K_PQ ‖ K_CL) and hash it as a string, H over the transcript, and both directions' keys from K and H (the detail names the mismatch)"}, is("honest", SoakCase)},
 	{Finding{"packet-mac", SeverityHigh, "a packet whose MAC does not verify is taken", "verify every packet's MAC (or AEAD tag) before using it, and end the connection when it fails"}, is("packet-tampered")},
 	{Finding{"k-leading-zero", SeverityHigh, "a K_PQ or K_CL that starts with a zero byte is hashed without it", "hash K_PQ and K_CL as the fixed-length byte strings the KEM and the curve produce (32 bytes; 48 for P-384), leading zero bytes kept, never as integers"},
 		is("k-pq-00", "k-pq-0000", "k-cl-00")},
@@ -117,12 +117,14 @@ func Findings() []Finding {
 // classify sets r's finding and severity: a non-conforming result's
 // finding; info for a conforming one with a note.
 func (r *Result) classify() {
+	named := r.Finding
+	r.Finding = ""
 	switch {
 	case r.Verdict == NotRun || r.Verdict == NotApplicable:
 	case !r.Conforms:
 		// A case that diagnosed the mistake names its finding
 		// (rekey-session-id, k-leading-zero); else the case's.
-		f, ok := findingWithID(r.Finding)
+		f, ok := findingWithID(named)
 		if !ok {
 			f, ok = FindingOf(r.Case)
 		}

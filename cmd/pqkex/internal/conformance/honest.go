@@ -217,7 +217,8 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 	k = m.combine(kPQ, kCL)
 	H = kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
 	if err := verifyHostSignature(ss.algs.hostKey, hostKey, sig, H); err != nil {
-		r.Verdict, r.Detail = Failed, err.Error()+diagnoseK(m, ss, hostKey, qc, qs, kPQ, kCL, sig)
+		diagnosis, finding := diagnoseK(m, ss, hostKey, qc, qs, kPQ, kCL, sig)
+		r.Verdict, r.Detail, r.Finding = Failed, err.Error()+diagnosis, finding
 		clear(k)
 		return nil, nil, false
 	}
@@ -277,25 +278,38 @@ func verifyHostSignature(algo string, hostKey, sigBlob, H []byte) error {
 }
 
 // diagnoseK says which wrong K the server's signature verifies with, if
-// one does: the mistakes seen in implementations of these methods (K as
-// an mpint, K without its length, the halves in the other order).
-func diagnoseK(m *method, ss *session, hostKey, qc, qs, kPQ, kCL, sig []byte) string {
+// one does, and the finding that names the mistake when it is more
+// precise than the case's: the mistakes seen in implementations of
+// these methods (K as an mpint, K without its length, the halves in the
+// other order, and, when a part starts with zero bytes, that part
+// without them: k-leading-zero). It branches on whether K_PQ and K_CL
+// start with zero bytes: they are check's own secrets of an exchange
+// that failed.
+func diagnoseK(m *method, ss *session, hostKey, qc, qs, kPQ, kCL, sig []byte) (diagnosis, finding string) {
 	k := m.combine(kPQ, kCL)
 	defer clear(k)
 	reversed := m.combine(kCL, kPQ)
 	defer clear(reversed)
-	for _, alt := range []struct {
-		what string
-		k    []byte
-	}{
-		{"K hashed as an mpint instead of a string", kexhash.Mpint(k[4:])},
-		{"K hashed without its length", k[4:]},
-		{"K = HASH(K_CL || K_PQ), the halves in the wrong order", reversed},
-	} {
-		H := kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, alt.k)
+	type alt struct {
+		what, finding string
+		k             []byte
+	}
+	alts := []alt{
+		{"K hashed as an mpint instead of a string", "", kexhash.Mpint(k[4:])},
+		{"K hashed without its length", "", k[4:]},
+		{"K = HASH(K_CL || K_PQ), the halves in the wrong order", "", reversed},
+	}
+	if n := leadingZeros(kPQ); n > 0 {
+		alts = append(alts, alt{fmt.Sprintf("K_PQ without its %d leading zero byte(s) (it started with %s)", n, zeroBytes(n)), "k-leading-zero", m.combine(kPQ[n:], kCL)})
+	}
+	if n := leadingZeros(kCL); n > 0 {
+		alts = append(alts, alt{fmt.Sprintf("K_CL without its %d leading zero byte(s) (it started with %s)", n, zeroBytes(n)), "k-leading-zero", m.combine(kPQ, kCL[n:])})
+	}
+	for _, a := range alts {
+		H := kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, a.k)
 		if verifyHostSignature(ss.algs.hostKey, hostKey, sig, H) == nil {
-			return "; it verifies over H computed with " + alt.what
+			return "; it verifies over H computed with " + a.what, a.finding
 		}
 	}
-	return ""
+	return "", ""
 }

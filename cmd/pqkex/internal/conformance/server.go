@@ -75,6 +75,12 @@ type ServerOptions struct {
 	Dial func(ctx context.Context, addr string) (net.Conn, error)
 	// Progress, if set, is called with each result as it is known.
 	Progress func(Result)
+	// Soak, if positive, adds to each method's cases the soak (soak.go):
+	// Soak honest exchanges, one connection each, paced from the start
+	// for a server that penalizes many connections (OpenSSH 9.8 and
+	// later); SoakProgress, if set, is told each one's end.
+	Soak         int
+	SoakProgress func(method string, done, total int)
 }
 
 // ServerReport is what CheckServer found.
@@ -137,17 +143,36 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 	}
 	rep.Methods = names
 	s.pause = s.opts.Pause
+	if s.opts.Soak > 0 && !s.opts.NoPacing && penalizes(probe.version) && s.pause < pacePause {
+		s.pause = pacePause
+		s.notice(fmt.Sprintf("the server is %s, which refuses a source after about 15 connections that do not authenticate "+
+			"(PerSourcePenalties): leaving %v between connections from the start (-no-pacing turns this off)", sshwire.Printable(probe.version, 64), pacePause))
+	}
+	connections := 0
 	for _, name := range names {
 		m := lookupMethod(name)
 		if m == nil {
 			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
 		}
 		if slices.Contains(probe.serverInit.KexAlgos, name) {
-			s.casesLeft += len(serverCases(m))
+			n := len(s.cases(m))
+			s.casesLeft += n
+			connections += n + s.opts.Soak
+			if s.opts.Soak > 0 {
+				connections-- // the soak is one case of Soak connections
+			}
 		}
 	}
+	// The planned time is the pause before each connection, and for the
+	// soak's connections beyond one a case (Planned's caller counts
+	// cases) a tenth of a second each.
+	least := time.Duration(connections)*s.pause + time.Duration(connections-s.casesLeft)*100*time.Millisecond
 	if opts.Planned != nil {
-		opts.Planned(s.casesLeft, time.Duration(s.casesLeft)*s.pause)
+		opts.Planned(s.casesLeft, least)
+	}
+	if s.opts.Soak > 0 && least+time.Duration(s.casesLeft)*100*time.Millisecond > s.opts.Deadline {
+		s.notice(fmt.Sprintf("the soak is expected to take longer than the check's deadline (%v): what has not run by then is reported "+
+			"as not run (-deadline sets it)", s.opts.Deadline))
 	}
 	for _, name := range names {
 		m := lookupMethod(name)
@@ -159,12 +184,16 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			}
 			continue
 		}
-		cases := serverCases(m)
+		cases := s.cases(m)
 		results := make([]Result, len(cases))
 		// The cases run in a random order, so that a server cannot tell
 		// from a connection's place in the run which case it is; they
 		// are reported in their own order.
-		for _, i := range mrand.Perm(len(cases)) {
+		order := mrand.Perm(len(cases))
+		if s.opts.Soak > 0 { // the soak last
+			order = append(slices.DeleteFunc(order, func(i int) bool { return i == len(cases)-1 }), len(cases)-1)
+		}
+		for _, i := range order {
 			cs := cases[i]
 			var r Result
 			switch {
@@ -183,6 +212,17 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 		rep.Results = append(rep.Results, results...)
 	}
 	return rep, nil
+}
+
+// cases are the cases of m this check runs: serverCases, and the soak
+// last when asked for (it runs after the others: the random order of
+// the cases is theirs).
+func (s *serverChecker) cases(m *method) []serverCase {
+	cs := serverCases(m)
+	if s.opts.Soak > 0 {
+		cs = append(cs, soakCase(m, s.opts.Soak))
+	}
+	return cs
 }
 
 type serverChecker struct {

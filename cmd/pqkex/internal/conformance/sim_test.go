@@ -10,6 +10,7 @@ package conformance
 import (
 	"bytes"
 	"crypto"
+	"crypto/ecdh"
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -17,6 +18,7 @@ import (
 	"math/big"
 	"net"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,6 +46,9 @@ const (
 	srvLenSent    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as sent"
 	srvLenUsed    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as it used it"
 	srvRekeyNewH  defect = "server: a re-exchange's keys derived with its own H as session identifier"
+	srvReuseKey   defect = "server: one X25519 / ECDH key for every connection (not judged: no case checks that keys are ephemeral)"
+	srvDropZeroCL defect = "server: one X25519 / ECDH key for every connection, and K_CL's leading zero bytes dropped before hashing"
+	srvDropZeroPQ defect = "server: K_PQ's leading zero bytes dropped before hashing; its encapsulations drawn until K_PQ starts with 00"
 
 	// Clients.
 	cliMpint       defect = "client: K hashed as an mpint"
@@ -156,11 +161,26 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 	var h *serverHalf
 	var k []byte
 	for {
-		if h, err = m.answer(use); err != nil {
+		z := zerosWant{}
+		if d == srvDropZeroPQ {
+			z.pq = 1 // so that every exchange shows the defect (the soak's first)
+		}
+		if h, err = m.answerZeros(use, z); err != nil {
 			c.write(disconnectMsg(3, "bad C_INIT"))
 			return
 		}
+		if d == srvReuseKey || d == srvDropZeroCL {
+			if !simReuse(h, m, use) {
+				return
+			}
+		}
 		k = m.combine(h.kPQ, h.kCL)
+		switch d {
+		case srvDropZeroPQ:
+			k = m.combine(h.kPQ[leadingZeroCount(h.kPQ):], h.kCL)
+		case srvDropZeroCL:
+			k = m.combine(h.kPQ, h.kCL[leadingZeroCount(h.kCL):])
+		}
 		if d != srvMpintGrind || kAgrees(k) {
 			break
 		}
@@ -223,6 +243,32 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 			return
 		}
 	}
+}
+
+// simReused are the simulated servers' classical keys that serve every
+// connection (srvReuseKey, srvDropZeroCL), by curve.
+var simReused sync.Map // curve name → *ecdh.PrivateKey
+
+// simReuse replaces h's classical key with the curve's reused one, and
+// its secret with the one that key gives with the client's C_INIT.
+func simReuse(h *serverHalf, m *method, clientInit []byte) bool {
+	fresh, err := m.ecdhCurve().GenerateKey(rand.Reader)
+	if err != nil {
+		return false
+	}
+	v, _ := simReused.LoadOrStore(m.curve, fresh)
+	priv := v.(*ecdh.PrivateKey)
+	peer, err := m.ecdhCurve().NewPublicKey(m.uncompressed(clientInit[m.ekSize:]))
+	if err != nil {
+		return false
+	}
+	kCL, err := priv.ECDH(peer)
+	if err != nil {
+		return false
+	}
+	clear(h.kCL)
+	h.priv, h.kCL, h.pub = priv, kCL, priv.PublicKey().Bytes()
+	return true
 }
 
 // binaryAppendSeq is SSH_MSG_UNIMPLEMENTED's body: the rejected packet's

@@ -75,7 +75,7 @@ func x25519Only(m *method) bool { return m.x25519() }
 // compressed point (allowed).
 func honestServerWant(m *method, id string) string {
 	switch id {
-	case "honest", "wrong-guess-ignored", "rekey":
+	case "honest", "wrong-guess-ignored", "rekey", SoakCase:
 		return "completed"
 	case "init-truncated-string":
 		return "rejected(2)"
@@ -119,6 +119,9 @@ var serverDefects = []defectSpec{
 	{d: srvLenSent, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
 	{d: srvLenUsed, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
 	{d: srvRekeyNewH, want: map[string]string{"rekey": "failed [rekey-session-id]"}},
+	{d: srvReuseKey, allowed: true},
+	{d: srvDropZeroCL, want: map[string]string{SoakCase: "failed [k-leading-zero]"}},
+	{d: srvDropZeroPQ, want: map[string]string{"honest": "failed [k-leading-zero]", SoakCase: "failed [k-leading-zero]"}},
 	{d: srvCompress, methods: nist, allowed: true},
 	{d: srvNonStrict, allowed: true, want: map[string]string{
 		"second-init": "not applicable", "ignore-in-strict-kex": "not applicable", "newkeys-before-init": "not applicable"}},
@@ -193,6 +196,10 @@ func checkSimServer(addr string, m *method, ids []string) []Result {
 	return checkSimServerTimeout(addr, m, ids, 10*time.Second)
 }
 
+// simSoak is the number of exchanges of the soak against a simulated
+// server: enough for a reused key to be seen twice.
+const simSoak = 3
+
 // checkSimServerTimeout is checkSimServer with each connection bounded by
 // timeout.
 func checkSimServerTimeout(addr string, m *method, ids []string, timeout time.Duration) []Result {
@@ -200,7 +207,11 @@ func checkSimServerTimeout(addr string, m *method, ids []string, timeout time.Du
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	s.opts.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
 	var rs []Result
-	for _, cs := range serverCases(m) {
+	cases := serverCases(m)
+	if ids == nil || slices.Contains(ids, SoakCase) {
+		cases = append(cases, soakCase(m, simSoak))
+	}
+	for _, cs := range cases {
 		if ids == nil || slices.Contains(ids, cs.id) {
 			rs = append(rs, s.run(context.Background(), m, cs))
 		}
@@ -275,7 +286,7 @@ func requireVerdicts(t verdictT, spec defectSpec, server bool, m *method, rs []R
 // caseIDs are the ids of m's cases for a server (server set) or a client.
 func caseIDs(server bool, m *method) []string {
 	if server {
-		return serverCaseIDs(m)
+		return append(serverCaseIDs(m), SoakCase) // checkSimServer adds the soak
 	}
 	return clientCaseIDs(m)
 }
