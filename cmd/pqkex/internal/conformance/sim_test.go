@@ -14,6 +14,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"errors"
+	"io"
 	"math/big"
 	"net"
 	"slices"
@@ -41,6 +42,8 @@ const (
 	srvNonStrict  defect = "server: no strict key exchange (allowed)"
 	srvLateNewKey defect = "server: SSH_MSG_NEWKEYS only after the client's (allowed)"
 	srvDeferred   defect = "server: strict key exchange violations answered, then refused at SSH_MSG_NEWKEYS (allowed)"
+	srvSilent     defect = "server: negotiates the method, then never answers C_INIT (tailscale#20047)"
+	srvNoNewKeys  defect = "server: sends KEX_ECDH_REPLY, never SSH_MSG_NEWKEYS"
 
 	// Clients.
 	cliMpint       defect = "client: K hashed as an mpint"
@@ -52,6 +55,8 @@ const (
 	cliPipeline    defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting for the accept (allowed)"
 	cliPipeNoMAC   defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, and takes packets whose MAC does not verify"
 	cliMACDiscon   defect = "client: waits for the accept, and answers a forged one with SSH_MSG_DISCONNECT under its keys (allowed)"
+	cliSilentInit  defect = "client: negotiates the method, then never sends C_INIT"
+	cliNoNewKeys   defect = "client: checks the reply, never sends SSH_MSG_NEWKEYS"
 )
 
 func (d defect) server() bool { return bytes.HasPrefix([]byte(d), []byte("server")) }
@@ -115,6 +120,10 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 		return
 	}
 	m := lookupMethod(algs.kex)
+	if d == srvSilent {
+		io.Copy(io.Discard, nc) // whatever comes, until the checker gives up
+		return
+	}
 	if ci.FirstKexFollows && (ci.KexAlgos[0] != algs.kex || ci.HostKeyAlgos[0] != algs.hostKey) {
 		if c.next(algs.strict).kind != evPacket { // the wrong guess, ignored
 			return
@@ -171,6 +180,10 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 		return
 	}
 	if c.write(sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))) != nil {
+		return
+	}
+	if d == srvNoNewKeys {
+		io.Copy(io.Discard, nc)
 		return
 	}
 	sendNewKeys := func() bool { return simNewKeys(c, algs, m.hash, k, H, sshwire.ServerToClient) }
@@ -235,6 +248,10 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 		return
 	}
 	m := lookupMethod(algs.kex)
+	if d == cliSilentInit {
+		io.Copy(io.Discard, nc)
+		return
+	}
 	ch, err := m.newClientHalf()
 	if err != nil {
 		return
@@ -286,6 +303,10 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	}
 	if verifyHostSignature(algs.hostKey, hostKey, sigBlob, H) != nil {
 		c.write(disconnectMsg(3, "bad signature")) // under the new keys if SSH_MSG_NEWKEYS went first
+		return
+	}
+	if d == cliNoNewKeys {
+		io.Copy(io.Discard, nc)
 		return
 	}
 	if d != cliNewKeysEarl && !newKeys() {
