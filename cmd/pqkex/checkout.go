@@ -154,7 +154,7 @@ func printSummary(w io.Writer, reps []*checkReport, b *baseline) {
 				accepted++
 				continue
 			}
-			f, _ := conformance.FindingOf(res.Case)
+			f, _ := conformance.FindingByID(res.Finding)
 			x := byID[f.ID]
 			if x == nil {
 				x = &seen{f: f}
@@ -377,7 +377,7 @@ func writeJUnit(path string, reps []*checkReport) error {
 			case !res.Conforms && r.baselined(res):
 				c.Skipped = &junitSkipped{Message: "accepted by the baseline: " + res.Finding}
 			case !res.Conforms:
-				f, _ := conformance.FindingOf(res.Case)
+				f, _ := conformance.FindingByID(res.Finding)
 				c.Failure = &junitFailure{Message: f.Title + " (" + res.Observed() + ")", Type: string(res.Severity) + " " + res.Finding,
 					Text: res.Clause + ": " + res.Detail + "\nwhat to do: " + f.Fix + "; see " + findingsDoc + f.ID}
 			default:

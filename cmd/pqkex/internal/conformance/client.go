@@ -492,6 +492,14 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 		Peer: from + " " + sshwire.Printable(peer, 255)}, peer: peer}
 	defer r.finish(start)
 	ev := c.next(algs.strict)
+	if ev.kind == evTimeout {
+		// Negotiated, then silent: the case's finding, not a case
+		// that could not run (it would wait for the next connection,
+		// which a silent client makes silent again).
+		r.Verdict, r.Detail = Hung, "after negotiating, the client sent "+describe(ev)+" where its SSH_MSG_KEX_ECDH_INIT was due"
+		silentIf(&r.Result, "SSH_MSG_KEX_ECDH_INIT")
+		return idx, r, ""
+	}
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHInit {
 		return noCase("%s sent %s instead of SSH_MSG_KEX_ECDH_INIT", sshwire.Printable(peer, 255), describe(ev))
 	}
@@ -531,8 +539,11 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	// keys from K and H.
 	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
 		decide(&r.Result, ev, msgNewKeys)
-		r.Verdict = Failed
+		if r.Verdict != Hung {
+			r.Verdict = Failed
+		}
 		r.Detail = "an honest KEX_ECDH_REPLY got " + r.Detail
+		silentIf(&r.Result, "SSH_MSG_NEWKEYS")
 		return idx, r, ""
 	}
 	if algs.strict {
@@ -567,6 +578,7 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 func judgeRejection(c *conn, algs algorithms, t *transcript, H []byte, ev event, r *Result) {
 	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
 		decide(r, ev, msgNewKeys)
+		silentIf(r, "SSH_MSG_NEWKEYS")
 		return
 	}
 	if algs.strict {

@@ -9,7 +9,13 @@ import "strings"
 //     the keys derived from them, a signature or a MAC not checked;
 //   - medium: a required check of a value the peer receives is missing,
 //     but the value is in the signed exchange hash (the peer only spoils
-//     its own exchange), or a strict key exchange violation is taken;
+//     its own exchange), or a strict key exchange violation is taken; or
+//     the peer goes silent in a key exchange it negotiated (kex-silent):
+//     no key is wrong and nothing is taken, but every peer that prefers
+//     the method hangs until its own timeout, with no fallback (the
+//     method was negotiated), so the method is unusable where it is
+//     advertised (tailscale#20047) — worse than any interoperability
+//     fault of low, short of keys or authentication going wrong;
 //   - low: leniency about a value's length or encoding that stands for a
 //     valid key, or an interoperability fault;
 //   - info: a conforming verdict with a note (SSH_MSG_DISCONNECT missing
@@ -60,7 +66,14 @@ var findings = []struct {
 	{Finding{"strict-kex", SeverityMedium, "a message that taints strict key exchange is taken", "under strict key exchange, end the connection on any message the key exchange does not require"},
 		is("second-init", "ignore-in-strict-kex", "newkeys-before-init")},
 	{Finding{"kex-guess", SeverityLow, "a wrongly guessed key exchange packet is not ignored", "ignore a wrongly guessed key exchange packet (first_kex_packet_follows) and go on with the negotiated method"}, is("wrong-guess-ignored")},
+	// Given by the verdict, not the case: see silent.
+	{Finding{silentFinding, SeverityMedium, "the key exchange negotiated goes silent: no reply, SSH_MSG_NEWKEYS or disconnect before the timeout",
+		"send every message of a key exchange method once it is negotiated, or end the connection with SSH_MSG_DISCONNECT; never offer a method that is not implemented"}, is()},
 }
+
+// silentFinding is the finding of a peer that, in a key exchange it
+// negotiated, sent nothing where its next message was due.
+const silentFinding = "kex-silent"
 
 func is(ids ...string) func(string) bool {
 	return func(id string) bool {
@@ -91,10 +104,10 @@ func FindingOf(caseID string) (Finding, bool) {
 	return Finding{}, false
 }
 
-// findingWithID is the finding whose id is id.
-func findingWithID(id string) (Finding, bool) {
+// FindingByID is the finding with id id.
+func FindingByID(id string) (Finding, bool) {
 	for _, f := range findings {
-		if f.ID == id && id != "" {
+		if f.ID == id {
 			return f.Finding, true
 		}
 	}
@@ -115,16 +128,15 @@ func Findings() []Finding {
 }
 
 // classify sets r's finding and severity: a non-conforming result's
-// finding; info for a conforming one with a note.
+// finding (the one its case set, such as kex-silent, else its case's);
+// info for a conforming one with a note.
 func (r *Result) classify() {
-	named := r.Finding
-	r.Finding = ""
+	set := r.Finding
+	r.Finding, r.Severity = "", ""
 	switch {
 	case r.Verdict == NotRun || r.Verdict == NotApplicable:
 	case !r.Conforms:
-		// A case that diagnosed the mistake names its finding
-		// (rekey-session-id, k-leading-zero); else the case's.
-		f, ok := findingWithID(named)
+		f, ok := FindingByID(set)
 		if !ok {
 			f, ok = FindingOf(r.Case)
 		}

@@ -197,6 +197,7 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHReply {
 		decide(r, ev, 0)
 		r.Detail = "an honest C_INIT got " + r.Detail
+		silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
 		return nil, nil, false
 	}
 	hostKey, qs, sig, err := sshwire.ParseKexECDHReply(ev.payload)
@@ -234,6 +235,11 @@ func readNewKeys(ss *session, m *method, k, H []byte, r *Result) bool {
 		return false
 	}
 	ev := ss.c.next(ss.algs.strict)
+	if ev.kind == evTimeout {
+		r.Verdict, r.Detail = Hung, "after its KEX_ECDH_REPLY the server sent "+describe(ev)
+		silentIf(r, "SSH_MSG_NEWKEYS")
+		return false
+	}
 	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
 		r.Verdict, r.Detail = Failed, "after its KEX_ECDH_REPLY the server sent "+describe(ev)+", not SSH_MSG_NEWKEYS"
 		return false

@@ -175,7 +175,9 @@ func rekeyFailure(r *Result, what string, ev event, k *keying) {
 func runRekey(ss *session, m *method, r *Result) {
 	k1, ok := honestKex(ss, m, r)
 	if !ok {
-		r.Verdict, r.Detail = NotRun, "the first exchange did not complete (see the honest case): "+r.Detail
+		if r.Finding != silentFinding { // silence is this case's finding too
+			r.Verdict, r.Detail = NotRun, "the first exchange did not complete (see the honest case): "+r.Detail
+		}
 		return
 	}
 	clear(k1)
@@ -224,10 +226,11 @@ func runRekey(ss *session, m *method, r *Result) {
 	var probe Result
 	k, H, ok := readReply(&second, m, client, qc, &probe)
 	if !ok {
-		r.Verdict, r.Detail = Failed, "the re-exchange's "+probe.Detail
-		if probe.Verdict == NotRun || probe.Verdict == Malformed {
+		r.Verdict, r.Detail, r.Finding = Failed, "the re-exchange's "+probe.Detail, probe.Finding
+		if probe.Verdict == NotRun || probe.Verdict == Malformed || probe.Verdict == Hung {
 			r.Verdict = probe.Verdict
 		}
+		silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
 		return
 	}
 	defer clear(k)

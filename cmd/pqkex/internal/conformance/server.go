@@ -465,5 +465,19 @@ func decide(r *Result, ev event, replyMsg byte) {
 	r.Detail = describe(ev)
 }
 
+// silentIf marks r, decided from what the peer did where due was its
+// next message of the key exchange (a reply, SSH_MSG_NEWKEYS), as the
+// finding kex-silent if the peer did nothing before the timeout: it
+// negotiated the method and then neither went on nor ended the
+// connection (tailscale#20047: a server that lists
+// mlkem768x25519-sha256 and never answers it). The verdict stays Hung.
+func silentIf(r *Result, due string) {
+	if r.Verdict != Hung {
+		return
+	}
+	r.Finding = silentFinding
+	r.Detail += " (no " + due + ", no SSH_MSG_DISCONNECT, no end of the connection: the peer negotiated " + r.Method + ", then went silent)"
+}
+
 // errNotHonest marks an honest exchange that failed; the result says how.
 var errNotHonest = errors.New("honest exchange failed")

@@ -122,6 +122,7 @@ func lengthInit(m *method, short bool) serverCase {
 		ev := ss.c.next(ss.algs.strict)
 		decide(r, ev, sshwire.MsgKexECDHReply)
 		r.Detail = "sent " + what + "; got " + r.Detail
+		silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
 		if r.Verdict == Replied {
 			r.Detail += "; " + replyReading(ss, m, client, sent, used, ev.payload, short)
 		}
@@ -214,6 +215,7 @@ func sendThenDecide(ss *session, r *Result, what string, replyMsg byte, packets 
 	}
 	decide(r, ss.c.next(ss.algs.strict), replyMsg)
 	r.Detail = "sent " + what + "; got " + r.Detail
+	silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
 }
 
 // strictOnly makes a case not applicable unless strict key exchange was
@@ -240,7 +242,8 @@ func strictOnly(run func(ss *session, m *method, r *Result)) func(ss *session, m
 // an abort, which conforms.
 func failedReply(r *Result, probe *Result) {
 	*r = Result{Method: r.Method, Case: r.Case, Clause: r.Clause, Expected: r.Expected, Attempts: r.Attempts,
-		Verdict: probe.Verdict, Detail: probe.Detail, DisconnectReason: probe.DisconnectReason, DisconnectMessage: probe.DisconnectMessage}
+		Verdict: probe.Verdict, Detail: probe.Detail, DisconnectReason: probe.DisconnectReason, DisconnectMessage: probe.DisconnectMessage,
+		Finding: probe.Finding}
 	if r.Verdict == Failed { // a reply that is not a valid one
 		r.Verdict = Malformed
 	}
@@ -277,6 +280,7 @@ func afterReply(ss *session, m *method, k, H []byte, r *Result) {
 		decide(r, ev, sshwire.MsgKexECDHReply)
 		r.Detail = "a verified KEX_ECDH_REPLY; then, where SSH_MSG_NEWKEYS would be, " + r.Detail
 		r.Note = deferredNote(r)
+		silentIf(r, "SSH_MSG_NEWKEYS")
 		return
 	}
 	if ss.algs.strict {
@@ -358,7 +362,9 @@ func runNewKeysFirst(ss *session, m *method, r *Result) {
 func runTamperedRequest(ss *session, m *method, r *Result) {
 	k, ok := honestKex(ss, m, r)
 	if !ok {
-		r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
+		if r.Finding != silentFinding { // silence is this case's finding too
+			r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
+		}
 		return
 	}
 	clear(k)

@@ -15,6 +15,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"errors"
+	"io"
 	"math/big"
 	"net"
 	"slices"
@@ -49,6 +50,8 @@ const (
 	srvReuseKey   defect = "server: one X25519 / ECDH key for every connection (not judged: no case checks that keys are ephemeral)"
 	srvDropZeroCL defect = "server: one X25519 / ECDH key for every connection, and K_CL's leading zero bytes dropped before hashing"
 	srvDropZeroPQ defect = "server: K_PQ's leading zero bytes dropped before hashing; its encapsulations drawn until K_PQ starts with 00"
+	srvSilent     defect = "server: negotiates the method, then never answers C_INIT (tailscale#20047)"
+	srvNoNewKeys  defect = "server: sends KEX_ECDH_REPLY, never SSH_MSG_NEWKEYS"
 
 	// Clients.
 	cliMpint       defect = "client: K hashed as an mpint"
@@ -64,6 +67,8 @@ const (
 	cliPipeline    defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting for the accept (allowed)"
 	cliPipeNoMAC   defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, and takes packets whose MAC does not verify"
 	cliMACDiscon   defect = "client: waits for the accept, and answers a forged one with SSH_MSG_DISCONNECT under its keys (allowed)"
+	cliSilentInit  defect = "client: negotiates the method, then never sends C_INIT"
+	cliNoNewKeys   defect = "client: checks the reply, never sends SSH_MSG_NEWKEYS"
 )
 
 func (d defect) server() bool { return bytes.HasPrefix([]byte(d), []byte("server")) }
@@ -127,6 +132,10 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 		return
 	}
 	m := lookupMethod(algs.kex)
+	if d == srvSilent {
+		io.Copy(io.Discard, nc) // whatever comes, until the checker gives up
+		return
+	}
 	if ci.FirstKexFollows && (ci.KexAlgos[0] != algs.kex || ci.HostKeyAlgos[0] != algs.hostKey) {
 		if c.next(algs.strict).kind != evPacket { // the wrong guess, ignored
 			return
@@ -206,6 +215,10 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 		return
 	}
 	if c.write(sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))) != nil {
+		return
+	}
+	if d == srvNoNewKeys {
+		io.Copy(io.Discard, nc)
 		return
 	}
 	sendNewKeys := func() bool { return simNewKeys(c, algs, m.hash, k, H, sshwire.ServerToClient) }
@@ -300,6 +313,10 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 		return
 	}
 	m := lookupMethod(algs.kex)
+	if d == cliSilentInit {
+		io.Copy(io.Discard, nc)
+		return
+	}
 	ch, err := m.newClientHalf()
 	if err != nil {
 		return
@@ -364,6 +381,10 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	}
 	if verifyHostSignature(algs.hostKey, hostKey, sigBlob, H) != nil {
 		c.write(disconnectMsg(3, "bad signature")) // under the new keys if SSH_MSG_NEWKEYS went first
+		return
+	}
+	if d == cliNoNewKeys {
+		io.Copy(io.Discard, nc)
 		return
 	}
 	if d != cliNewKeysEarl && !newKeys() {

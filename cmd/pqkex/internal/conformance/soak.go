@@ -190,7 +190,7 @@ func soakOne(ctx context.Context, s *serverChecker, m *method, r *Result, st *so
 		return true
 	}
 	r.Verdict, r.Finding = ex.Verdict, ex.Finding
-	if ex.Verdict != NotRun {
+	if ex.Verdict != NotRun && ex.Verdict != Hung { // a server gone silent is kex-silent here too
 		r.Verdict = Failed
 	}
 	zeros := ""

@@ -127,6 +127,9 @@ var serverDefects = []defectSpec{
 		"second-init": "not applicable", "ignore-in-strict-kex": "not applicable", "newkeys-before-init": "not applicable"}},
 	{d: srvLateNewKey, allowed: true},
 	{d: srvDeferred, allowed: true},
+	{d: srvSilent, waits: true, want: map[string]string{
+		"honest": "hung [kex-silent]", "c-init-short": "hung [kex-silent]", "packet-tampered": "hung [kex-silent]"}},
+	{d: srvNoNewKeys, waits: true, want: map[string]string{"honest": "hung [kex-silent]", "packet-tampered": "hung [kex-silent]"}},
 }
 
 var clientDefects = []defectSpec{
@@ -153,6 +156,9 @@ var clientDefects = []defectSpec{
 	{d: cliPipeline, allowed: true},
 	{d: cliPipeNoMAC, want: map[string]string{"packet-tampered": "accepted [packet-mac]"}, waits: true},
 	{d: cliMACDiscon, allowed: true, want: map[string]string{"packet-tampered": "rejected(5)"}},
+	{d: cliSilentInit, waits: true, want: map[string]string{"honest": "hung [kex-silent]", "s-reply-short": "hung [kex-silent]"}},
+	{d: cliNoNewKeys, waits: true, want: map[string]string{
+		"honest": "hung [kex-silent]", "packet-tampered": "hung [kex-silent]", "s-reply-short": "rejected(3)"}},
 }
 
 func (s defectSpec) concerns(m *method) bool { return s.methods == nil || s.methods(m) }
@@ -242,20 +248,24 @@ func checkSimClients(t verdictT, d defect, m *method, ids []string, ident string
 }
 
 // requireVerdicts checks rs, the results of spec's peer in the role
-// server says (true: a simulated server was checked) for method m,
-// against spec: every case a defect's want lists must have a result, and
+// server says (true: a simulated server was checked) for method m's cases
+// ran (nil: all), against spec: every case run must have a result, and
 // every result must have exactly the outcome spec gives it; the honest
 // peer's and an allowed variant's must conform (or not apply). A case of
 // the honest peer or an allowed variant that could not run (a timeout on
 // a starved machine) is not a verdict on the peer: it is counted in
 // notRun, and fails t only when mustRun. It returns the exchanges
 // (connections) used.
-func requireVerdicts(t verdictT, spec defectSpec, server bool, m *method, rs []Result, mustRun bool) int {
+func requireVerdicts(t verdictT, spec defectSpec, server bool, m *method, ran []string, rs []Result, mustRun bool) int {
 	t.Helper()
 	n := 0
 	conforming := spec.allowed || spec.d == honestPeer
-	for _, id := range spec.cases() {
-		if slices.Contains(caseIDs(server, m), id) && !slices.ContainsFunc(rs, func(r Result) bool { return r.Case == id }) {
+	all := caseIDs(server, m)
+	if ran == nil {
+		ran = all
+	}
+	for _, id := range ran {
+		if slices.Contains(all, id) && !slices.ContainsFunc(rs, func(r Result) bool { return r.Case == id }) {
 			t.Errorf("%s: %s: no result of the case %s", describeSpec(spec), m.name, id)
 		}
 	}
@@ -325,8 +335,8 @@ func TestVerdictHonestNeverFlagged(t *testing.T) {
 	exchanges, runs := 0, 0
 	for exchanges < want || runs == 0 {
 		for _, m := range methods {
-			exchanges += requireVerdicts(t, spec, true, m, checkSimServer(addr, m, nil), shortRun())
-			exchanges += requireVerdicts(t, spec, false, m, checkSimClients(t, honestPeer, m, nil, simIdent, 10*time.Second), shortRun())
+			exchanges += requireVerdicts(t, spec, true, m, nil, checkSimServer(addr, m, nil), shortRun())
+			exchanges += requireVerdicts(t, spec, false, m, nil, checkSimClients(t, honestPeer, m, nil, simIdent, 10*time.Second), shortRun())
 		}
 		runs++
 		if t.Failed() {
@@ -352,19 +362,41 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 				addr = simServer(t, spec.d)
 			}
 			timeout := spec.timeout()
-			type job struct{ m *method }
+			// A job is a method's cases; for a peer whose cases wait out
+			// the timeout, one case, and every job of a repetition runs
+			// at once (the waiting costs no CPU).
+			type job struct {
+				m   *method
+				ids []string
+			}
+			var round []job
+			for _, m := range methods {
+				switch {
+				case !spec.concerns(m):
+				case spec.waits:
+					for _, id := range spec.cases() {
+						round = append(round, job{m, []string{id}})
+					}
+				default:
+					round = append(round, job{m, spec.cases()})
+				}
+			}
+			workers := verdictWorkers
+			if spec.waits {
+				workers = len(round)
+			}
 			jobs := make(chan job)
 			var wg sync.WaitGroup
 			var total atomic.Int64
-			for range verdictWorkers {
+			for range workers {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					for j := range jobs {
 						if spec.d.server() {
-							requireVerdicts(t, spec, true, j.m, checkSimServerTimeout(addr, j.m, spec.cases(), timeout), shortRun())
+							requireVerdicts(t, spec, true, j.m, j.ids, checkSimServerTimeout(addr, j.m, j.ids, timeout), shortRun())
 						} else {
-							requireVerdicts(t, spec, false, j.m, checkSimClients(t, spec.d, j.m, spec.cases(), simIdent, timeout), shortRun())
+							requireVerdicts(t, spec, false, j.m, j.ids, checkSimClients(t, spec.d, j.m, j.ids, simIdent, timeout), shortRun())
 						}
 						if n := total.Add(1); runs > 1 && n%500 == 0 {
 							fmt.Fprintf(os.Stderr, "verdict: %s: %d runs\n", spec.d, n)
@@ -373,15 +405,15 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 				}()
 			}
 			for range runs {
-				for _, m := range methods {
-					if spec.concerns(m) && !t.Failed() {
-						jobs <- job{m}
+				for _, j := range round {
+					if !t.Failed() {
+						jobs <- j
 					}
 				}
 			}
 			close(jobs)
 			wg.Wait()
-			t.Logf("%d runs (method × repetition), every one as required", total.Load())
+			t.Logf("%d runs (method (× case) × repetition), every one as required", total.Load())
 		})
 	}
 }
