@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/pqkex/pqkex/cmd/pqkex/internal/conformance"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/sshkex"
@@ -51,13 +52,28 @@ func TestCheckServeConforms(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	if !strings.Contains(out.String(), "mlkem768nistp256-sha256\n  CASE") || !strings.Contains(out.String(), "\n  point-hybrid ") ||
-		!strings.Contains(out.String(), "22 cases: 22 conform, 0 do not conform") || !strings.Contains(out.String(), "no finding") {
+		!strings.Contains(out.String(), "23 cases: 23 conform, 0 do not conform") || !strings.Contains(out.String(), "no finding") {
 		t.Errorf("table:\n%s", out.String())
 	}
 	for _, l := range strings.Split(out.String(), "\n") {
 		if len(l) > 100 {
 			t.Errorf("a line of %d columns (at most 100): %q", len(l), l)
 		}
+	}
+	// -soak 3: one more case, of three connections, with its counts and
+	// the probability that a server dropping a leading zero escapes.
+	out.Reset()
+	if code := runCheck([]string{"-json", "-soak", "3", "-kex", sshkex.KeyExchangeMLKEM768X25519, addr}, &out, &errOut); code != 0 {
+		t.Fatalf("-soak 3: exit %d:\n%s\n%s", code, out.String(), errOut.String())
+	}
+	var soak struct{ Results []conformance.Result }
+	if err := json.Unmarshal(out.Bytes(), &soak); err != nil {
+		t.Fatal(err)
+	}
+	last := soak.Results[len(soak.Results)-1]
+	if last.Case != conformance.SoakCase || last.Verdict != conformance.Completed || last.Attempts != 3 ||
+		!strings.Contains(last.Detail, "3 honest exchanges: K_PQ started with 00 in ") || !strings.Contains(last.Detail, "(255/256)^3 = 0.988") {
+		t.Errorf("-soak 3: the last result is %+v", last)
 	}
 }
 
@@ -103,7 +119,7 @@ func kexInitOffering(kex ...string) []byte {
 // the whole check could not run, 2 for usage errors.
 func TestCheckExitStatus(t *testing.T) {
 	// The cases run in parallel with each other and with the package's
-	// other parallel tests: "never answers" waits out 24 one-second
+	// other parallel tests: "never answers" waits out 25 one-second
 	// timeouts (most of this test's wall time, no CPU), and the others
 	// need not queue behind it. The fake servers serve every connection
 	// on its own goroutine, and t.Cleanup closes them only after every
@@ -140,12 +156,13 @@ func TestCheckExitStatus(t *testing.T) {
 		// loaded machine does not turn "hung" into "could not run".
 		// Every case hangs after negotiating: the finding kex-silent,
 		// packet-tampered's included (it could not run before).
-		{"never answers", []string{"-timeout", "1s", offersOne}, 1, "27 cases: 0 conform, 24 do not conform, 0 could not run, 3 not applicable"},
+		{"never answers", []string{"-timeout", "1s", offersOne}, 1, "28 cases: 0 conform, 25 do not conform, 0 could not run, 3 not applicable"},
 		{"never answers: the finding", []string{"-timeout", "1s", "-kex", sshkex.KeyExchangeMLKEM768X25519, offersOne}, 1, "worst: medium kex-silent: the key exchange negotiated goes silent"},
 		{"unknown method", []string{"-kex", "curve25519-sha256", garbage}, 2, "not a key exchange pqkex check knows"},
 		{"no address", nil, 2, "usage: pqkex check"},
 		{"both address and -listen", []string{"-listen", "127.0.0.1:0", garbage}, 2, "usage: pqkex check"},
 		{"-listen not loopback", []string{"-listen", "192.0.2.1:22"}, 2, "not a loopback address"},
+		{"-soak with -listen", []string{"-soak", "5", "-listen", "127.0.0.1:0"}, 2, "-soak N (N >= 0) applies to checking a server"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -257,7 +274,7 @@ func TestCheckListenGarbage(t *testing.T) {
 	if !strings.Contains(errOut.String(), `SSH-2.0-x\x1b]0;pwned`) {
 		t.Errorf("the client's version line is not logged escaped:\n%s", errOut.String())
 	}
-	if !strings.Contains(out.String(), "16 cases: 0 conform, 0 do not conform, 16 could not run") {
+	if !strings.Contains(out.String(), "23 cases: 0 conform, 0 do not conform, 23 could not run") {
 		t.Errorf("summary:\n%s", out.String())
 	}
 }
