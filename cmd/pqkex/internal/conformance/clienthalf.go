@@ -83,19 +83,13 @@ func (c *clientHalf) finish(serverReply []byte) (kPQ, kCL []byte, err error) {
 	return kPQ, kCL, nil
 }
 
-// redrawClassical replaces c's classical key with new ones until want
-// holds of the public key (at most grindBound(1) draws; a grind for a
-// property of the public key, which is not secret).
+// redrawClassical replaces c's classical key with one whose public key
+// want accepts (keyWhosePublic).
 func (c *clientHalf) redrawClassical(want func(pub []byte) bool) error {
-	for range grindBound(1) {
-		priv, err := c.m.ecdhCurve().GenerateKey(nil)
-		if err != nil {
-			return err
-		}
-		if want(priv.PublicKey().Bytes()) {
-			c.priv = priv
-			return nil
-		}
+	priv, err := c.m.keyWhosePublic(want)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%w: no %s key pair as wanted in %d", errCannotRun, c.m.curve, grindBound(1))
+	c.priv = priv
+	return nil
 }

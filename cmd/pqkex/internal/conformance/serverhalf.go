@@ -160,32 +160,25 @@ func (m *method) uncompressed(p []byte) []byte {
 	return append(append([]byte{4}, x.FillBytes(make([]byte, n))...), y.FillBytes(make([]byte, n))...)
 }
 
-// redrawClassical replaces h's classical key pair and secret with new
-// ones for the client's C_INIT (already checked by answer), drawing key
-// pairs until want holds of the public key (at most maxRespond); the
-// secret is computed for that one only.
+// redrawClassical replaces h's classical key pair and secret with a
+// pair whose public key want accepts (keyWhosePublic) for the client's
+// C_INIT (already checked by answer); the secret is computed for it.
 func (h *serverHalf) redrawClassical(m *method, clientInit []byte, want func(pub []byte) bool) error {
-	curve := m.ecdhCurve()
-	peerKey, err := curve.NewPublicKey(m.uncompressed(clientInit[m.ekSize:]))
+	peerKey, err := m.ecdhCurve().NewPublicKey(m.uncompressed(clientInit[m.ekSize:]))
 	if err != nil {
 		return err
 	}
-	for range maxRespond {
-		priv, err := curve.GenerateKey(nil)
-		if err != nil {
-			return err
-		}
-		if pub := priv.PublicKey().Bytes(); want(pub) {
-			kCL, err := priv.ECDH(peerKey)
-			if err != nil {
-				return err
-			}
-			clear(h.kCL)
-			h.priv, h.kCL, h.pub = priv, kCL, pub
-			return nil
-		}
+	priv, err := m.keyWhosePublic(want)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("no %s key pair as wanted in %d", m.curve, maxRespond)
+	kCL, err := priv.ECDH(peerKey)
+	if err != nil {
+		return err
+	}
+	clear(h.kCL)
+	h.priv, h.kCL, h.pub = priv, kCL, priv.PublicKey().Bytes()
+	return nil
 }
 
 // reply is S_REPLY: the ciphertext, then the public key (RFC 10042 §2.1,

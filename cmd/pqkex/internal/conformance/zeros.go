@@ -17,10 +17,12 @@ package conformance
 
 import (
 	"crypto/ecdh"
+	"crypto/elliptic"
 	"crypto/mlkem"
 	"crypto/mlkem/mlkemtest"
 	"crypto/rand"
 	"crypto/sha3"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -128,10 +130,13 @@ func grindMLKEM(ek []byte, zeros int, encaps func(msg []byte) (kPQ, ct []byte, e
 	in := make([]byte, 64) // m ‖ H(ek)
 	copy(in[32:], hek[:])
 	defer clear(in)
-	for range grindBound(zeros) {
-		if _, err := rand.Read(in[:32]); err != nil {
-			return nil, nil, err
-		}
+	// m is 24 random bytes and a counter: each m tried is as
+	// unpredictable as a fresh one, at one read of crypto/rand in all.
+	if _, err := rand.Read(in[:24]); err != nil {
+		return nil, nil, err
+	}
+	for i := range grindBound(zeros) {
+		binary.BigEndian.PutUint64(in[24:32], uint64(i))
 		g := sha3.Sum512(in)
 		ok := leadingZeros(g[:32]) >= zeros
 		want := g[:32:32]
@@ -153,10 +158,41 @@ func grindMLKEM(ek []byte, zeros int, encaps func(msg []byte) (kPQ, ct []byte, e
 	return nil, nil, fmt.Errorf("%w: no ML-KEM message in %d gave a K_PQ starting with %s", errCannotRun, grindBound(zeros), zeroBytes(zeros))
 }
 
-// classicalWith draws key pairs on curve until the shared secret with
-// peer starts with zeros zero bytes (0: the first draw) and returns the
-// private key and that secret.
+// classicalWith returns a private key on curve whose shared secret with
+// peer starts with zeros zero bytes (0: the first one drawn), and that
+// secret. It walks (walk.go), and draws key pairs when a walk meets what
+// its formulas do not cover.
 func classicalWith(curve ecdh.Curve, peer *ecdh.PublicKey, zeros int) (*ecdh.PrivateKey, []byte, error) {
+	if zeros > 0 {
+		var priv *ecdh.PrivateKey
+		var kCL []byte
+		var err error
+		switch curve {
+		case ecdh.X25519():
+			priv, kCL, err = walkX25519Secret(peer, zeros, grindBound(zeros))
+		case ecdh.P256():
+			priv, kCL, err = walkNISTSecret(curve, elliptic.P256(), peer, zeros, grindBound(zeros))
+		case ecdh.P384():
+			priv, kCL, err = walkNISTSecret(curve, elliptic.P384(), peer, zeros, grindBound(zeros))
+		default:
+			err = errWalk
+		}
+		switch {
+		case err == nil:
+			return priv, kCL, nil
+		case errors.Is(err, errCannotRun):
+			return nil, nil, fmt.Errorf("%w: no %v key in %d gave a shared secret starting with %s (each does with probability 256^-%d)",
+				errCannotRun, curve, grindBound(zeros), zeroBytes(zeros), zeros)
+		case !errors.Is(err, errWalk):
+			return nil, nil, err
+		}
+	}
+	return drawClassical(curve, peer, zeros)
+}
+
+// drawClassical draws key pairs on curve until the shared secret with
+// peer starts with zeros zero bytes.
+func drawClassical(curve ecdh.Curve, peer *ecdh.PublicKey, zeros int) (*ecdh.PrivateKey, []byte, error) {
 	for range grindBound(zeros) {
 		priv, err := curve.GenerateKey(nil)
 		if err != nil {
@@ -173,4 +209,35 @@ func classicalWith(curve ecdh.Curve, peer *ecdh.PublicKey, zeros int) (*ecdh.Pri
 	}
 	return nil, nil, fmt.Errorf("%w: no %v key pair in %d gave a shared secret starting with %s (each does with probability 256^-%d)",
 		errCannotRun, curve, grindBound(zeros), zeroBytes(zeros), zeros)
+}
+
+// keyWhosePublic returns a key pair on m's curve whose public key, as
+// sent, want accepts (at most grindBound(1) tries: want is expected to
+// hold of about one key in 256). It walks, and draws key pairs when a
+// walk meets what its formulas do not cover.
+func (m *method) keyWhosePublic(want func(pub []byte) bool) (*ecdh.PrivateKey, error) {
+	var priv *ecdh.PrivateKey
+	var err error
+	switch m.curve {
+	case "X25519":
+		priv, err = walkX25519Public(want, grindBound(1))
+	default:
+		priv, err = walkNISTPublic(m.ecdhCurve(), m.ellipticCurve(), want, grindBound(1))
+	}
+	if err == nil || !errors.Is(err, errWalk) {
+		if errors.Is(err, errCannotRun) {
+			err = fmt.Errorf("%w: no %s key pair as wanted in %d", errCannotRun, m.curve, grindBound(1))
+		}
+		return priv, err
+	}
+	for range grindBound(1) {
+		priv, err := m.ecdhCurve().GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		if want(priv.PublicKey().Bytes()) {
+			return priv, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no %s key pair as wanted in %d", errCannotRun, m.curve, grindBound(1))
 }
