@@ -21,10 +21,14 @@ func TestWalks(t *testing.T) {
 		{methods[0], walkX25519Secret, walkX25519Public},
 		{methods[3], func(p *ecdh.PublicKey, z, n int) (*ecdh.PrivateKey, []byte, error) {
 			return walkNISTSecret(ecdh.P256(), elliptic.P256(), p, z, n)
-		}, func(w func([]byte) bool, n int) (*ecdh.PrivateKey, error) { return walkNISTPublic(ecdh.P256(), elliptic.P256(), w, n) }},
+		}, func(w func([]byte) bool, n int) (*ecdh.PrivateKey, error) {
+			return walkNISTPublic(ecdh.P256(), elliptic.P256(), w, n)
+		}},
 		{methods[4], func(p *ecdh.PublicKey, z, n int) (*ecdh.PrivateKey, []byte, error) {
 			return walkNISTSecret(ecdh.P384(), elliptic.P384(), p, z, n)
-		}, func(w func([]byte) bool, n int) (*ecdh.PrivateKey, error) { return walkNISTPublic(ecdh.P384(), elliptic.P384(), w, n) }},
+		}, func(w func([]byte) bool, n int) (*ecdh.PrivateKey, error) {
+			return walkNISTPublic(ecdh.P384(), elliptic.P384(), w, n)
+		}},
 	} {
 		curve := c.m.ecdhCurve()
 		for range 3 {
