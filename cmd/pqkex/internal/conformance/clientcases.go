@@ -51,6 +51,7 @@ func respondWhere(t *transcript, ok func(h *serverHalf, k []byte) bool, what str
 		}
 		k := t.m.combine(h.kPQ, h.kCL)
 		if ok(h, k) {
+			t.half = h
 			return h, k, nil
 		}
 		clear(k)

@@ -149,9 +149,9 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 		r.Verdict, r.Detail = v, fmt.Sprintf(format, args...)
 		return nil, false
 	}
-	client, err := m.newClientHalf()
-	if err != nil {
-		return fail(NotRun, "%v", err)
+	client := newClient(ss, m, r)
+	if client == nil {
+		return nil, false
 	}
 	qc := client.init()
 	if err := ss.c.write(sshwire.AppendKexECDHInit(nil, qc)); err != nil {
@@ -172,7 +172,8 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 	if ss.algs.strict {
 		ss.c.writeSeq = 0
 	}
-	if ss.c.out, err = sshwire.NewPacketCipher(ss.algs.cipherCS, ss.algs.macCS, m.hash, k, H, H, sshwire.ClientToServer); err != nil {
+	var err error
+	if ss.c.out, err = ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ClientToServer); err != nil {
 		clear(k)
 		return fail(NotRun, "%v", err)
 	}
@@ -211,6 +212,10 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 	defer clear(kCL)
 	k = m.combine(kPQ, kCL)
 	H = kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
+	ss.c.derived("K_PQ", kPQ)
+	ss.c.derived("K_CL", kCL)
+	ss.c.derived("K = string(HASH(K_PQ || K_CL))", k)
+	ss.c.derived("H", H)
 	if err := verifyHostSignature(ss.algs.hostKey, hostKey, sig, H); err != nil {
 		r.Verdict, r.Detail = Failed, err.Error()+diagnoseK(m, ss, hostKey, qc, qs, kPQ, kCL, sig)
 		clear(k)
@@ -222,7 +227,7 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 // readNewKeys reads the server's SSH_MSG_NEWKEYS and installs the
 // server-to-client keys from k and H, or records the failure in r.
 func readNewKeys(ss *session, m *method, k, H []byte, r *Result) bool {
-	in, err := sshwire.NewPacketCipher(ss.algs.cipherSC, ss.algs.macSC, m.hash, k, H, H, sshwire.ServerToClient)
+	in, err := ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ServerToClient)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return false

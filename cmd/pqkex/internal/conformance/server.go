@@ -75,6 +75,13 @@ type ServerOptions struct {
 	Dial func(ctx context.Context, addr string) (net.Conn, error)
 	// Progress, if set, is called with each result as it is known.
 	Progress func(Result)
+	// Cases, if set, are the only cases run: "METHOD/CASE", or "CASE"
+	// for that case of every method (ParseCases checks them).
+	Cases []string
+	// TranscriptDir, if set, is where each case's transcript is written,
+	// as TranscriptDir/METHOD/CASE.txt (transcript.go; Result.Transcript
+	// names it); Tool names the program in its header.
+	TranscriptDir, Tool string
 }
 
 // ServerReport is what CheckServer found.
@@ -135,6 +142,12 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			}
 		}
 	}
+	if opts.Cases != nil { // only the methods with a case selected
+		names = slices.DeleteFunc(slices.Clone(names), func(name string) bool {
+			m := lookupMethod(name)
+			return m != nil && len(s.cases(m)) == 0
+		})
+	}
 	rep.Methods = names
 	s.pause = s.opts.Pause
 	for _, name := range names {
@@ -143,7 +156,7 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
 		}
 		if slices.Contains(probe.serverInit.KexAlgos, name) {
-			s.casesLeft += len(serverCases(m))
+			s.casesLeft += len(s.cases(m))
 		}
 	}
 	if opts.Planned != nil {
@@ -159,7 +172,7 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			}
 			continue
 		}
-		cases := serverCases(m)
+		cases := s.cases(m)
 		results := make([]Result, len(cases))
 		// The cases run in a random order, so that a server cannot tell
 		// from a connection's place in the run which case it is; they
@@ -187,6 +200,7 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 
 type serverChecker struct {
 	opts      ServerOptions
+	rec       *recorder // the transcript of the case running, if asked for
 	dialed    bool
 	pause     time.Duration // between connections: opts.Pause, or pacePause once a penalty was seen
 	casesLeft int
@@ -234,13 +248,36 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 	return ss, nil
 }
 
+// cases are m's cases that opts.Cases selects.
+func (s *serverChecker) cases(m *method) []serverCase {
+	var out []serverCase
+	for _, cs := range serverCases(m) {
+		if selected(s.opts.Cases, m.name, cs.id) {
+			out = append(out, cs)
+		}
+	}
+	return out
+}
+
 // run runs one case on a fresh connection (the honest exchange on as
-// many as it takes).
+// many as it takes), and writes its transcript if asked to.
 func (s *serverChecker) run(ctx context.Context, m *method, cs serverCase) Result {
 	start := time.Now()
 	r := Result{Method: m.name, Case: cs.id, Clause: cs.clause, Expected: cs.expect}
+	if s.opts.TranscriptDir != "" {
+		s.rec = newRecorder()
+		defer func() { s.rec = nil }()
+	}
 	cs.run(ctx, s, m, &r)
 	r.finish(start)
+	if s.rec != nil {
+		info := transcriptInfo{tool: s.opts.Tool, role: "server under test; pqkex check is the client", peer: s.opts.Addr}
+		if path, err := s.rec.write(s.opts.TranscriptDir, info, &r); err != nil {
+			s.notice("writing the transcript of " + m.name + " " + cs.id + ": " + err.Error())
+		} else {
+			r.Transcript = path
+		}
+	}
 	return r
 }
 
@@ -283,6 +320,9 @@ func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
 		nc.SetDeadline(end)
 		c := newConn(nc)
 		c.deadline = end
+		if s.rec != nil {
+			s.rec.attach(c, s.opts.Addr)
+		}
 		if err := c.writeVersion(s.ident()); err != nil {
 			nc.Close()
 			return nil, "", fmt.Errorf("sending the identification line: %v", err)

@@ -72,7 +72,7 @@ func badInit(id, clause, what string, mutate func(clientInit []byte) []byte) ser
 // C_INIT (what says what it is), and expects an abort.
 func badInitPacket(id, clause, what string, build func(clientInit []byte) []byte) serverCase {
 	return serverCase{id, clause, ExpectAbort, inSession(func(ss *session, m *method, r *Result) {
-		client := newClient(m, r)
+		client := newClient(ss, m, r)
 		if client == nil {
 			return
 		}
@@ -101,13 +101,15 @@ func inSession(run func(ss *session, m *method, r *Result)) func(ctx context.Con
 	}
 }
 
-// newClient is m's client half, or nil with r marked as not run.
-func newClient(m *method, r *Result) *clientHalf {
+// newClient is m's client half for ss (its private keys recorded in
+// ss's transcript), or nil with r marked as not run.
+func newClient(ss *session, m *method, r *Result) *clientHalf {
 	client, err := m.newClientHalf()
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return nil
 	}
+	client.record(ss.c)
 	return client
 }
 
@@ -180,13 +182,13 @@ func afterReply(ss *session, m *method, k, H []byte, r *Result) {
 	if ss.algs.strict {
 		ss.c.writeSeq = 0
 	}
-	out, err := sshwire.NewPacketCipher(ss.algs.cipherCS, ss.algs.macCS, m.hash, k, H, H, sshwire.ClientToServer)
+	out, err := ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ClientToServer)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
 	}
 	ss.c.out = out
-	in, err := sshwire.NewPacketCipher(ss.algs.cipherSC, ss.algs.macSC, m.hash, k, H, H, sshwire.ServerToClient)
+	in, err := ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ServerToClient)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
@@ -243,7 +245,7 @@ func runIgnoreInStrictKex(ss *session, m *method, r *Result) {
 // decides r: by the server's answer if it is not a verified reply, else
 // by afterReply.
 func replyThenDecide(ss *session, m *method, r *Result, what string, packets func(init []byte) [][]byte) {
-	client := newClient(m, r)
+	client := newClient(ss, m, r)
 	if client == nil {
 		return
 	}
@@ -284,10 +286,7 @@ func runTamperedRequest(ss *session, m *method, r *Result) {
 		return
 	}
 	clear(k)
-	p := ss.c.out.Seal(ss.c.writeSeq, serviceRequestMsg)
-	ss.c.writeSeq++
-	p[len(p)-1] ^= 1
-	if _, err := ss.c.nc.Write(p); err != nil {
+	if err := ss.c.writeTampered(serviceRequestMsg); err != nil {
 		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_REQUEST: "+err.Error()
 		return
 	}
