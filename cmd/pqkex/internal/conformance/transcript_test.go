@@ -386,3 +386,41 @@ func TestParseCases(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptRawBytes: what is not a valid packet is recorded as the
+// raw bytes read, with the error escaped; a packet cut by the deadline
+// too.
+func TestTranscriptRawBytes(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	rec := newRecorder()
+	c := newConn(a)
+	rec.attach(c, "pipe")
+	junk := []byte("\xff\xff\xff\xff\x1b[2J")
+	go b.Write(junk)
+	a.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if ev := c.next(false); ev.kind != evMalformed {
+		t.Fatalf("junk read as %s", describe(ev))
+	}
+	half := sshwire.PlainPacket(serviceRequestMsg)[:7]
+	c2 := newConn(b)
+	rec.attach(c2, "pipe, the other way")
+	go a.Write(half)
+	b.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if ev := c2.next(false); ev.kind != evTimeout {
+		t.Fatalf("half a packet read as %s", describe(ev))
+	}
+	dir := t.TempDir()
+	path, err := rec.write(dir, transcriptInfo{tool: "test", role: "test", peer: "pipe"}, &Result{Method: "m", Case: "c", Verdict: Malformed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs := parseTranscript(t, path)
+	if got := find(t, recs, 1, '<', "not a packet: packet length 4294967295 exceeds"); !bytes.Equal(got, junk[:5]) {
+		t.Errorf("the junk recorded as %x, want the 5 bytes of a packet header read, %x", got, junk[:5])
+	}
+	if got := find(t, recs, 2, '<', "nothing more before the deadline"); !bytes.Equal(got, half) {
+		t.Errorf("the half packet recorded as %x, want %x", got, half)
+	}
+}
