@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,6 +84,8 @@ type checkFlags struct {
 	junitFile         *string
 	asJSON            *bool
 	verbose           *bool
+	transcriptDir     *string
+	cases             *[]string
 }
 
 func newCheckFlags(fs *flag.FlagSet) *checkFlags {
@@ -106,7 +109,20 @@ func newCheckFlags(fs *flag.FlagSet) *checkFlags {
 		junitFile:         fs.String("junit", "", "write the results to FILE as JUnit XML (a failure per finding)"),
 		asJSON:            fs.Bool("json", false, "print the results as JSON (an array when several servers are checked)"),
 		verbose:           fs.Bool("v", false, "print each case on stderr as it finishes, and every case's detail"),
+		transcriptDir:     fs.String("transcript", "", "write each case's transcript to DIR/METHOD/CASE.txt (DIR/HOST_PORT/... when several servers are checked): every message sent and received, and pqkex check's own values of the test connection, its throwaway secrets included"),
+		cases:             repeatedList(fs, "case", "run only this case, METHOD/CASE or CASE (that case of every method); repeatable or comma-separated"),
 	}
+}
+
+// repeatedList defines a flag that may be given several times, each a
+// comma-separated list.
+func repeatedList(fs *flag.FlagSet, name, usage string) *[]string {
+	var l []string
+	fs.Func(name, usage, func(s string) error {
+		l = append(l, splitList(s)...)
+		return nil
+	})
+	return &l
 }
 
 // runCheck implements "pqkex check".
@@ -128,6 +144,22 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "pqkex check: -kex: %q is not a key exchange pqkex check knows (%s)\n", m, strings.Join(conformance.Methods(), ","))
 				return 2
 			}
+		}
+	}
+	if len(*opt.cases) > 0 {
+		named, err := conformance.ParseCases(*opt.cases, *listen == "")
+		if err != nil {
+			fmt.Fprintln(stderr, "pqkex check: -case:", err)
+			return 2
+		}
+		if methods == nil {
+			methods = named // the methods of the cases named (nil: every one)
+		}
+	}
+	transcripts := func(target string) string { return *opt.transcriptDir }
+	if *opt.transcriptDir != "" && fs.NArg() > 1 {
+		transcripts = func(target string) string {
+			return filepath.Join(*opt.transcriptDir, strings.NewReplacer(":", "_", "/", "_", "\\", "_").Replace(target))
 		}
 	}
 	var base *baseline
@@ -196,6 +228,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		cr, err := conformance.CheckClients(listenCtx, conformance.ClientOptions{
 			Listener: ln, Methods: methods, HostKeys: keys, Timeout: *timeout, Idle: *idle, Progress: progress,
 			ClientAddr: *clientAddr, ClientVersion: *clientVersion,
+			Cases: *opt.cases, TranscriptDir: transcripts(""), Tool: pqkexVersion(),
 			Log:    func(line string) { fmt.Fprintln(stderr, "pqkex check:", line) },
 			Notice: func(msg string) { total = countPrefix(msg); fmt.Fprintln(stderr, "pqkex check:", msg) },
 		})
@@ -220,7 +253,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			rep = checkReport{Role: "server", Target: addr}
 			sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
 				Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, NoPacing: *noPacing,
-				Progress: progress, Soak: *opt.soak,
+				Progress: progress, Cases: *opt.cases, TranscriptDir: transcripts(addr), Tool: pqkexVersion(), Soak: *opt.soak,
 				SoakProgress: func(method string, i, n int) {
 					if tty && !*verbose {
 						fmt.Fprintf(stderr, "\rsoak %d/%d %-60.60s", i, n, method)

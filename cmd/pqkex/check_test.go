@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,7 +158,7 @@ func TestCheckExitStatus(t *testing.T) {
 		// Every case hangs after negotiating: the finding kex-silent,
 		// packet-tampered's included (it could not run before).
 		{"never answers", []string{"-timeout", "1s", offersOne}, 1, "28 cases: 0 conform, 25 do not conform, 0 could not run, 3 not applicable"},
-		{"never answers: the finding", []string{"-timeout", "1s", "-kex", sshkex.KeyExchangeMLKEM768X25519, offersOne}, 1, "worst: medium kex-silent: the key exchange negotiated goes silent"},
+		{"never answers: the finding", []string{"-timeout", "1s", "-case", "honest,packet-tampered", offersOne}, 1, "worst: medium kex-silent: the key exchange negotiated goes silent"},
 		{"unknown method", []string{"-kex", "curve25519-sha256", garbage}, 2, "not a key exchange pqkex check knows"},
 		{"no address", nil, 2, "usage: pqkex check"},
 		{"both address and -listen", []string{"-listen", "127.0.0.1:0", garbage}, 2, "usage: pqkex check"},
@@ -345,5 +346,46 @@ func TestCheckBaseline(t *testing.T) {
 	os.WriteFile(base, []byte("no-such-finding\n"), 0o644)
 	if code, out := check("-baseline", base, garbage); code != 2 {
 		t.Errorf("exit %d with an unknown finding id, want 2:\n%s", code, out)
+	}
+}
+
+// TestCheckCaseTranscript: -case runs exactly the cases it names (given
+// twice, one a comma-separated list), -transcript writes each one's
+// transcript, and -json names the tool and each transcript; a case that
+// check does not run against a server is a usage error.
+func TestCheckCaseTranscript(t *testing.T) {
+	addr, _ := startTestServer(t, sshkex.RecommendedKeyExchanges())
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := runCheck([]string{"-json", "-transcript", dir, "-case", "mlkem768x25519-sha256/packet-tampered",
+		"-case", "sntrup761x25519-sha512/honest,mlkem768x25519-sha256/honest", addr}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out.String(), errOut.String())
+	}
+	var rep struct {
+		Tool    string
+		Methods []string
+		Results []conformance.Result
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	for _, r := range rep.Results {
+		ran = append(ran, r.Method+"/"+r.Case)
+		data, err := os.ReadFile(r.Transcript)
+		if err != nil || !strings.HasPrefix(string(data), "pqkex check transcript, format 1\n") ||
+			!strings.Contains(string(data), "\ncase:     "+r.Case+"\n") || !strings.HasPrefix(r.Transcript, dir) {
+			t.Errorf("%s %s: transcript %q: %v\n%.300s", r.Method, r.Case, r.Transcript, err, data)
+		}
+	}
+	want := []string{"mlkem768x25519-sha256/honest", "mlkem768x25519-sha256/packet-tampered", "sntrup761x25519-sha512/honest"}
+	if !slices.Equal(ran, want) || rep.Tool == "" || len(rep.Methods) != 2 {
+		t.Errorf("ran %q (methods %q, tool %q), want %q", ran, rep.Methods, rep.Tool, want)
+	}
+	for _, c := range []string{"sig-k-mpint", "mlkem768x25519-sha256/nosuch", "nosuch/honest"} {
+		if code := runCheck([]string{"-case", c, addr}, &out, &errOut); code != 2 {
+			t.Errorf("-case %s against a server: exit %d, want 2", c, code)
+		}
 	}
 }

@@ -55,6 +55,14 @@ type ClientOptions struct {
 	// once its first KEXINIT is read, and how many cases that leaves.
 	Notice func(string)
 
+	// Cases, if set, are the only cases run: "METHOD/CASE", or "CASE"
+	// for that case of every method (ParseCases checks them).
+	Cases []string
+	// TranscriptDir, if set, is where each case's transcript is written,
+	// as TranscriptDir/METHOD/CASE.txt (transcript.go; Result.Transcript
+	// names it); Tool names the program in its header.
+	TranscriptDir, Tool string
+
 	only []string // the case ids to run (nil: all), for tests
 }
 
@@ -97,6 +105,8 @@ type schedule struct {
 	left    int
 	learned bool // the client under test's key exchanges are known
 	notice  func(string)
+	// transcripts: each connection keeps a transcript (see serveCase).
+	transcripts bool
 }
 
 func newSchedule(queue []pending) *schedule {
@@ -235,7 +245,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
 		}
 		for _, cs := range clientCases(m) {
-			if opts.only == nil || slices.Contains(opts.only, cs.id) {
+			if (opts.only == nil || slices.Contains(opts.only, cs.id)) && selected(opts.Cases, m.name, cs.id) {
 				queue = append(queue, pending{m, cs})
 			}
 		}
@@ -247,6 +257,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 	rep := &ClientReport{Addr: opts.Listener.Addr().String(), Methods: names}
 	sched := newSchedule(queue)
 	sched.notice = opts.Notice
+	sched.transcripts = opts.TranscriptDir != ""
 	bind := &binding{addr: opts.ClientAddr, version: opts.ClientVersion}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -322,6 +333,17 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 			}
 			continue
 		}
+		if o.r.rec != nil {
+			info := transcriptInfo{tool: opts.Tool, role: "client under test; pqkex check is the server"}
+			if path, err := o.r.rec.write(opts.TranscriptDir, info, &o.r.Result); err != nil {
+				if opts.Log != nil {
+					opts.Log("writing the transcript of " + o.r.Method + " " + o.r.Case + ": " + err.Error())
+				}
+			} else {
+				o.r.Transcript = path
+			}
+			o.r.rec = nil
+		}
 		sched.complete(o.idx, o.r)
 		resetIdle()
 		if v := sshwire.Printable(o.r.peer, 255); !slices.Contains(rep.Versions, v) {
@@ -357,7 +379,8 @@ var errNotUnderTest = errors.New("not the client under test")
 type caseResult struct {
 	Result
 	peer string
-	err  error // why no case ran, for connections that ran none
+	err  error     // why no case ran, for connections that ran none
+	rec  *recorder // its transcript, if sched.transcripts
 }
 
 // hostKeys are the server's keys by algorithm, and one other key of each
@@ -438,6 +461,11 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	from := nc.RemoteAddr().String()
 	c := newConn(nc)
 	c.deadline = start.Add(timeout)
+	var rec *recorder
+	if sched.transcripts {
+		rec = newRecorder()
+		rec.attach(c, from)
+	}
 	idx = -1
 	noCase := func(format string, args ...any) (int, caseResult, string) {
 		if idx >= 0 {
@@ -489,7 +517,7 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	}
 	p := sched.queue[idx]
 	r = caseResult{Result: Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Attempts: 1,
-		Peer: from + " " + sshwire.Printable(peer, 255)}, peer: peer}
+		Peer: from + " " + sshwire.Printable(peer, 255)}, peer: peer, rec: rec}
 	defer r.finish(start)
 	ev := c.next(algs.strict)
 	if ev.kind == evTimeout {
@@ -509,7 +537,7 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 		return idx, r, ""
 	}
 	t := &transcript{m: p.m, peer: peer, theirs: theirs, ours: ours, qc: qc, algo: algs.hostKey,
-		shown: keys.signer[algs.hostKey], signer: keys.signer[algs.hostKey]}
+		shown: keys.signer[algs.hostKey], signer: keys.signer[algs.hostKey], c: c}
 	k, H, err := p.cs.reply(t, keys.other[algs.hostKey])
 	if err != nil {
 		r.Verdict, r.Detail = Failed, err.Error()
@@ -549,11 +577,11 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	if algs.strict {
 		c.readSeq, c.writeSeq = 0, 0
 	}
-	if c.in, err = sshwire.NewPacketCipher(algs.cipherCS, algs.macCS, p.m.hash, k, H, H, sshwire.ClientToServer); err != nil {
+	if c.in, err = c.cipher(algs, p.m.hash, k, H, H, sshwire.ClientToServer); err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return idx, r, ""
 	}
-	if c.out, err = sshwire.NewPacketCipher(algs.cipherSC, algs.macSC, p.m.hash, k, H, H, sshwire.ServerToClient); err != nil {
+	if c.out, err = c.cipher(algs, p.m.hash, k, H, H, sshwire.ServerToClient); err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return idx, r, ""
 	}
@@ -584,7 +612,8 @@ func judgeRejection(c *conn, algs algorithms, t *transcript, H []byte, ev event,
 	if algs.strict {
 		c.readSeq = 0
 	}
-	in, err := sshwire.NewPacketCipher(algs.cipherCS, algs.macCS, t.m.hash, t.kSigned, H, H, sshwire.ClientToServer)
+	c.note("the client sent SSH_MSG_NEWKEYS: its next packet is read under the keys of the K the reply was signed with")
+	in, err := c.cipher(algs, t.m.hash, t.kSigned, H, H, sshwire.ClientToServer)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
@@ -634,10 +663,14 @@ func hostOf(a net.Addr) string {
 // has sent SSH_MSG_DISCONNECT; one that went on waits for an answer.
 func closes(c *conn) bool {
 	buf := make([]byte, 4096)
-	for total := 0; total < 64<<10; {
-		n, err := c.br.Read(buf)
-		total += n
-		if err != nil {
+	c.src.reset()
+	defer func() {
+		if c.rec != nil {
+			c.rec.record('<', fmt.Sprintf("the bytes that followed, read without framing until the connection ended or 64 KiB, %d", len(c.src.kept)), c.src.kept)
+		}
+	}()
+	for c.src.n < 64<<10 {
+		if _, err := c.src.Read(buf); err != nil {
 			return classify(err) == evClosed
 		}
 	}
@@ -723,10 +756,7 @@ func tamperedSession(c *conn, algs algorithms, r *Result) {
 		}
 		pipelined = true
 	}
-	p := c.out.Seal(c.writeSeq, serviceAcceptMsg)
-	c.writeSeq++
-	p[len(p)-1] ^= 1
-	if _, err := c.nc.Write(p); err != nil {
+	if err := c.writeTampered(serviceAcceptMsg); err != nil {
 		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_ACCEPT: "+err.Error()
 		return
 	}
@@ -771,6 +801,10 @@ type transcript struct {
 	signer       ssh.AlgorithmSigner // signs H
 	replyMsg     []byte
 	kSigned      []byte // the K that H was computed with (secret)
+	// c is the connection, for its record of the values derived; half
+	// is the answer respondWhere picked (secret), recorded by sign.
+	c    *conn
+	half *serverHalf
 }
 
 // sign builds KEX_ECDH_REPLY with S_REPLY qs and H computed with kHashed
@@ -784,6 +818,18 @@ func (t *transcript) signAs(sent, hashed, kHashed []byte) ([]byte, error) {
 	ks := t.shown.PublicKey().Marshal()
 	H := kexhash.ExchangeHash(t.m.hash, []byte(t.peer), []byte(version), t.theirs, t.ours, ks, t.qc, hashed, kHashed)
 	t.kSigned = append(t.kSigned[:0], kHashed...)
+	if t.c != nil && t.c.rec != nil {
+		if h := t.half; h != nil {
+			t.c.derived("our "+t.m.curve+" private key", h.priv.Bytes())
+			t.c.derived("K_PQ", h.kPQ)
+			t.c.derived("K_CL", h.kCL)
+			k := t.m.combine(h.kPQ, h.kCL)
+			t.c.derived("K = string(HASH(K_PQ || K_CL))", k)
+			clear(k)
+		}
+		t.c.derived("K hashed into H, the one the reply is signed with", kHashed)
+		t.c.derived("H", H)
+	}
 	sig, err := t.signer.SignWithAlgorithm(rand.Reader, H, t.algo)
 	if err != nil {
 		return nil, err

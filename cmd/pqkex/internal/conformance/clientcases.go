@@ -54,6 +54,7 @@ func respondWhere(t *transcript, ok func(h *serverHalf, k []byte) bool, what str
 		}
 		k := t.m.combine(h.kPQ, h.kCL)
 		if ok(h, k) {
+			t.half = h
 			return h, k, nil
 		}
 		clear(k)
@@ -164,6 +165,7 @@ func zeroCase(m *method, id string, z zerosWant) clientCase {
 				return nil, nil, errors.New("the client's C_INIT is invalid: " + err.Error())
 			}
 			defer h.wipe()
+			t.half = h
 			k := t.m.combine(h.kPQ, h.kCL)
 			H, err := t.sign(h.reply(), k)
 			return k, H, err

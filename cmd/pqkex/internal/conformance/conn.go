@@ -43,6 +43,7 @@ type conn struct {
 	// passed): the rest of the stream cannot be framed, and every later
 	// read returns it.
 	torn error
+	rec  *recorder // the case's transcript (transcript.go), or nil
 }
 
 func newConn(nc net.Conn) *conn {
@@ -51,26 +52,50 @@ func newConn(nc net.Conn) *conn {
 	return c
 }
 
-// countingReader counts the bytes read through it.
+// countingReader counts the bytes read through it, and with keep set
+// keeps them (for a transcript's record of what was not a packet).
 type countingReader struct {
-	r io.Reader
-	n int
+	r    io.Reader
+	n    int
+	keep bool
+	kept []byte
 }
 
 func (r *countingReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	r.n += n
+	if r.keep {
+		r.kept = append(r.kept, p[:n]...)
+	}
 	return n, err
+}
+
+// reset starts the count (and the bytes kept) of a new read.
+func (r *countingReader) reset() {
+	r.n, r.kept = 0, r.kept[:0]
 }
 
 // writeVersion sends the identification line (RFC 4253 §4.2).
 func (c *conn) writeVersion(v string) error {
+	if c.rec != nil {
+		c.rec.record('>', fmt.Sprintf("identification line %s, %d bytes with CR LF", sshwire.Quote(v, 255), len(v)+2), []byte(v+"\r\n"))
+	}
 	_, err := io.WriteString(c.nc, v+"\r\n")
 	return err
 }
 
 // readVersion reads the peer's identification line.
-func (c *conn) readVersion() (string, error) { return sshwire.ReadVersion(c.br) }
+func (c *conn) readVersion() (string, error) {
+	v, err := sshwire.ReadVersion(c.br)
+	if c.rec != nil {
+		if err != nil {
+			c.rec.record('<', "no identification line: "+sshwire.Printable(err.Error(), 200), nil)
+		} else {
+			c.rec.record('<', fmt.Sprintf("identification line %s, %d bytes without CR LF (lines before it, if any, are not kept)", sshwire.Quote(v, 255), len(v)), []byte(v))
+		}
+	}
+	return v, err
+}
 
 // write sends one packet.
 func (c *conn) write(payload []byte) error {
@@ -80,15 +105,21 @@ func (c *conn) write(payload []byte) error {
 	} else {
 		p = c.out.Seal(c.writeSeq, payload)
 	}
+	if c.rec != nil {
+		c.rec.packet('>', c.writeSeq, c.out != nil, payload, "")
+	}
 	c.writeSeq++
 	_, err := c.nc.Write(p)
 	return err
 }
 
 // writeRaw sends p, a whole binary packet the caller built (a case that
-// sends what write would not: a flipped MAC bit, chosen padding), as the
-// next packet.
-func (c *conn) writeRaw(p []byte) error {
+// sends what write would not: chosen padding), as the next packet; what
+// says what it is, for a transcript.
+func (c *conn) writeRaw(p []byte, what string) error {
+	if c.rec != nil {
+		c.rec.record('>', fmt.Sprintf("%s, %d bytes as sent", what, len(p)), p)
+	}
 	c.writeSeq++
 	_, err := c.nc.Write(p)
 	return err
@@ -112,11 +143,18 @@ func (c *conn) read() ([]byte, error) {
 		p   []byte
 		err error
 	)
-	c.src.n = 0
+	c.src.reset()
 	if c.in == nil {
 		p, err = sshwire.ReadPlainPacket(&c.src, sshwire.MaxPacket)
 	} else {
 		p, err = c.in.Open(&c.src, c.readSeq)
+	}
+	if c.rec != nil {
+		if err == nil {
+			c.rec.packet('<', c.readSeq, c.in != nil, p, "")
+		} else {
+			c.rec.failed(err, c.src.kept)
+		}
 	}
 	if err != nil && classify(err) == evTimeout {
 		if c.src.n == 0 {
@@ -142,7 +180,9 @@ func (c *conn) waitData(d time.Duration) bool {
 	c.nc.SetReadDeadline(time.Now().Add(d))
 	_, err := c.br.Peek(1)
 	c.nc.SetReadDeadline(c.deadline)
-	return err == nil || classify(err) != evTimeout
+	sent := err == nil || classify(err) != evTimeout
+	c.note("waited up to %v for the peer to send something unprompted: %v", d, sent)
+	return sent
 }
 
 // event is what the peer did next: sent a packet that is not

@@ -149,11 +149,13 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 		r.Verdict, r.Detail = v, fmt.Sprintf(format, args...)
 		return nil, false
 	}
-	client, err := ss.client, error(nil)
+	client := ss.client
 	if client == nil {
-		if client, err = m.newClientHalf(); err != nil {
-			return fail(NotRun, "%v", err)
+		if client = newClient(ss, m, r); client == nil {
+			return nil, false
 		}
+	} else {
+		client.record(ss.c)
 	}
 	qc := client.init()
 	if err := ss.c.write(sshwire.AppendKexECDHInit(nil, qc)); err != nil {
@@ -175,7 +177,8 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 	if ss.algs.strict {
 		ss.c.writeSeq = 0
 	}
-	if ss.c.out, err = sshwire.NewPacketCipher(ss.algs.cipherCS, ss.algs.macCS, m.hash, k, H, H, sshwire.ClientToServer); err != nil {
+	var err error
+	if ss.c.out, err = ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ClientToServer); err != nil {
 		clear(k)
 		return fail(NotRun, "%v", err)
 	}
@@ -217,6 +220,10 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 	}
 	k = m.combine(kPQ, kCL)
 	H = kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
+	ss.c.derived("K_PQ", kPQ)
+	ss.c.derived("K_CL", kCL)
+	ss.c.derived("K = string(HASH(K_PQ || K_CL))", k)
+	ss.c.derived("H", H)
 	if err := verifyHostSignature(ss.algs.hostKey, hostKey, sig, H); err != nil {
 		diagnosis, finding := diagnoseK(m, ss, hostKey, qc, qs, kPQ, kCL, sig)
 		r.Verdict, r.Detail, r.Finding = Failed, err.Error()+diagnosis, finding
@@ -229,7 +236,7 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 // readNewKeys reads the server's SSH_MSG_NEWKEYS and installs the
 // server-to-client keys from k and H, or records the failure in r.
 func readNewKeys(ss *session, m *method, k, H []byte, r *Result) bool {
-	in, err := sshwire.NewPacketCipher(ss.algs.cipherSC, ss.algs.macSC, m.hash, k, H, H, sshwire.ServerToClient)
+	in, err := ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ServerToClient)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return false

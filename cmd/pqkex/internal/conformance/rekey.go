@@ -73,13 +73,16 @@ func rekeyedIn(c *conn, algs algorithms, h crypto.Hash, k, H, sessionID []byte, 
 		right, other = 0, c.readSeq
 		otherWhat = fmt.Sprintf("sequence numbers not reset (%d), though strict key exchange resets them at every SSH_MSG_NEWKEYS (OpenSSH PROTOCOL §1.10 b)", c.readSeq)
 	}
-	var ks []keying
+	pc, err := c.cipher(algs, h, k, H, sessionID, dir) // recorded in a transcript
+	if err != nil {
+		return nil, err
+	}
+	ks := []keying{{cipher: pc, seq: right}}
 	for _, v := range []struct {
 		what, finding string
 		sid           []byte
 		seq           uint32
 	}{
-		{"", "", sessionID, right},
 		{"keys derived with the re-exchange's H as session identifier", "rekey-session-id", H, right},
 		{otherWhat, "rekey", sessionID, other},
 		{"keys derived with the re-exchange's H as session identifier, and " + otherWhat, "rekey-session-id", H, other},
@@ -99,11 +102,7 @@ func rekeyedIn(c *conn, algs algorithms, h crypto.Hash, k, H, sessionID []byte, 
 // re-exchange (the sequence number restarting under strict key
 // exchange).
 func rekeyedOut(c *conn, algs algorithms, h crypto.Hash, k, H, sessionID []byte, dir sshwire.Direction, strict bool) error {
-	cipher, mac := algs.cipherSC, algs.macSC
-	if dir == sshwire.ClientToServer {
-		cipher, mac = algs.cipherCS, algs.macCS
-	}
-	pc, err := sshwire.NewPacketCipher(cipher, mac, h, k, H, sessionID, dir)
+	pc, err := c.cipher(algs, h, k, H, sessionID, dir)
 	if err != nil {
 		return err
 	}
@@ -120,21 +119,25 @@ func rekeyedOut(c *conn, algs algorithms, h crypto.Hash, k, H, sessionID []byte,
 // that opens it is returned with what it carried (nil: none did, or it
 // opened under the right one).
 func nextRekeyed(c *conn, ks []keying) (event, *keying) {
-	var seen bytes.Buffer
-	src := c.src.r
-	c.src.r = io.TeeReader(src, &seen)
+	keep := c.src.keep
+	c.src.keep = true // the bytes of a packet that does not open, to open again
+	defer func() { c.src.keep = keep }()
 	seq := c.readSeq
 	ev := c.next(false)
-	c.src.r = src
 	if ev.kind != evMalformed || c.readSeq != seq+1 || c.torn != nil {
 		return ev, nil // decided, or not on the first packet
 	}
+	seen := slices.Clone(c.src.kept)
 	for i := range ks[1:] {
 		k := &ks[1+i]
-		got := bytes.NewReader(slices.Clone(seen.Bytes()))
-		p, err := k.cipher.Open(io.MultiReader(got, io.TeeReader(src, &seen)), k.seq)
+		c.src.reset()
+		p, err := k.cipher.Open(io.MultiReader(bytes.NewReader(seen), &c.src), k.seq)
+		seen = append(seen, c.src.kept...)
 		if err != nil || len(p) == 0 {
 			continue
+		}
+		if c.rec != nil {
+			c.rec.packet('<', k.seq, true, p, "opened under "+k.what)
 		}
 		if p[0] == msgDisconnect {
 			if reason, text, err := parseDisconnect(p); err == nil {
@@ -214,9 +217,9 @@ func runRekey(ss *session, m *method, r *Result) {
 	second := *ss // the first exchange's identification lines, this one's KEXINITs and algorithms
 	second.ours, second.theirs, second.serverInit, second.algs = ours, ev.payload, serverInit, algs
 	second.client, second.observe = nil, nil
-	client, err := m.newClientHalf()
-	if err != nil {
-		r.Verdict, r.Detail = NotRun, err.Error()
+	ss.c.note("a re-exchange: the second exchange's values follow")
+	client := newClient(ss, m, r)
+	if client == nil {
 		return
 	}
 	qc := client.init()
@@ -354,6 +357,8 @@ func serveRekey(x *reexchange, clientInit []byte, r *Result) ([]keying, bool) {
 		return nil, false
 	}
 	defer h.wipe()
+	c.note("a re-exchange: the second exchange's values follow")
+	t.c, t.half = c, h
 	k := m.combine(h.kPQ, h.kCL)
 	defer clear(k)
 	H, err := t.sign(h.reply(), k)

@@ -71,6 +71,9 @@ type Result struct {
 	// the case (check -listen), escaped.
 	Peer      string  `json:"peer,omitempty"`
 	ElapsedMS float64 `json:"elapsed_ms"`
+	// Transcript is the path of the case's transcript, when one was
+	// asked for (ServerOptions.TranscriptDir, ClientOptions.TranscriptDir).
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // conforms reports whether verdict v meets expectation e.

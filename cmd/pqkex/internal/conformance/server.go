@@ -81,6 +81,13 @@ type ServerOptions struct {
 	// later); SoakProgress, if set, is told each one's end.
 	Soak         int
 	SoakProgress func(method string, done, total int)
+	// Cases, if set, are the only cases run: "METHOD/CASE", or "CASE"
+	// for that case of every method (ParseCases checks them).
+	Cases []string
+	// TranscriptDir, if set, is where each case's transcript is written,
+	// as TranscriptDir/METHOD/CASE.txt (transcript.go; Result.Transcript
+	// names it); Tool names the program in its header.
+	TranscriptDir, Tool string
 }
 
 // ServerReport is what CheckServer found.
@@ -141,6 +148,12 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			}
 		}
 	}
+	if opts.Cases != nil { // only the methods with a case selected
+		names = slices.DeleteFunc(slices.Clone(names), func(name string) bool {
+			m := lookupMethod(name)
+			return m != nil && len(s.cases(m)) == 0
+		})
+	}
 	rep.Methods = names
 	s.pause = s.opts.Pause
 	if s.opts.Soak > 0 && !s.opts.NoPacing && penalizes(probe.version) && s.pause < pacePause {
@@ -155,11 +168,11 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
 		}
 		if slices.Contains(probe.serverInit.KexAlgos, name) {
-			n := len(s.cases(m))
-			s.casesLeft += n
-			connections += n + s.opts.Soak
-			if s.opts.Soak > 0 {
-				connections-- // the soak is one case of Soak connections
+			cs := s.cases(m)
+			s.casesLeft += len(cs)
+			connections += len(cs)
+			if len(cs) > 0 && cs[len(cs)-1].id == SoakCase {
+				connections += s.opts.Soak - 1 // the soak is one case of Soak connections
 			}
 		}
 	}
@@ -190,7 +203,7 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 		// from a connection's place in the run which case it is; they
 		// are reported in their own order.
 		order := mrand.Perm(len(cases))
-		if s.opts.Soak > 0 { // the soak last
+		if len(cases) > 0 && cases[len(cases)-1].id == SoakCase { // the soak last
 			order = append(slices.DeleteFunc(order, func(i int) bool { return i == len(cases)-1 }), len(cases)-1)
 		}
 		for _, i := range order {
@@ -214,19 +227,25 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 	return rep, nil
 }
 
-// cases are the cases of m this check runs: serverCases, and the soak
-// last when asked for (it runs after the others: the random order of
-// the cases is theirs).
+// cases are the cases of m this check runs: those of serverCases that
+// opts.Cases selects, and the soak last when asked for (it runs after
+// the others: the random order of the cases is theirs).
 func (s *serverChecker) cases(m *method) []serverCase {
-	cs := serverCases(m)
-	if s.opts.Soak > 0 {
-		cs = append(cs, soakCase(m, s.opts.Soak))
+	var out []serverCase
+	for _, cs := range serverCases(m) {
+		if selected(s.opts.Cases, m.name, cs.id) {
+			out = append(out, cs)
+		}
 	}
-	return cs
+	if s.opts.Soak > 0 && selected(s.opts.Cases, m.name, SoakCase) {
+		out = append(out, soakCase(m, s.opts.Soak))
+	}
+	return out
 }
 
 type serverChecker struct {
 	opts      ServerOptions
+	rec       *recorder // the transcript of the case running, if asked for
 	dialed    bool
 	pause     time.Duration // between connections: opts.Pause, or pacePause once a penalty was seen
 	casesLeft int
@@ -285,12 +304,24 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 }
 
 // run runs one case on a fresh connection (the honest exchange on as
-// many as it takes).
+// many as it takes), and writes its transcript if asked to.
 func (s *serverChecker) run(ctx context.Context, m *method, cs serverCase) Result {
 	start := time.Now()
 	r := Result{Method: m.name, Case: cs.id, Clause: cs.clause, Expected: cs.expect}
+	if s.opts.TranscriptDir != "" {
+		s.rec = newRecorder()
+		defer func() { s.rec = nil }()
+	}
 	cs.run(ctx, s, m, &r)
 	r.finish(start)
+	if s.rec != nil {
+		info := transcriptInfo{tool: s.opts.Tool, role: "server under test; pqkex check is the client", peer: s.opts.Addr}
+		if path, err := s.rec.write(s.opts.TranscriptDir, info, &r); err != nil {
+			s.notice("writing the transcript of " + m.name + " " + cs.id + ": " + err.Error())
+		} else {
+			r.Transcript = path
+		}
+	}
 	return r
 }
 
@@ -333,6 +364,9 @@ func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
 		nc.SetDeadline(end)
 		c := newConn(nc)
 		c.deadline = end
+		if s.rec != nil {
+			s.rec.attach(c, s.opts.Addr)
+		}
 		if err := c.writeVersion(s.ident()); err != nil {
 			nc.Close()
 			return nil, "", fmt.Errorf("sending the identification line: %v", err)

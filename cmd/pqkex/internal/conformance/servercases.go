@@ -74,7 +74,7 @@ func badInit(id, clause, what string, mutate func(clientInit []byte) []byte) ser
 // C_INIT (what says what it is), and expects an abort.
 func badInitPacket(id, clause, what string, build func(clientInit []byte) []byte) serverCase {
 	return serverCase{id, clause, ExpectAbort, inSession(func(ss *session, m *method, r *Result) {
-		client := newClient(m, r)
+		client := newClient(ss, m, r)
 		if client == nil {
 			return
 		}
@@ -98,7 +98,7 @@ func lengthInit(m *method, short bool) serverCase {
 		id, what = "c-init-short", "C_INIT one byte short (its last byte, 00, left off)"
 	}
 	return serverCase{id, lengthClause(m), ExpectAbort, inSession(func(ss *session, m *method, r *Result) {
-		client := newClient(m, r)
+		client := newClient(ss, m, r)
 		if client == nil {
 			return
 		}
@@ -107,6 +107,7 @@ func lengthInit(m *method, short bool) serverCase {
 				r.Verdict, r.Detail = NotRun, err.Error()
 				return
 			}
+			ss.c.derived("our "+m.curve+" private key, drawn again so that its public key ends in 00", client.priv.Bytes())
 		}
 		used := client.init()
 		sent := append(used[:len(used):len(used)], 0)
@@ -115,7 +116,7 @@ func lengthInit(m *method, short bool) serverCase {
 		}
 		p := sshwire.PlainPacket(sshwire.AppendKexECDHInit(nil, sent))
 		clear(p[len(p)-int(p[4]):]) // zero padding: what a server that reads past C_INIT finds there
-		if err := ss.c.writeRaw(p); err != nil {
+		if err := ss.c.writeRaw(p, "SSH_MSG_KEX_ECDH_INIT with "+what+", its padding zeros"); err != nil {
 			r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
 			return
 		}
@@ -185,13 +186,15 @@ func inSession(run func(ss *session, m *method, r *Result)) func(ctx context.Con
 	}
 }
 
-// newClient is m's client half, or nil with r marked as not run.
-func newClient(m *method, r *Result) *clientHalf {
+// newClient is m's client half for ss (its private keys recorded in
+// ss's transcript), or nil with r marked as not run.
+func newClient(ss *session, m *method, r *Result) *clientHalf {
 	client, err := m.newClientHalf()
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return nil
 	}
+	client.record(ss.c)
 	return client
 }
 
@@ -264,13 +267,13 @@ func afterReply(ss *session, m *method, k, H []byte, r *Result) {
 	if ss.algs.strict {
 		ss.c.writeSeq = 0
 	}
-	out, err := sshwire.NewPacketCipher(ss.algs.cipherCS, ss.algs.macCS, m.hash, k, H, H, sshwire.ClientToServer)
+	out, err := ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ClientToServer)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
 	}
 	ss.c.out = out
-	in, err := sshwire.NewPacketCipher(ss.algs.cipherSC, ss.algs.macSC, m.hash, k, H, H, sshwire.ServerToClient)
+	in, err := ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ServerToClient)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
@@ -327,7 +330,7 @@ func runIgnoreInStrictKex(ss *session, m *method, r *Result) {
 // decides r: by the server's answer if it is not a verified reply, else
 // by afterReply.
 func replyThenDecide(ss *session, m *method, r *Result, what string, packets func(init []byte) [][]byte) {
-	client := newClient(m, r)
+	client := newClient(ss, m, r)
 	if client == nil {
 		return
 	}
@@ -368,10 +371,7 @@ func runTamperedRequest(ss *session, m *method, r *Result) {
 		return
 	}
 	clear(k)
-	p := ss.c.out.Seal(ss.c.writeSeq, serviceRequestMsg)
-	ss.c.writeSeq++
-	p[len(p)-1] ^= 1
-	if _, err := ss.c.nc.Write(p); err != nil {
+	if err := ss.c.writeTampered(serviceRequestMsg); err != nil {
 		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_REQUEST: "+err.Error()
 		return
 	}

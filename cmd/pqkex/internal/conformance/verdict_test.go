@@ -382,8 +382,8 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 				}
 			}
 			workers := verdictWorkers
-			if spec.waits {
-				workers = len(round)
+			if spec.waits { // a round at once, and in a long run several
+				workers = max(len(round), min(waitingWorkers, len(round)*runs))
 			}
 			jobs := make(chan job)
 			var wg sync.WaitGroup
@@ -418,5 +418,9 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 	}
 }
 
-// verdictWorkers is how many checks of one simulated peer run at once.
-const verdictWorkers = 4
+// verdictWorkers is how many checks of one simulated peer run at once;
+// waitingWorkers, of one whose checks wait out their timeout (no CPU).
+const (
+	verdictWorkers = 4
+	waitingWorkers = 64
+)
