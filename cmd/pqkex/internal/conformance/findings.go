@@ -50,6 +50,7 @@ var findings = []struct {
 	{Finding{"k-leading-zero", SeverityHigh, "a K_PQ or K_CL that starts with a zero byte is hashed without it", "hash K_PQ and K_CL as the fixed-length byte strings the KEM and the curve produce (32 bytes; 48 for P-384), leading zero bytes kept, never as integers"},
 		is("k-pq-00", "k-pq-0000", "k-cl-00")},
 	{Finding{"rekey-session-id", SeverityHigh, "a re-exchange's keys are derived with its own H as session identifier", "derive every exchange's keys with the first exchange's H as session identifier (RFC 4253 §7.2), never the new H"}, is()},
+	{Finding{"rekey-preauth", SeverityLow, "a key re-exchange before user authentication is refused", "answer SSH_MSG_KEXINIT with your own at any time after the first exchange, user authentication included (RFC 4253 §9 makes no exception)"}, is()},
 	{Finding{"rekey", SeverityHigh, "a key re-exchange does not complete correctly", "answer SSH_MSG_KEXINIT after the first exchange with your own and run the exchange again, with the first H as session identifier and the sequence numbers as before (reset to 0 at every SSH_MSG_NEWKEYS under strict key exchange)"},
 		is("rekey", "rekey-by-client")},
 	{Finding{"k-encoding", SeverityHigh, "a signature over H with K as an mpint is accepted", "hash K as a string in H and in key derivation, never as an mpint"}, is("sig-k-mpint")},

@@ -200,8 +200,17 @@ func runRekey(ss *session, m *method, r *Result) {
 		}
 	}
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexInit {
-		r.Verdict, r.Detail = Failed, "after a first exchange, our SSH_MSG_KEXINIT under its keys got "+describe(ev)+
-			", not the server's SSH_MSG_KEXINIT (RFC 4253 §9: \"a party MUST respond with its own SSH_MSG_KEXINIT message\")"
+		// OpenSSH, libssh and tinysshd take no SSH_MSG_KEXINIT during
+		// user authentication, which check (authenticating as nobody)
+		// cannot get past: a finding of its own, which leaves the
+		// session identifier of a re-exchange unchecked.
+		decide(r, ev, 0)
+		if r.Verdict != Malformed {
+			r.Finding = "rekey-preauth"
+		}
+		r.Detail = "our SSH_MSG_KEXINIT, sent after a first exchange and before user authentication (check does not authenticate), got " + r.Detail +
+			", not the server's SSH_MSG_KEXINIT (RFC 4253 §9: \"When this message is received, a party MUST respond with its own SSH_MSG_KEXINIT message\"): " +
+			"whether the server keeps the first H as session identifier could not be checked"
 		return
 	}
 	serverInit, err := sshwire.ParseKexInit(ev.payload)
@@ -421,24 +430,44 @@ func proveRekeyed(x *reexchange, ks []keying, strict bool, r *Result, what strin
 }
 
 // rekeySession is the case rekey after the first exchange: the client's
-// SSH_MSG_SERVICE_REQUEST is answered by our SSH_MSG_KEXINIT (a
-// re-exchange we start), then, under the second keys, by
-// SSH_MSG_SERVICE_ACCEPT; proveRekeyed decides.
+// SSH_MSG_SERVICE_REQUEST is accepted and its first
+// SSH_MSG_USERAUTH_REQUEST answered with SSH_MSG_USERAUTH_SUCCESS (RFC
+// 4252 §5.1: check authenticates nobody, it lets the client through so
+// that the re-exchange happens where clients do it, after user
+// authentication: OpenSSH's client, as its server, takes no
+// SSH_MSG_KEXINIT during it, sshconnect2.c resetting its dispatch table
+// for user authentication), then we start a re-exchange;
+// proveRekeyed decides.
 func rekeySession(x *reexchange, r *Result) {
 	if !readServiceRequest(x.c, r) {
 		r.Verdict, r.Detail = NotRun, "the first exchange did not complete (see the honest case): "+r.Detail
-		return
-	}
-	ks, ok := serveRekey(x, nil, r)
-	if !ok {
 		return
 	}
 	if err := x.c.write(serviceAcceptMsg); err != nil {
 		r.Verdict, r.Detail = NotRun, "sending SSH_MSG_SERVICE_ACCEPT: "+err.Error()
 		return
 	}
-	proveRekeyed(x, ks, x.algs.strict, r, "a re-exchange we started in answer to the client's SSH_MSG_SERVICE_REQUEST, then SSH_MSG_SERVICE_ACCEPT")
+	ev := x.c.next(false)
+	for i := 0; ev.kind == evPacket && ev.payload[0] != msgUserAuthRequest && i < maxInFlight; i++ {
+		ev = x.c.next(false)
+	}
+	if ev.kind != evPacket || ev.payload[0] != msgUserAuthRequest {
+		r.Verdict, r.Detail = NotRun, "the client sent "+describe(ev)+" where its SSH_MSG_USERAUTH_REQUEST was due (see the honest case)"
+		return
+	}
+	if err := x.c.write([]byte{msgUserAuthSuccess}); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending SSH_MSG_USERAUTH_SUCCESS: "+err.Error()
+		return
+	}
+	ks, ok := serveRekey(x, nil, r)
+	if !ok {
+		return
+	}
+	proveRekeyed(x, ks, x.algs.strict, r, "a re-exchange we started after the client's user authentication (answered with SSH_MSG_USERAUTH_SUCCESS)")
 }
+
+// msgUserAuthSuccess is SSH_MSG_USERAUTH_SUCCESS (RFC 4252 §5.1).
+const msgUserAuthSuccess = 52
 
 // userAuthFailureMsg is SSH_MSG_USERAUTH_FAILURE (RFC 4252 §5.1) listing
 // publickey and password, no partial success.

@@ -47,6 +47,7 @@ const (
 	srvLenSent    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as sent"
 	srvLenUsed    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as it used it"
 	srvRekeyNewH  defect = "server: a re-exchange's keys derived with its own H as session identifier"
+	srvNoPreauth  defect = "server: SSH_MSG_KEXINIT before user authentication answered with SSH_MSG_UNIMPLEMENTED (OpenSSH's sshd)"
 	srvReuseKey   defect = "server: one X25519 / ECDH key for every connection (not judged: no case checks that keys are ephemeral)"
 	srvDropZeroCL defect = "server: one X25519 / ECDH key for every connection, and K_CL's leading zero bytes dropped before hashing"
 	srvDropZeroPQ defect = "server: K_PQ's leading zero bytes dropped before hashing; its encapsulations drawn until K_PQ starts with 00"
@@ -240,6 +241,12 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 	for {
 		ev = c.next(false)
 		switch {
+		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit && d == srvNoPreauth:
+			// The client has not authenticated (no simulated client
+			// does): as OpenSSH's dispatch_protocol_error.
+			if c.write(binaryAppendSeq([]byte{msgUnimplemented}, c.readSeq-1)) != nil {
+				return
+			}
 		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit: // a re-exchange the client starts
 			if !simRekeyServer(c, d, m, algs.strict, vc, key, ev.payload, H) {
 				return

@@ -119,6 +119,7 @@ var serverDefects = []defectSpec{
 	{d: srvLenSent, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
 	{d: srvLenUsed, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
 	{d: srvRekeyNewH, want: map[string]string{"rekey": "failed [rekey-session-id]"}},
+	{d: srvNoPreauth, want: map[string]string{"rekey": "ignored [rekey-preauth]"}},
 	{d: srvReuseKey, allowed: true},
 	{d: srvDropZeroCL, want: map[string]string{SoakCase: "failed [k-leading-zero]"}},
 	{d: srvDropZeroPQ, want: map[string]string{"honest": "failed [k-leading-zero]", SoakCase: "failed [k-leading-zero]"}},

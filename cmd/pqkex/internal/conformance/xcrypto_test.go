@@ -74,6 +74,7 @@ func dialUntil(ctx context.Context, addr string, kex []string) {
 	cfg.KeyExchanges = kex
 	for ctx.Err() == nil {
 		if c, err := ssh.Dial("tcp", addr, cfg); err == nil {
+			c.Wait() // until check ends the case (rekey starts a re-exchange after authentication)
 			c.Close()
 		}
 	}
@@ -172,6 +173,7 @@ func TestXCryptoClientRekeys(t *testing.T) {
 		cfg.RekeyThreshold = 256
 		for ctx.Err() == nil {
 			if c, err := ssh.Dial("tcp", ln.Addr().String(), cfg); err == nil {
+				c.Wait()
 				c.Close()
 			}
 		}
