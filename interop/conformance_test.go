@@ -278,7 +278,9 @@ var rejectedCell = regexp.MustCompile(`\| (\*\*)?rejected\(\d+\)(\*\*)? `)
 // before the close reaches us is a race on some peers (libssh's server
 // after a bad MAC: its close can reset the connection before the
 // message is read), and the difference is only the informational note.
-func sameAborts(table string) string { return rejectedCell.ReplaceAllString(table, "| ${1}closed${2} ") }
+func sameAborts(table string) string {
+	return rejectedCell.ReplaceAllString(table, "| ${1}closed${2} ")
+}
 
 // lineDiff lists the lines only in a and only in b.
 func lineDiff(a, b string) string {
