@@ -68,7 +68,7 @@ func startStockSSHD(t *testing.T) (addr, log string) {
 var (
 	auditServerArgs   = []string{"-baseline", "testdata/openssh.baseline", "-junit", "REPORT.xml"}
 	auditNewFinding   = []string{"-kex", "mlkem768x25519-sha256", "-baseline", "testdata/other.baseline"}
-	auditDocBaseline  = "x25519-mask * SSH-2.0-OpenSSH_"
+	auditDocBaseline  = "x25519-mask * SSH-2.0-OpenSSH_\nrekey-preauth * SSH-2.0-OpenSSH_"
 	auditDocServerCmd = "pqkex check -baseline openssh.baseline -junit report.xml HOST"
 )
 

@@ -27,7 +27,7 @@
 // C_INIT is the client's ML-KEM-768 encapsulation key (1184 bytes) and
 // X25519 public key (32 bytes); S_REPLY is the ML-KEM-768 ciphertext (1088
 // bytes) and the server's X25519 public key (32 bytes). K is
-// string(SHA-256(K_PQ || K_CL)), 36 bytes (draft section 2.4), with K_CL
+// string(SHA-256(K_PQ || K_CL)), 36 bytes (draft sections 2.4 and 2.5), with K_CL
 // the 32-byte X25519 output.
 //
 // # Validation

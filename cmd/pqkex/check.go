@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,11 +96,14 @@ type checkFlags struct {
 	runClient         *string
 	clientVersion     *string
 	hostKey           *string
+	soak              *int
 	baselineFile      *string
 	writeBaselineFile *string
 	junitFile         *string
 	asJSON            *bool
 	verbose           *bool
+	transcriptDir     *string
+	cases             *[]string
 }
 
 func newCheckFlags(fs *flag.FlagSet) *checkFlags {
@@ -116,13 +120,27 @@ func newCheckFlags(fs *flag.FlagSet) *checkFlags {
 		clientAddr:        fs.String("client-addr", "", "with -listen: the IP address of the client under test (default: the first client's)"),
 		runClient:         fs.String("run", "", "with -listen: run this client command (sh -c) once per case, until every case has run ({host}, {port} and {addr} are replaced by the listening address, quoted for sh; each run is a process group, killed after twice -timeout or when sh ends; only the address its connections come from runs cases unless -client-addr says otherwise)"),
 		clientVersion:     fs.String("client-version", "", "with -listen: the identification line of the client under test, e.g. SSH-2.0-OpenSSH_10.0 (default: the first client's)"),
+		soak:              fs.Int("soak", 0, "checking a server: also run N honest exchanges per method (paced for OpenSSH's PerSourcePenalties) and count those whose K_PQ or K_CL starts with a zero byte; a server that drops it escapes N exchanges with probability (255/256)^N"),
 		hostKey:           fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)"),
 		baselineFile:      fs.String("baseline", "", "accept the findings listed in FILE (FINDING-ID [METHOD|*] [PEER-VERSION-PREFIX] a line): exit 0 when only they remain, 1 on a new one or on an entry that matches nothing"),
 		writeBaselineFile: fs.String("write-baseline", "", "write the findings of this run to FILE as a baseline, each for its peer's release series (e.g. SSH-2.0-OpenSSH_10.0)"),
 		junitFile:         fs.String("junit", "", "write the results to FILE as JUnit XML (a failure per finding)"),
 		asJSON:            fs.Bool("json", false, "print the results as JSON (an array when several servers are checked)"),
 		verbose:           fs.Bool("v", false, "print each case on stderr as it finishes, and every case's detail"),
+		transcriptDir:     fs.String("transcript", "", "write each case's transcript to DIR/METHOD/CASE.txt (DIR/HOST_PORT/... when several servers are checked): every message sent and received, and pqkex check's own values of the test connection, its throwaway secrets included"),
+		cases:             repeatedList(fs, "case", "run only this case, METHOD/CASE or CASE (that case of every method); repeatable or comma-separated"),
 	}
+}
+
+// repeatedList defines a flag that may be given several times, each a
+// comma-separated list.
+func repeatedList(fs *flag.FlagSet, name, usage string) *[]string {
+	var l []string
+	fs.Func(name, usage, func(s string) error {
+		l = append(l, splitList(s)...)
+		return nil
+	})
+	return &l
 }
 
 // runCheck implements "pqkex check".
@@ -132,6 +150,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	kex, listen, allowRemote, timeout, pause, idle, deadline, noPacing, ident, clientAddr, runClient, clientVersion, hostKey, baselineFile, writeBaselineFile, junitFile, asJSON, verbose := opt.kex, opt.listen, opt.allowRemote, opt.timeout, opt.pause, opt.idle, opt.deadline, opt.noPacing, opt.ident, opt.clientAddr, opt.runClient, opt.clientVersion, opt.hostKey, opt.baselineFile, opt.writeBaselineFile, opt.junitFile, opt.asJSON, opt.verbose
+	if *opt.soak < 0 || *opt.soak > 0 && *listen != "" {
+		fmt.Fprintln(stderr, "pqkex check: -soak N (N >= 0) applies to checking a server, not to -listen (as a server check chooses its values: the cases k-pq-00, k-pq-0000 and k-cl-00)")
+		return 2
+	}
 	var methods []string
 	if *kex != "" {
 		methods = splitList(*kex)
@@ -140,6 +162,22 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "pqkex check: -kex: %q is not a key exchange pqkex check knows (%s)\n", m, strings.Join(conformance.Methods(), ","))
 				return 2
 			}
+		}
+	}
+	if len(*opt.cases) > 0 {
+		named, err := conformance.ParseCases(*opt.cases, *listen == "")
+		if err != nil {
+			fmt.Fprintln(stderr, "pqkex check: -case:", err)
+			return 2
+		}
+		if methods == nil {
+			methods = named // the methods of the cases named (nil: every one)
+		}
+	}
+	transcripts := func(target string) string { return *opt.transcriptDir }
+	if *opt.transcriptDir != "" && fs.NArg() > 1 {
+		transcripts = func(target string) string {
+			return filepath.Join(*opt.transcriptDir, strings.NewReplacer(":", "_", "/", "_", "\\", "_").Replace(target))
 		}
 	}
 	var base *baseline
@@ -232,6 +270,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		cr, err := conformance.CheckClients(listenCtx, conformance.ClientOptions{
 			Listener: ln, Methods: methods, HostKeys: keys, Timeout: *timeout, Idle: *idle, Progress: progress,
 			ClientAddr: bound, ClientVersion: *clientVersion,
+			Cases: *opt.cases, TranscriptDir: transcripts(""), Tool: pqkexVersion(),
 			Log:    func(line string) { note(line) },
 			Notice: func(msg string) { total = countPrefix(msg); note(msg) },
 		})
@@ -262,8 +301,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			rep = checkReport{Role: "server", Target: addr}
 			sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
 				Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, NoPacing: *noPacing,
-				Progress:   progress,
-				Identified: func(v string) { peer = v },
+				Progress: progress, Identified: func(v string) { peer = v },
+				Cases: *opt.cases, TranscriptDir: transcripts(addr), Tool: pqkexVersion(), Soak: *opt.soak,
+				SoakProgress: func(method string, i, n int) {
+					if tty && !*verbose {
+						fmt.Fprintf(stderr, "\rsoak %d/%d %-60.60s", i, n, method)
+					}
+				},
 				Planned: func(n int, least time.Duration) {
 					total = n
 					note(planNote(n, time.Since(start), least, peer, *pause, *noPacing, *deadline))

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/pqkex/pqkex/cmd/pqkex/internal/conformance"
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/internal/testkit/sshtest"
 	"github.com/pqkex/pqkex/sshkex"
@@ -51,13 +53,28 @@ func TestCheckServeConforms(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	if !strings.Contains(out.String(), "mlkem768nistp256-sha256\n  CASE") || !strings.Contains(out.String(), "\n  point-hybrid ") ||
-		!strings.Contains(out.String(), "22 cases: 22 conform, 0 do not conform") || !strings.Contains(out.String(), "no finding") {
+		!strings.Contains(out.String(), "23 cases: 23 conform, 0 do not conform") || !strings.Contains(out.String(), "no finding") {
 		t.Errorf("table:\n%s", out.String())
 	}
 	for _, l := range strings.Split(out.String(), "\n") {
 		if len(l) > 100 {
 			t.Errorf("a line of %d columns (at most 100): %q", len(l), l)
 		}
+	}
+	// -soak 3: one more case, of three connections, with its counts and
+	// the probability that a server dropping a leading zero escapes.
+	out.Reset()
+	if code := runCheck([]string{"-json", "-soak", "3", "-kex", sshkex.KeyExchangeMLKEM768X25519, addr}, &out, &errOut); code != 0 {
+		t.Fatalf("-soak 3: exit %d:\n%s\n%s", code, out.String(), errOut.String())
+	}
+	var soak struct{ Results []conformance.Result }
+	if err := json.Unmarshal(out.Bytes(), &soak); err != nil {
+		t.Fatal(err)
+	}
+	last := soak.Results[len(soak.Results)-1]
+	if last.Case != conformance.SoakCase || last.Verdict != conformance.Completed || last.Attempts != 3 ||
+		!strings.Contains(last.Detail, "3 honest exchanges: K_PQ started with 00 in ") || !strings.Contains(last.Detail, "(255/256)^3 = 0.988") {
+		t.Errorf("-soak 3: the last result is %+v", last)
 	}
 }
 
@@ -103,7 +120,7 @@ func kexInitOffering(kex ...string) []byte {
 // the whole check could not run, 2 for usage errors.
 func TestCheckExitStatus(t *testing.T) {
 	// The cases run in parallel with each other and with the package's
-	// other parallel tests: "never answers" waits out 24 one-second
+	// other parallel tests: "never answers" waits out 25 one-second
 	// timeouts (most of this test's wall time, no CPU), and the others
 	// need not queue behind it. The fake servers serve every connection
 	// on its own goroutine, and t.Cleanup closes them only after every
@@ -138,11 +155,15 @@ func TestCheckExitStatus(t *testing.T) {
 		// -timeout bounds each whole connection, the fake server's
 		// identification line and KEXINIT too: 1 s, not less, so that a
 		// loaded machine does not turn "hung" into "could not run".
-		{"never answers", []string{"-timeout", "1s", offersOne}, 1, "27 cases: 0 conform, 23 do not conform, 1 could not run, 3 not applicable"},
+		// Every case hangs after negotiating: the finding kex-silent,
+		// packet-tampered's included (it could not run before).
+		{"never answers", []string{"-timeout", "1s", offersOne}, 1, "28 cases: 0 conform, 25 do not conform, 0 could not run, 3 not applicable"},
+		{"never answers: the finding", []string{"-timeout", "1s", "-case", "honest,packet-tampered", offersOne}, 1, "worst: medium kex-silent: the key exchange negotiated goes silent"},
 		{"unknown method", []string{"-kex", "curve25519-sha256", garbage}, 2, "not a key exchange pqkex check knows"},
 		{"no address", nil, 2, "usage: pqkex check"},
 		{"both address and -listen", []string{"-listen", "127.0.0.1:0", garbage}, 2, "usage: pqkex check"},
 		{"-listen not loopback", []string{"-listen", "192.0.2.1:22"}, 2, "not a loopback address"},
+		{"-soak with -listen", []string{"-soak", "5", "-listen", "127.0.0.1:0"}, 2, "-soak N (N >= 0) applies to checking a server"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -254,7 +275,7 @@ func TestCheckListenGarbage(t *testing.T) {
 	if !strings.Contains(errOut.String(), `SSH-2.0-x\x1b]0;pwned`) {
 		t.Errorf("the client's version line is not logged escaped:\n%s", errOut.String())
 	}
-	if !strings.Contains(out.String(), "16 cases: 0 conform, 0 do not conform, 16 could not run") {
+	if !strings.Contains(out.String(), "23 cases: 0 conform, 0 do not conform, 23 could not run") {
 		t.Errorf("summary:\n%s", out.String())
 	}
 }
@@ -325,5 +346,46 @@ func TestCheckBaseline(t *testing.T) {
 	os.WriteFile(base, []byte("no-such-finding\n"), 0o644)
 	if code, out := check("-baseline", base, garbage); code != 2 {
 		t.Errorf("exit %d with an unknown finding id, want 2:\n%s", code, out)
+	}
+}
+
+// TestCheckCaseTranscript: -case runs exactly the cases it names (given
+// twice, one a comma-separated list), -transcript writes each one's
+// transcript, and -json names the tool and each transcript; a case that
+// check does not run against a server is a usage error.
+func TestCheckCaseTranscript(t *testing.T) {
+	addr, _ := startTestServer(t, sshkex.RecommendedKeyExchanges())
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := runCheck([]string{"-json", "-transcript", dir, "-case", "mlkem768x25519-sha256/packet-tampered",
+		"-case", "sntrup761x25519-sha512/honest,mlkem768x25519-sha256/honest", addr}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out.String(), errOut.String())
+	}
+	var rep struct {
+		Tool    string
+		Methods []string
+		Results []conformance.Result
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	for _, r := range rep.Results {
+		ran = append(ran, r.Method+"/"+r.Case)
+		data, err := os.ReadFile(r.Transcript)
+		if err != nil || !strings.HasPrefix(string(data), "pqkex check transcript, format 1\n") ||
+			!strings.Contains(string(data), "\ncase:     "+r.Case+"\n") || !strings.HasPrefix(r.Transcript, dir) {
+			t.Errorf("%s %s: transcript %q: %v\n%.300s", r.Method, r.Case, r.Transcript, err, data)
+		}
+	}
+	want := []string{"mlkem768x25519-sha256/honest", "mlkem768x25519-sha256/packet-tampered", "sntrup761x25519-sha512/honest"}
+	if !slices.Equal(ran, want) || rep.Tool == "" || len(rep.Methods) != 2 {
+		t.Errorf("ran %q (methods %q, tool %q), want %q", ran, rep.Methods, rep.Tool, want)
+	}
+	for _, c := range []string{"sig-k-mpint", "mlkem768x25519-sha256/nosuch", "nosuch/honest"} {
+		if code := runCheck([]string{"-case", c, addr}, &out, &errOut); code != 2 {
+			t.Errorf("-case %s against a server: exit %d, want 2", c, code)
+		}
 	}
 }

@@ -167,7 +167,7 @@ func rootCauses(r *checkReport, verbose bool) []*cause {
 			continue
 		case res.Finding != "":
 			key = "finding: " + res.Finding
-			if f, ok := conformance.FindingOf(res.Case); ok && f.ID == res.Finding {
+			if f, ok := conformance.FindingByID(res.Finding); ok {
 				c.finding = f
 			} else {
 				c.finding = conformance.Finding{ID: res.Finding, Severity: res.Severity, Title: res.Note}
@@ -348,7 +348,7 @@ func printSummary(w io.Writer, reps []*checkReport, b *baseline) {
 				accepted++
 				continue
 			}
-			f, _ := conformance.FindingOf(res.Case)
+			f, _ := conformance.FindingByID(res.Finding)
 			x := byID[f.ID]
 			if x == nil {
 				x = &seen{f: f}

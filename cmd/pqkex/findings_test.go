@@ -60,6 +60,11 @@ func TestFindingWriteUps(t *testing.T) {
 		"x25519-zero": {"tinysshd 20250501", "tinysshd 20230101"},
 		"length":      {"plink", "0.85", "plink 0.78"},
 		"x25519-mask": {"OpenSSH 9.2p1", "10.0p2", "10.6p1"},
+		// Where the defects of issue 48 were seen: in the source read,
+		// or as reported in the field.
+		"rekey-preauth":  {"OpenSSH", "auth2.c", "libssh 0.12.2", "src/kex.c", "tinysshd 20250501", "packet_auth.c"},
+		"k-leading-zero": {"Erlang/OTP 28.4 to 29.0", "erlang/otp#11208", "erlang/otp#11209", "libssh2"},
+		"kex-silent":     {"Tailscale SSH", "tailscale#20047"},
 	} {
 		w, _ := readWriteUp(id)
 		for _, s := range want {

@@ -73,7 +73,7 @@ func writeJUnit(path string, reps []*checkReport) error {
 			case !res.Conforms && res.Accepted:
 				c.Skipped = &junitSkipped{Message: "accepted by the baseline (" + res.AcceptedBy + "): " + res.Finding}
 			case !res.Conforms:
-				f, _ := conformance.FindingOf(res.Case)
+				f, _ := conformance.FindingByID(res.Finding)
 				c.Failure = &junitFailure{Message: f.Title + " (" + res.Observed() + ")", Type: string(res.Severity) + " " + res.Finding,
 					Text: res.Clause + ": " + res.Detail + "\nwhat to do: " + f.Fix + "; " + explainHint(f.ID) + " explains it"}
 			default:

@@ -9,7 +9,8 @@ import (
 
 // SharedSecret returns K = string(HASH(kPQ || kCL)), the shared secret as
 // every hybrid method feeds it to the exchange hash and the key derivation
-// (RFC 10042 section 2.4, RFC 9941 section 3): a 4-byte length, then the
+// (RFC 10042 section 2.4 for the digest, section 2.5 for its encoding as
+// a string; RFC 9941 section 3): a 4-byte length, then the
 // digest. h is crypto.SHA256, crypto.SHA384 or crypto.SHA512; kPQ is the
 // 32-byte KEM key and kCL the fixed-length classical secret (32 bytes for
 // X25519 and P-256, 48 for P-384), never an mpint. Intermediate copies

@@ -2,7 +2,7 @@
 // itself (RFC 10042 section 2.1 and RFC 9941: C_INIT = ek || C_PK,
 // S_REPLY = ct || S_PK, KEM first), the checks on peer input, the
 // reading of randomness and K = string(HASH(K_PQ || K_CL)) (RFC 10042
-// section 2.4), over interchangeable post-quantum halves (circl's and
+// sections 2.4 and 2.5), over interchangeable post-quantum halves (circl's and
 // crypto/mlkem's ML-KEM, this module's sntrup761) and classical curves
 // (X25519 with its mandatory all-zero check, P-256, P-384). The packages
 // mlkem768x25519, sntrup761x25519, mlkem768nistp256 and mlkem1024nistp384

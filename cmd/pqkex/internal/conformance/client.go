@@ -58,6 +58,14 @@ type ClientOptions struct {
 	// once its first KEXINIT is read, and how many cases that leaves.
 	Notice func(string)
 
+	// Cases, if set, are the only cases run: "METHOD/CASE", or "CASE"
+	// for that case of every method (ParseCases checks them).
+	Cases []string
+	// TranscriptDir, if set, is where each case's transcript is written,
+	// as TranscriptDir/METHOD/CASE.txt (transcript.go; Result.Transcript
+	// names it); Tool names the program in its header.
+	TranscriptDir, Tool string
+
 	only []string // the case ids to run (nil: all), for tests
 }
 
@@ -106,6 +114,8 @@ type schedule struct {
 	learned bool     // the client under test's key exchanges are known
 	offered []string // and they are these (escaped)
 	notice  func(string)
+	// transcripts: each connection keeps a transcript (see serveCase).
+	transcripts bool
 }
 
 func newSchedule(queue []pending) *schedule {
@@ -261,7 +271,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
 		}
 		for _, cs := range clientCases(m) {
-			if opts.only == nil || slices.Contains(opts.only, cs.id) {
+			if (opts.only == nil || slices.Contains(opts.only, cs.id)) && selected(opts.Cases, m.name, cs.id) {
 				queue = append(queue, pending{m, cs})
 			}
 		}
@@ -276,6 +286,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 	if ip := net.ParseIP(opts.ClientAddr); ip != nil {
 		opts.ClientAddr = ip.String() // as hostOf writes it
 	}
+	sched.transcripts = opts.TranscriptDir != ""
 	bind := &binding{addr: opts.ClientAddr, version: opts.ClientVersion}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -364,6 +375,17 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 			}
 			continue
 		}
+		if o.r.rec != nil {
+			info := transcriptInfo{tool: opts.Tool, role: "client under test; pqkex check is the server"}
+			if path, err := o.r.rec.write(opts.TranscriptDir, info, &o.r.Result); err != nil {
+				if opts.Log != nil {
+					opts.Log("writing the transcript of " + o.r.Method + " " + o.r.Case + ": " + err.Error())
+				}
+			} else {
+				o.r.Transcript = path
+			}
+			o.r.rec = nil
+		}
 		sched.complete(o.idx, o.r)
 		resetIdle()
 		if v := sshwire.Printable(o.r.peer, 255); !slices.Contains(rep.Versions, v) {
@@ -400,7 +422,8 @@ var errNotUnderTest = errors.New("not the client under test")
 type caseResult struct {
 	Result
 	peer string
-	err  error // why no case ran, for connections that ran none
+	err  error     // why no case ran, for connections that ran none
+	rec  *recorder // its transcript, if sched.transcripts
 }
 
 // hostKeys are the server's keys by algorithm, and one other key of each
@@ -481,6 +504,11 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	from := nc.RemoteAddr().String()
 	c := newConn(nc)
 	c.deadline = start.Add(timeout)
+	var rec *recorder
+	if sched.transcripts {
+		rec = newRecorder()
+		rec.attach(c, from)
+	}
 	idx = -1
 	noCase := func(format string, args ...any) (int, caseResult, string) {
 		if idx >= 0 {
@@ -534,9 +562,17 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	}
 	p := sched.queue[idx]
 	r = caseResult{Result: Result{Method: p.m.name, Case: p.cs.id, Clause: p.cs.clause, Expected: p.cs.expect, Attempts: 1,
-		Peer: from + " " + sshwire.Printable(peer, 255)}, peer: peer}
+		Peer: from + " " + sshwire.Printable(peer, 255)}, peer: peer, rec: rec}
 	defer r.finish(start)
 	ev := c.next(algs.strict)
+	if ev.kind == evTimeout {
+		// Negotiated, then silent: the case's finding, not a case
+		// that could not run (it would wait for the next connection,
+		// which a silent client makes silent again).
+		r.Verdict, r.Detail = Hung, "after negotiating, the client sent "+describe(ev)+" where its SSH_MSG_KEX_ECDH_INIT was due"
+		silentIf(&r.Result, "SSH_MSG_KEX_ECDH_INIT")
+		return idx, r, ""
+	}
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHInit {
 		return noCase("%s sent %s instead of SSH_MSG_KEX_ECDH_INIT", sshwire.Printable(peer, 255), describe(ev))
 	}
@@ -546,10 +582,13 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 		return idx, r, ""
 	}
 	t := &transcript{m: p.m, peer: peer, theirs: theirs, ours: ours, qc: qc, algo: algs.hostKey,
-		shown: keys.signer[algs.hostKey], signer: keys.signer[algs.hostKey]}
+		shown: keys.signer[algs.hostKey], signer: keys.signer[algs.hostKey], c: c}
 	k, H, err := p.cs.reply(t, keys.other[algs.hostKey])
 	if err != nil {
 		r.Verdict, r.Detail = Failed, err.Error()
+		if errors.Is(err, errCannotRun) {
+			r.Verdict = NotRun
+		}
 		return idx, r, ""
 	}
 	defer clear(k)
@@ -563,7 +602,7 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 		return idx, r, ""
 	}
 	ev = c.next(algs.strict)
-	if p.cs.session == nil {
+	if p.cs.session == nil && p.cs.resume == nil {
 		judgeRejection(c, algs, t, H, ev, &r.Result)
 		r.Detail = "sent " + p.cs.what + "; got " + r.Detail
 		return idx, r, ""
@@ -573,22 +612,29 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 	// keys from K and H.
 	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
 		decide(&r.Result, ev, msgNewKeys)
-		r.Verdict = Failed
+		if r.Verdict != Hung {
+			r.Verdict = Failed
+		}
 		r.Detail = "an honest KEX_ECDH_REPLY got " + r.Detail
+		silentIf(&r.Result, "SSH_MSG_NEWKEYS")
 		return idx, r, ""
 	}
 	if algs.strict {
 		c.readSeq, c.writeSeq = 0, 0
 	}
-	if c.in, err = sshwire.NewPacketCipher(algs.cipherCS, algs.macCS, p.m.hash, k, H, H, sshwire.ClientToServer); err != nil {
+	if c.in, err = c.cipher(algs, p.m.hash, k, H, H, sshwire.ClientToServer); err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return idx, r, ""
 	}
-	if c.out, err = sshwire.NewPacketCipher(algs.cipherSC, algs.macSC, p.m.hash, k, H, H, sshwire.ServerToClient); err != nil {
+	if c.out, err = c.cipher(algs, p.m.hash, k, H, H, sshwire.ServerToClient); err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return idx, r, ""
 	}
-	p.cs.session(c, algs, &r.Result)
+	if p.cs.resume != nil {
+		p.cs.resume(&reexchange{c: c, algs: algs, t: t, sessionID: H}, &r.Result)
+	} else {
+		p.cs.session(c, algs, &r.Result)
+	}
 	c.write(disconnectMsg(11, "pqkex check: case complete"))
 	return idx, r, ""
 }
@@ -605,12 +651,14 @@ func serveCase(nc net.Conn, sched *schedule, keys *hostKeys, timeout time.Durati
 func judgeRejection(c *conn, algs algorithms, t *transcript, H []byte, ev event, r *Result) {
 	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
 		decide(r, ev, msgNewKeys)
+		silentIf(r, "SSH_MSG_NEWKEYS")
 		return
 	}
 	if algs.strict {
 		c.readSeq = 0
 	}
-	in, err := sshwire.NewPacketCipher(algs.cipherCS, algs.macCS, t.m.hash, t.kSigned, H, H, sshwire.ClientToServer)
+	c.note("the client sent SSH_MSG_NEWKEYS: its next packet is read under the keys of the K the reply was signed with")
+	in, err := c.cipher(algs, t.m.hash, t.kSigned, H, H, sshwire.ClientToServer)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
@@ -660,10 +708,14 @@ func hostOf(a net.Addr) string {
 // has sent SSH_MSG_DISCONNECT; one that went on waits for an answer.
 func closes(c *conn) bool {
 	buf := make([]byte, 4096)
-	for total := 0; total < 64<<10; {
-		n, err := c.br.Read(buf)
-		total += n
-		if err != nil {
+	c.src.reset()
+	defer func() {
+		if c.rec != nil {
+			c.rec.record('<', fmt.Sprintf("the bytes that followed, read without framing until the connection ended or 64 KiB, %d", len(c.src.kept)), c.src.kept)
+		}
+	}()
+	for c.src.n < 64<<10 {
+		if _, err := c.src.Read(buf); err != nil {
 			return classify(err) == evClosed
 		}
 	}
@@ -728,25 +780,28 @@ func honestSession(c *conn, algs algorithms, r *Result) {
 // the client is given pipelineWait to send what it sends unprompted, and
 // a client that did is judged by whether it then ends the connection (it
 // refused the forged packet) or stays (it took it); one that did not must
-// end it instead of answering.
+// end it instead of answering. Waiting takes nothing from the stream
+// (conn.waitData): a client that waits for the accept and answers the
+// forged one with SSH_MSG_DISCONNECT sends it under its new keys (RFC
+// 4253 §7.3: "All messages sent after this message MUST use the new keys
+// and algorithms"), and it must be read with the next sequence number.
 func tamperedSession(c *conn, algs algorithms, r *Result) {
 	if !readServiceRequest(c, r) {
 		r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
 		return
 	}
-	c.nc.SetReadDeadline(time.Now().Add(pipelineWait))
-	early := c.next(false)
-	c.nc.SetReadDeadline(c.deadline)
-	pipelined := early.kind == evPacket
-	if early.kind != evPacket && early.kind != evTimeout {
-		decide(r, early, msgUserAuthRequest)
-		r.Verdict, r.Detail = NotRun, "the client ended the connection before the tampered packet was sent: "+r.Detail
-		return
+	var early event
+	pipelined := false
+	if c.waitData(pipelineWait) {
+		early = c.next(false)
+		if early.kind != evPacket {
+			decide(r, early, msgUserAuthRequest)
+			r.Verdict, r.Detail = NotRun, "the client ended the connection before the tampered packet was sent: "+r.Detail
+			return
+		}
+		pipelined = true
 	}
-	p := c.out.Seal(c.writeSeq, serviceAcceptMsg)
-	c.writeSeq++
-	p[len(p)-1] ^= 1
-	if _, err := c.nc.Write(p); err != nil {
+	if err := c.writeTampered(serviceAcceptMsg); err != nil {
 		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_ACCEPT: "+err.Error()
 		return
 	}
@@ -791,18 +846,39 @@ type transcript struct {
 	signer       ssh.AlgorithmSigner // signs H
 	replyMsg     []byte
 	kSigned      []byte // the K that H was computed with (secret)
+	// c is the connection, for its record of the values derived; half
+	// is the answer respondWhere picked (secret), recorded by sign.
+	c    *conn
+	half *serverHalf
 }
 
 // sign builds KEX_ECDH_REPLY with S_REPLY qs and H computed with kHashed
 // as K, signed by t.signer, and returns H.
-func (t *transcript) sign(qs, kHashed []byte) ([]byte, error) {
+func (t *transcript) sign(qs, kHashed []byte) ([]byte, error) { return t.signAs(qs, qs, kHashed) }
+
+// signAs is sign with an S_REPLY sent that is not the one hashed into H:
+// the signature is the one a client that reads sent as hashed would
+// verify (a wrong-length S_REPLY, clientcases.go).
+func (t *transcript) signAs(sent, hashed, kHashed []byte) ([]byte, error) {
 	ks := t.shown.PublicKey().Marshal()
-	H := kexhash.ExchangeHash(t.m.hash, []byte(t.peer), []byte(version), t.theirs, t.ours, ks, t.qc, qs, kHashed)
+	H := kexhash.ExchangeHash(t.m.hash, []byte(t.peer), []byte(version), t.theirs, t.ours, ks, t.qc, hashed, kHashed)
 	t.kSigned = append(t.kSigned[:0], kHashed...)
+	if t.c != nil && t.c.rec != nil {
+		if h := t.half; h != nil {
+			t.c.derived("our "+t.m.curve+" private key", h.priv.Bytes())
+			t.c.derived("K_PQ", h.kPQ)
+			t.c.derived("K_CL", h.kCL)
+			k := t.m.combine(h.kPQ, h.kCL)
+			t.c.derived("K = string(HASH(K_PQ || K_CL))", k)
+			clear(k)
+		}
+		t.c.derived("K hashed into H, the one the reply is signed with", kHashed)
+		t.c.derived("H", H)
+	}
 	sig, err := t.signer.SignWithAlgorithm(rand.Reader, H, t.algo)
 	if err != nil {
 		return nil, err
 	}
-	t.replyMsg = sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))
+	t.replyMsg = sshwire.AppendKexECDHReply(nil, ks, sent, ssh.Marshal(sig))
 	return H, nil
 }

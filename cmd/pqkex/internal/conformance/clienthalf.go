@@ -21,6 +21,7 @@ type clientHalf struct {
 	m      *method
 	ek     []byte
 	decaps func(ct []byte) ([]byte, error)
+	dk     func() []byte // the decapsulation key's encoding, for a transcript
 	priv   *ecdh.PrivateKey
 }
 
@@ -33,19 +34,19 @@ func (m *method) newClientHalf() (*clientHalf, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.ek, c.decaps = dk.EncapsulationKey().Bytes(), dk.Decapsulate
+		c.ek, c.decaps, c.dk = dk.EncapsulationKey().Bytes(), dk.Decapsulate, dk.Bytes
 	case "ML-KEM-1024":
 		dk, err := mlkem.GenerateKey1024()
 		if err != nil {
 			return nil, err
 		}
-		c.ek, c.decaps = dk.EncapsulationKey().Bytes(), dk.Decapsulate
+		c.ek, c.decaps, c.dk = dk.EncapsulationKey().Bytes(), dk.Decapsulate, dk.Bytes
 	case "sntrup761":
 		dk, err := sntrup761.GenerateKey()
 		if err != nil {
 			return nil, err
 		}
-		c.ek, c.decaps = dk.EncapsulationKey().Bytes(), dk.Decapsulate
+		c.ek, c.decaps, c.dk = dk.EncapsulationKey().Bytes(), dk.Decapsulate, dk.Bytes
 	default:
 		return nil, errors.New("unknown KEM " + m.kem)
 	}
@@ -54,6 +55,17 @@ func (m *method) newClientHalf() (*clientHalf, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// record puts the half's private keys into cn's transcript, if it keeps
+// one (ML-KEM's as the 64-byte seed d || z of FIPS 203, sntrup761's in
+// its encoding).
+func (c *clientHalf) record(cn *conn) {
+	if cn.rec == nil {
+		return
+	}
+	cn.derived("our "+c.m.kem+" decapsulation key", c.dk())
+	cn.derived("our "+c.m.curve+" private key", c.priv.Bytes())
 }
 
 // init is C_INIT: the encapsulation key, then the public key (RFC 10042
@@ -81,4 +93,15 @@ func (c *clientHalf) finish(serverReply []byte) (kPQ, kCL []byte, err error) {
 		return nil, nil, fmt.Errorf("the server's %s ciphertext: %v", m.kem, err)
 	}
 	return kPQ, kCL, nil
+}
+
+// redrawClassical replaces c's classical key with one whose public key
+// want accepts (keyWhosePublic).
+func (c *clientHalf) redrawClassical(want func(pub []byte) bool) error {
+	priv, err := c.m.keyWhosePublic(want)
+	if err != nil {
+		return err
+	}
+	c.priv = priv
+	return nil
 }

@@ -35,21 +35,67 @@ const (
 type conn struct {
 	nc                net.Conn
 	br                *bufio.Reader
+	src               countingReader // br, counting what each read takes from it
 	readSeq, writeSeq uint32
 	in, out           sshwire.PacketCipher // nil until SSH_MSG_NEWKEYS
 	deadline          time.Time            // the connection's, where a case needs to restore it
+	// torn is set once a read stopped inside a packet (its deadline
+	// passed): the rest of the stream cannot be framed, and every later
+	// read returns it.
+	torn error
+	rec  *recorder // the case's transcript (transcript.go), or nil
 }
 
-func newConn(nc net.Conn) *conn { return &conn{nc: nc, br: bufio.NewReader(nc)} }
+func newConn(nc net.Conn) *conn {
+	c := &conn{nc: nc, br: bufio.NewReader(nc)}
+	c.src.r = c.br
+	return c
+}
+
+// countingReader counts the bytes read through it, and with keep set
+// keeps them (for a transcript's record of what was not a packet).
+type countingReader struct {
+	r    io.Reader
+	n    int
+	keep bool
+	kept []byte
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.n += n
+	if r.keep {
+		r.kept = append(r.kept, p[:n]...)
+	}
+	return n, err
+}
+
+// reset starts the count (and the bytes kept) of a new read.
+func (r *countingReader) reset() {
+	r.n, r.kept = 0, r.kept[:0]
+}
 
 // writeVersion sends the identification line (RFC 4253 §4.2).
 func (c *conn) writeVersion(v string) error {
+	if c.rec != nil {
+		c.rec.record('>', fmt.Sprintf("identification line %s, %d bytes with CR LF", sshwire.Quote(v, 255), len(v)+2), []byte(v+"\r\n"))
+	}
 	_, err := io.WriteString(c.nc, v+"\r\n")
 	return err
 }
 
 // readVersion reads the peer's identification line.
-func (c *conn) readVersion() (string, error) { return sshwire.ReadVersion(c.br) }
+func (c *conn) readVersion() (string, error) {
+	v, err := sshwire.ReadVersion(c.br)
+	if c.rec != nil {
+		if err != nil {
+			c.rec.record('<', "no identification line: "+sshwire.Printable(err.Error(), 200), nil)
+		} else {
+			c.rec.record('<', fmt.Sprintf("identification line %s, %d bytes without CR LF (lines before it, if any, are not kept)", sshwire.Quote(v, 255), len(v)), []byte(v))
+		}
+	}
+	return v, err
+}
 
 // write sends one packet.
 func (c *conn) write(payload []byte) error {
@@ -59,27 +105,84 @@ func (c *conn) write(payload []byte) error {
 	} else {
 		p = c.out.Seal(c.writeSeq, payload)
 	}
+	if c.rec != nil {
+		c.rec.packet('>', c.writeSeq, c.out != nil, payload, "")
+	}
+	c.writeSeq++
+	_, err := c.nc.Write(p)
+	return err
+}
+
+// writeRaw sends p, a whole binary packet the caller built (a case that
+// sends what write would not: chosen padding), as the next packet; what
+// says what it is, for a transcript.
+func (c *conn) writeRaw(p []byte, what string) error {
+	if c.rec != nil {
+		c.rec.record('>', fmt.Sprintf("%s, %d bytes as sent", what, len(p)), p)
+	}
 	c.writeSeq++
 	_, err := c.nc.Write(p)
 	return err
 }
 
 // read reads one packet. Its payload is never empty.
+//
+// A packet takes a sequence number only once it has been read (RFC 4253
+// §6.4: the sequence number counts packets): a read that times out
+// before the first byte of a packet takes nothing from the stream and
+// leaves the sequence number as it was, so that a later read, after the
+// peer's pause, opens the packet with the right one. A read that times
+// out inside a packet has lost its framing (and, with a stream cipher,
+// the keystream's position): the connection is torn, and every later
+// read fails the same way.
 func (c *conn) read() ([]byte, error) {
+	if c.torn != nil {
+		return nil, c.torn
+	}
 	var (
 		p   []byte
 		err error
 	)
+	c.src.reset()
 	if c.in == nil {
-		p, err = sshwire.ReadPlainPacket(c.br, sshwire.MaxPacket)
+		p, err = sshwire.ReadPlainPacket(&c.src, sshwire.MaxPacket)
 	} else {
-		p, err = c.in.Open(c.br, c.readSeq)
+		p, err = c.in.Open(&c.src, c.readSeq)
+	}
+	if c.rec != nil {
+		if err == nil {
+			c.rec.packet('<', c.readSeq, c.in != nil, p, "")
+		} else {
+			c.rec.failed(err, c.src.kept)
+		}
+	}
+	if err != nil && classify(err) == evTimeout {
+		if c.src.n == 0 {
+			return nil, err
+		}
+		c.torn = fmt.Errorf("a packet cut short after %d bytes by the deadline: %w", c.src.n, err)
 	}
 	c.readSeq++
 	if err == nil && len(p) == 0 {
 		err = errors.New("empty packet payload")
 	}
 	return p, err
+}
+
+// waitData waits up to d for the peer to send something and reports
+// whether it did (or ended the connection), taking nothing from the
+// stream: the next read starts where it would have started anyway. The
+// connection's deadline is restored after.
+func (c *conn) waitData(d time.Duration) bool {
+	if c.br.Buffered() > 0 {
+		return true
+	}
+	c.nc.SetReadDeadline(time.Now().Add(d))
+	_, err := c.br.Peek(1)
+	c.nc.SetReadDeadline(c.deadline)
+	sent := err == nil || classify(err) != evTimeout
+	c.note("waited up to %v for the peer to send something unprompted: %v", d, sent)
+	return sent
 }
 
 // event is what the peer did next: sent a packet that is not

@@ -22,5 +22,12 @@
 // connection's deadline and by sshwire.MaxPacket, lengths are checked
 // before slicing, and peer text reaches a Result only through
 // sshwire.Printable or sshwire.Quote. The checks' own keys and shared
-// secrets never appear in a Result.
+// secrets never appear in a Result, an error or a log line; with a
+// transcript asked for (transcript.go), those of each test connection
+// are written to that case's transcript file, and only there.
+//
+// The verdict properties (verdict_test.go) run every case against
+// simulated peers (sim_test.go), honest and with one defect each, and
+// state each one's exact outcome: a new case or defect adds its row to
+// their tables.
 package conformance

@@ -45,7 +45,7 @@ func runHonest(ctx context.Context, s *serverChecker, m *method, r *Result) {
 		if r.Attempts >= honestEvidence && time.Now().After(s.caseEnd) {
 			r.Verdict = Failed
 			r.Detail = fmt.Sprintf("%d honest exchanges completed before the case's time ran out, and in none did K's string and mpint encodings differ: "+
-				"a server that draws its keys at random does that with probability below 2^-20 (RFC 10042 §2.4 and RFC 9941 §3 fix K as a string)", r.Attempts)
+				"a server that draws its keys at random does that with probability below 2^-20 (RFC 10042 §2.5 and RFC 9941 §3 fix K as a string)", r.Attempts)
 			return
 		}
 		ss := s.open(ctx, m, r, false)
@@ -65,7 +65,7 @@ func runHonest(ctx context.Context, s *serverChecker, m *method, r *Result) {
 			r.Verdict = Failed
 			r.Detail = fmt.Sprintf("%d honest exchanges completed, but in none did K's string and mpint encodings differ: "+
 				"a server that draws its keys at random does that with probability below 2^-32, one that chooses its keys so "+
-				"that an mpint K goes unnoticed does it every time (RFC 10042 §2.4 and RFC 9941 §3 fix K as a string)", r.Attempts)
+				"that an mpint K goes unnoticed does it every time (RFC 10042 §2.5 and RFC 9941 §3 fix K as a string)", r.Attempts)
 			return
 		}
 	}
@@ -149,9 +149,13 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 		r.Verdict, r.Detail = v, fmt.Sprintf(format, args...)
 		return nil, false
 	}
-	client, err := m.newClientHalf()
-	if err != nil {
-		return fail(NotRun, "%v", err)
+	client := ss.client
+	if client == nil {
+		if client = newClient(ss, m, r); client == nil {
+			return nil, false
+		}
+	} else {
+		client.record(ss.c)
 	}
 	qc := client.init()
 	if err := ss.c.write(sshwire.AppendKexECDHInit(nil, qc)); err != nil {
@@ -164,6 +168,7 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 		}
 		return nil, false
 	}
+	ss.sessionID = H
 	// SSH_MSG_NEWKEYS both ways (RFC 4253 §7.3).
 	if err := ss.c.write([]byte{msgNewKeys}); err != nil {
 		clear(k)
@@ -172,7 +177,8 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 	if ss.algs.strict {
 		ss.c.writeSeq = 0
 	}
-	if ss.c.out, err = sshwire.NewPacketCipher(ss.algs.cipherCS, ss.algs.macCS, m.hash, k, H, H, sshwire.ClientToServer); err != nil {
+	var err error
+	if ss.c.out, err = ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ClientToServer); err != nil {
 		clear(k)
 		return fail(NotRun, "%v", err)
 	}
@@ -194,6 +200,7 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHReply {
 		decide(r, ev, 0)
 		r.Detail = "an honest C_INIT got " + r.Detail
+		silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
 		return nil, nil, false
 	}
 	hostKey, qs, sig, err := sshwire.ParseKexECDHReply(ev.payload)
@@ -208,10 +215,18 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 	}
 	defer clear(kPQ)
 	defer clear(kCL)
+	if ss.observe != nil {
+		ss.observe(kPQ, kCL, qs)
+	}
 	k = m.combine(kPQ, kCL)
 	H = kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, k)
+	ss.c.derived("K_PQ", kPQ)
+	ss.c.derived("K_CL", kCL)
+	ss.c.derived("K = string(HASH(K_PQ || K_CL))", k)
+	ss.c.derived("H", H)
 	if err := verifyHostSignature(ss.algs.hostKey, hostKey, sig, H); err != nil {
-		r.Verdict, r.Detail = Failed, err.Error()+diagnoseK(m, ss, hostKey, qc, qs, kPQ, kCL, sig)
+		diagnosis, finding := diagnoseK(m, ss, hostKey, qc, qs, kPQ, kCL, sig)
+		r.Verdict, r.Detail, r.Finding = Failed, err.Error()+diagnosis, finding
 		clear(k)
 		return nil, nil, false
 	}
@@ -221,12 +236,17 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 // readNewKeys reads the server's SSH_MSG_NEWKEYS and installs the
 // server-to-client keys from k and H, or records the failure in r.
 func readNewKeys(ss *session, m *method, k, H []byte, r *Result) bool {
-	in, err := sshwire.NewPacketCipher(ss.algs.cipherSC, ss.algs.macSC, m.hash, k, H, H, sshwire.ServerToClient)
+	in, err := ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ServerToClient)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return false
 	}
 	ev := ss.c.next(ss.algs.strict)
+	if ev.kind == evTimeout {
+		r.Verdict, r.Detail = Hung, "after its KEX_ECDH_REPLY the server sent "+describe(ev)
+		silentIf(r, "SSH_MSG_NEWKEYS")
+		return false
+	}
 	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
 		r.Verdict, r.Detail = Failed, "after its KEX_ECDH_REPLY the server sent "+describe(ev)+", not SSH_MSG_NEWKEYS"
 		return false
@@ -271,25 +291,38 @@ func verifyHostSignature(algo string, hostKey, sigBlob, H []byte) error {
 }
 
 // diagnoseK says which wrong K the server's signature verifies with, if
-// one does: the mistakes seen in implementations of these methods (K as
-// an mpint, K without its length, the halves in the other order).
-func diagnoseK(m *method, ss *session, hostKey, qc, qs, kPQ, kCL, sig []byte) string {
+// one does, and the finding that names the mistake when it is more
+// precise than the case's: the mistakes seen in implementations of
+// these methods (K as an mpint, K without its length, the halves in the
+// other order, and, when a part starts with zero bytes, that part
+// without them: k-leading-zero). It branches on whether K_PQ and K_CL
+// start with zero bytes: they are check's own secrets of an exchange
+// that failed.
+func diagnoseK(m *method, ss *session, hostKey, qc, qs, kPQ, kCL, sig []byte) (diagnosis, finding string) {
 	k := m.combine(kPQ, kCL)
 	defer clear(k)
 	reversed := m.combine(kCL, kPQ)
 	defer clear(reversed)
-	for _, alt := range []struct {
-		what string
-		k    []byte
-	}{
-		{"K hashed as an mpint instead of a string", kexhash.Mpint(k[4:])},
-		{"K hashed without its length", k[4:]},
-		{"K = HASH(K_CL || K_PQ), the halves in the wrong order", reversed},
-	} {
-		H := kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, alt.k)
+	type alt struct {
+		what, finding string
+		k             []byte
+	}
+	alts := []alt{
+		{"K hashed as an mpint instead of a string", "", kexhash.Mpint(k[4:])},
+		{"K hashed without its length", "", k[4:]},
+		{"K = HASH(K_CL || K_PQ), the halves in the wrong order", "", reversed},
+	}
+	if n := leadingZeros(kPQ); n > 0 {
+		alts = append(alts, alt{fmt.Sprintf("K_PQ without its %d leading zero byte(s) (it started with %s)", n, zeroBytes(n)), "k-leading-zero", m.combine(kPQ[n:], kCL)})
+	}
+	if n := leadingZeros(kCL); n > 0 {
+		alts = append(alts, alt{fmt.Sprintf("K_CL without its %d leading zero byte(s) (it started with %s)", n, zeroBytes(n)), "k-leading-zero", m.combine(kPQ, kCL[n:])})
+	}
+	for _, a := range alts {
+		H := kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, qc, qs, a.k)
 		if verifyHostSignature(ss.algs.hostKey, hostKey, sig, H) == nil {
-			return "; it verifies over H computed with " + alt.what
+			return "; it verifies over H computed with " + a.what, a.finding
 		}
 	}
-	return ""
+	return "", ""
 }

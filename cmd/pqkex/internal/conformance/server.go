@@ -80,6 +80,19 @@ type ServerOptions struct {
 	// line (escaped, as in ServerReport.Version) is known, before
 	// Planned.
 	Identified func(version string)
+	// Soak, if positive, adds to each method's cases the soak (soak.go):
+	// Soak honest exchanges, one connection each, paced from the start
+	// for a server that penalizes many connections (OpenSSH 9.8 and
+	// later); SoakProgress, if set, is told each one's end.
+	Soak         int
+	SoakProgress func(method string, done, total int)
+	// Cases, if set, are the only cases run: "METHOD/CASE", or "CASE"
+	// for that case of every method (ParseCases checks them).
+	Cases []string
+	// TranscriptDir, if set, is where each case's transcript is written,
+	// as TranscriptDir/METHOD/CASE.txt (transcript.go; Result.Transcript
+	// names it); Tool names the program in its header.
+	TranscriptDir, Tool string
 }
 
 // ServerReport is what CheckServer found.
@@ -143,19 +156,44 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			}
 		}
 	}
+	if opts.Cases != nil { // only the methods with a case selected
+		names = slices.DeleteFunc(slices.Clone(names), func(name string) bool {
+			m := lookupMethod(name)
+			return m != nil && len(s.cases(m)) == 0
+		})
+	}
 	rep.Methods = names
 	s.pause = s.opts.Pause
+	if s.opts.Soak > 0 && !s.opts.NoPacing && penalizes(probe.version) && s.pause < pacePause {
+		s.pause = pacePause
+		s.notice(fmt.Sprintf("the server is %s, which refuses a source after about 15 connections that do not authenticate "+
+			"(PerSourcePenalties): leaving %v between connections from the start (-no-pacing turns this off)", sshwire.Printable(probe.version, 64), pacePause))
+	}
+	connections := 0
 	for _, name := range names {
 		m := lookupMethod(name)
 		if m == nil {
 			return nil, fmt.Errorf("pqkex check does not know the key exchange %q", name)
 		}
 		if slices.Contains(probe.serverInit.KexAlgos, name) {
-			s.casesLeft += len(serverCases(m))
+			cs := s.cases(m)
+			s.casesLeft += len(cs)
+			connections += len(cs)
+			if len(cs) > 0 && cs[len(cs)-1].id == SoakCase {
+				connections += s.opts.Soak - 1 // the soak is one case of Soak connections
+			}
 		}
 	}
+	// The planned time is the pause before each connection, and for the
+	// soak's connections beyond one a case (Planned's caller counts
+	// cases) a tenth of a second each.
+	least := time.Duration(connections)*s.pause + time.Duration(connections-s.casesLeft)*100*time.Millisecond
 	if opts.Planned != nil {
-		opts.Planned(s.casesLeft, time.Duration(s.casesLeft)*s.pause)
+		opts.Planned(s.casesLeft, least)
+	}
+	if s.opts.Soak > 0 && least+time.Duration(s.casesLeft)*100*time.Millisecond > s.opts.Deadline {
+		s.notice(fmt.Sprintf("the soak is expected to take longer than the check's deadline (%v): what has not run by then is reported "+
+			"as not run (-deadline sets it)", s.opts.Deadline))
 	}
 	for _, name := range names {
 		m := lookupMethod(name)
@@ -167,12 +205,16 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			}
 			continue
 		}
-		cases := serverCases(m)
+		cases := s.cases(m)
 		results := make([]Result, len(cases))
 		// The cases run in a random order, so that a server cannot tell
 		// from a connection's place in the run which case it is; they
 		// are reported in their own order.
-		for _, i := range mrand.Perm(len(cases)) {
+		order := mrand.Perm(len(cases))
+		if len(cases) > 0 && cases[len(cases)-1].id == SoakCase { // the soak last
+			order = append(slices.DeleteFunc(order, func(i int) bool { return i == len(cases)-1 }), len(cases)-1)
+		}
+		for _, i := range order {
 			cs := cases[i]
 			var r Result
 			switch {
@@ -193,8 +235,25 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 	return rep, nil
 }
 
+// cases are the cases of m this check runs: those of serverCases that
+// opts.Cases selects, and the soak last when asked for (it runs after
+// the others: the random order of the cases is theirs).
+func (s *serverChecker) cases(m *method) []serverCase {
+	var out []serverCase
+	for _, cs := range serverCases(m) {
+		if selected(s.opts.Cases, m.name, cs.id) {
+			out = append(out, cs)
+		}
+	}
+	if s.opts.Soak > 0 && selected(s.opts.Cases, m.name, SoakCase) {
+		out = append(out, soakCase(m, s.opts.Soak))
+	}
+	return out
+}
+
 type serverChecker struct {
 	opts   ServerOptions
+	rec    *recorder // the transcript of the case running, if asked for
 	dialed bool
 	// interrupted is set when the end of the run (its deadline, or the
 	// caller's context) closed a connection in flight.
@@ -213,6 +272,16 @@ type session struct {
 	ours, theirs []byte // I_C and I_S, the KEXINIT payloads
 	serverInit   *sshwire.KexInit
 	algs         algorithms
+	// sessionID is the H of the first exchange once honestKex has run it
+	// (RFC 4253 §7.2: the session identifier).
+	sessionID []byte
+	// client, if set, is the client half honestKex uses instead of a new
+	// one (the soak's, drawn against a key the server reuses); observe,
+	// if set, sees each exchange's secrets and S_REPLY (before the
+	// signature is checked, and before they are cleared): the soak
+	// counts their leading zero bytes.
+	client  *clientHalf
+	observe func(kPQ, kCL, serverReply []byte)
 }
 
 // start connects, exchanges identification lines and KEXINITs (ours
@@ -246,11 +315,15 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 }
 
 // run runs one case on a fresh connection (the honest exchange on as
-// many as it takes).
+// many as it takes), and writes its transcript if asked to.
 func (s *serverChecker) run(ctx context.Context, m *method, cs serverCase) Result {
 	start := time.Now()
 	r := Result{Method: m.name, Case: cs.id, Clause: cs.clause, Expected: cs.expect}
 	s.interrupted.Store(false)
+	if s.opts.TranscriptDir != "" {
+		s.rec = newRecorder()
+		defer func() { s.rec = nil }()
+	}
 	cs.run(ctx, s, m, &r)
 	if s.interrupted.Load() {
 		// The verdict, if any, is of a connection we closed ourselves.
@@ -258,6 +331,14 @@ func (s *serverChecker) run(ctx context.Context, m *method, cs serverCase) Resul
 			Detail: "the run ended during this case: " + s.ended(ctx).Error()}
 	}
 	r.finish(start)
+	if s.rec != nil {
+		info := transcriptInfo{tool: s.opts.Tool, role: "server under test; pqkex check is the client", peer: s.opts.Addr}
+		if path, err := s.rec.write(s.opts.TranscriptDir, info, &r); err != nil {
+			s.notice("writing the transcript of " + m.name + " " + cs.id + ": " + err.Error())
+		} else {
+			r.Transcript = path
+		}
+	}
 	return r
 }
 
@@ -339,6 +420,10 @@ func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
 		}
 		nc.SetDeadline(end)
 		c := newConn(nc)
+		c.deadline = end
+		if s.rec != nil {
+			s.rec.attach(c, s.opts.Addr)
+		}
 		if err := c.writeVersion(s.ident()); err != nil {
 			nc.Close()
 			return nil, "", fmt.Errorf("sending the identification line: %v", err)
@@ -472,6 +557,20 @@ func decide(r *Result, ev event, replyMsg byte) {
 		}
 	}
 	r.Detail = describe(ev)
+}
+
+// silentIf marks r, decided from what the peer did where due was its
+// next message of the key exchange (a reply, SSH_MSG_NEWKEYS), as the
+// finding kex-silent if the peer did nothing before the timeout: it
+// negotiated the method and then neither went on nor ended the
+// connection (tailscale#20047: a server that lists
+// mlkem768x25519-sha256 and never answers it). The verdict stays Hung.
+func silentIf(r *Result, due string) {
+	if r.Verdict != Hung {
+		return
+	}
+	r.Finding = silentFinding
+	r.Detail += " (no " + due + ", no SSH_MSG_DISCONNECT, no end of the connection: the peer negotiated " + r.Method + ", then went silent)"
 }
 
 // errNotHonest marks an honest exchange that failed; the result says how.

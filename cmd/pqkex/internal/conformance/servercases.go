@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"github.com/pqkex/pqkex/kexhash"
 )
 
 // serverCase is one check of a server.
@@ -35,8 +36,8 @@ func serverCases(m *method) []serverCase {
 	}
 	cases := []serverCase{
 		{"honest", honestClause, ExpectComplete, runHonest},
-		badInit("c-init-short", lengthClause(m), "C_INIT one byte short", func(ci []byte) []byte { return ci[:len(ci)-1] }),
-		badInit("c-init-long", lengthClause(m), "C_INIT one byte long", func(ci []byte) []byte { return append(ci, 0) }),
+		lengthInit(m, true),
+		lengthInit(m, false),
 	}
 	if m.mlkemK > 0 {
 		for _, mc := range modulusCases {
@@ -57,6 +58,7 @@ func serverCases(m *method) []serverCase {
 		serverCase{"ignore-in-strict-kex", "OpenSSH PROTOCOL §1.10 (strict key exchange)", ExpectAbort, inSession(strictOnly(runIgnoreInStrictKex))},
 		serverCase{"newkeys-before-init", "OpenSSH PROTOCOL §1.10 (strict key exchange)", ExpectAbort, inSession(strictOnly(runNewKeysFirst))},
 		serverCase{"packet-tampered", "RFC 4253 §6.4", ExpectAbort, inSession(runTamperedRequest)},
+		serverCase{"rekey", rekeyClause, ExpectComplete, inSession(runRekey)},
 		serverCase{"wrong-guess-ignored", "RFC 4253 §7", ExpectComplete, runWrongGuess},
 	)
 }
@@ -72,12 +74,95 @@ func badInit(id, clause, what string, mutate func(clientInit []byte) []byte) ser
 // C_INIT (what says what it is), and expects an abort.
 func badInitPacket(id, clause, what string, build func(clientInit []byte) []byte) serverCase {
 	return serverCase{id, clause, ExpectAbort, inSession(func(ss *session, m *method, r *Result) {
-		client := newClient(m, r)
+		client := newClient(ss, m, r)
 		if client == nil {
 			return
 		}
 		sendThenDecide(ss, r, what, sshwire.MsgKexECDHReply, build(client.init()))
 	})}
+}
+
+// lengthInit is c-init-short (short set) or c-init-long: C_INIT one byte
+// short, its last byte 00 left off (the client's classical key is drawn
+// until it ends in 00, and the packet's padding is zeros), or one byte
+// long, 00 appended. A server that skips the length check and
+// zero-extends the short key, reads its last byte past C_INIT, or cuts
+// the long one to length uses the honest key and computes the honest K;
+// it may hash into H the C_INIT sent or the one it used. Whichever it
+// did, its signature verifies over that H, and the detail says which (a
+// server that splits C_INIT from its end computes a K check cannot know:
+// its signature verifies under neither).
+func lengthInit(m *method, short bool) serverCase {
+	id, what := "c-init-long", "C_INIT one byte long (00 appended)"
+	if short {
+		id, what = "c-init-short", "C_INIT one byte short (its last byte, 00, left off)"
+	}
+	return serverCase{id, lengthClause(m), ExpectAbort, inSession(func(ss *session, m *method, r *Result) {
+		client := newClient(ss, m, r)
+		if client == nil {
+			return
+		}
+		if short {
+			if err := client.redrawClassical(func(pub []byte) bool { return pub[len(pub)-1] == 0 }); err != nil {
+				r.Verdict, r.Detail = NotRun, err.Error()
+				return
+			}
+			ss.c.derived("our "+m.curve+" private key, drawn again so that its public key ends in 00", client.priv.Bytes())
+		}
+		used := client.init()
+		sent := append(used[:len(used):len(used)], 0)
+		if short {
+			sent = used[:len(used)-1]
+		}
+		p := sshwire.PlainPacket(sshwire.AppendKexECDHInit(nil, sent))
+		clear(p[len(p)-int(p[4]):]) // zero padding: what a server that reads past C_INIT finds there
+		if err := ss.c.writeRaw(p, "SSH_MSG_KEX_ECDH_INIT with "+what+", its padding zeros"); err != nil {
+			r.Verdict, r.Detail = NotRun, "sending: "+err.Error()
+			return
+		}
+		ev := ss.c.next(ss.algs.strict)
+		decide(r, ev, sshwire.MsgKexECDHReply)
+		r.Detail = "sent " + what + "; got " + r.Detail
+		silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
+		if r.Verdict == Replied {
+			r.Detail += "; " + replyReading(ss, m, client, sent, used, ev.payload, short)
+		}
+	})}
+}
+
+// replyReading says over which reading of the wrong-length C_INIT sent
+// (used: the honest one) the server's KEX_ECDH_REPLY is signed.
+func replyReading(ss *session, m *method, client *clientHalf, sent, used, reply []byte, short bool) string {
+	hostKey, qs, sig, err := sshwire.ParseKexECDHReply(reply)
+	if err != nil {
+		return "the reply does not parse: " + err.Error()
+	}
+	kPQ, kCL, err := client.finish(qs)
+	if err != nil {
+		return "its S_REPLY: " + err.Error()
+	}
+	k := m.combine(kPQ, kCL)
+	clear(kPQ)
+	clear(kCL)
+	defer clear(k)
+	usedWhat := "cut to its length"
+	if short {
+		usedWhat = "zero-extended (or read past its end)"
+	}
+	for _, reading := range []struct {
+		what string
+		qc   []byte
+	}{
+		{"the server hashed C_INIT as sent and computed K from the whole key", sent},
+		{"the server hashed C_INIT as it used it, " + usedWhat, used},
+	} {
+		H := kexhash.ExchangeHash(m.hash, []byte(ss.ident), []byte(ss.version), ss.ours, ss.theirs, hostKey, reading.qc, qs, k)
+		if verifyHostSignature(ss.algs.hostKey, hostKey, sig, H) == nil {
+			return "its signature verifies over H with the honest K: " + reading.what
+		}
+	}
+	return "its signature verifies under no reading check can compute (C_INIT as sent or " + usedWhat +
+		", with the honest K): the server read C_INIT some other way, such as splitting it from its end"
 }
 
 // truncatedInit is SSH_MSG_KEX_ECDH_INIT whose C_INIT string claims one
@@ -101,13 +186,15 @@ func inSession(run func(ss *session, m *method, r *Result)) func(ctx context.Con
 	}
 }
 
-// newClient is m's client half, or nil with r marked as not run.
-func newClient(m *method, r *Result) *clientHalf {
+// newClient is m's client half for ss (its private keys recorded in
+// ss's transcript), or nil with r marked as not run.
+func newClient(ss *session, m *method, r *Result) *clientHalf {
 	client, err := m.newClientHalf()
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return nil
 	}
+	client.record(ss.c)
 	return client
 }
 
@@ -131,6 +218,7 @@ func sendThenDecide(ss *session, r *Result, what string, replyMsg byte, packets 
 	}
 	decide(r, ss.c.next(ss.algs.strict), replyMsg)
 	r.Detail = "sent " + what + "; got " + r.Detail
+	silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
 }
 
 // strictOnly makes a case not applicable unless strict key exchange was
@@ -157,7 +245,8 @@ func strictOnly(run func(ss *session, m *method, r *Result)) func(ss *session, m
 // an abort, which conforms.
 func failedReply(r *Result, probe *Result) {
 	*r = Result{Method: r.Method, Case: r.Case, Clause: r.Clause, Expected: r.Expected, Attempts: r.Attempts,
-		Verdict: probe.Verdict, Detail: probe.Detail, DisconnectReason: probe.DisconnectReason, DisconnectMessage: probe.DisconnectMessage}
+		Verdict: probe.Verdict, Detail: probe.Detail, DisconnectReason: probe.DisconnectReason, DisconnectMessage: probe.DisconnectMessage,
+		Finding: probe.Finding}
 	if r.Verdict == Failed { // a reply that is not a valid one
 		r.Verdict = Malformed
 	}
@@ -178,13 +267,13 @@ func afterReply(ss *session, m *method, k, H []byte, r *Result) {
 	if ss.algs.strict {
 		ss.c.writeSeq = 0
 	}
-	out, err := sshwire.NewPacketCipher(ss.algs.cipherCS, ss.algs.macCS, m.hash, k, H, H, sshwire.ClientToServer)
+	out, err := ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ClientToServer)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
 	}
 	ss.c.out = out
-	in, err := sshwire.NewPacketCipher(ss.algs.cipherSC, ss.algs.macSC, m.hash, k, H, H, sshwire.ServerToClient)
+	in, err := ss.c.cipher(ss.algs, m.hash, k, H, H, sshwire.ServerToClient)
 	if err != nil {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return
@@ -194,6 +283,7 @@ func afterReply(ss *session, m *method, k, H []byte, r *Result) {
 		decide(r, ev, sshwire.MsgKexECDHReply)
 		r.Detail = "a verified KEX_ECDH_REPLY; then, where SSH_MSG_NEWKEYS would be, " + r.Detail
 		r.Note = deferredNote(r)
+		silentIf(r, "SSH_MSG_NEWKEYS")
 		return
 	}
 	if ss.algs.strict {
@@ -240,7 +330,7 @@ func runIgnoreInStrictKex(ss *session, m *method, r *Result) {
 // decides r: by the server's answer if it is not a verified reply, else
 // by afterReply.
 func replyThenDecide(ss *session, m *method, r *Result, what string, packets func(init []byte) [][]byte) {
-	client := newClient(m, r)
+	client := newClient(ss, m, r)
 	if client == nil {
 		return
 	}
@@ -275,14 +365,13 @@ func runNewKeysFirst(ss *session, m *method, r *Result) {
 func runTamperedRequest(ss *session, m *method, r *Result) {
 	k, ok := honestKex(ss, m, r)
 	if !ok {
-		r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
+		if r.Finding != silentFinding { // silence is this case's finding too
+			r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
+		}
 		return
 	}
 	clear(k)
-	p := ss.c.out.Seal(ss.c.writeSeq, serviceRequestMsg)
-	ss.c.writeSeq++
-	p[len(p)-1] ^= 1
-	if _, err := ss.c.nc.Write(p); err != nil {
+	if err := ss.c.writeTampered(serviceRequestMsg); err != nil {
 		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_REQUEST: "+err.Error()
 		return
 	}

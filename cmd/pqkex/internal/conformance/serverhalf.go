@@ -9,12 +9,10 @@ package conformance
 import (
 	"crypto/ecdh"
 	"crypto/elliptic"
-	"crypto/mlkem"
 	"errors"
 	"fmt"
 
 	"github.com/pqkex/pqkex/kexhash"
-	"github.com/pqkex/pqkex/sntrup761"
 )
 
 // serverHalf is one honest server answer to a C_INIT. kPQ, priv and kCL
@@ -87,42 +85,31 @@ func (m *method) badPoints(point []byte) []badValue {
 // checks of RFC 10042 §2.1 / RFC 9941 §3 (exact length, FIPS 203 §7.2,
 // the peer's classical key), encapsulation, and a new classical key.
 func (m *method) answer(clientInit []byte) (*serverHalf, error) {
+	return m.answerZeros(clientInit, zerosWant{})
+}
+
+// answerZeros is answer with K_PQ and K_CL drawn until they start with
+// the zero bytes z asks for (zeros.go); an error wrapping errCannotRun
+// is check's own (the draws ran out), any other one is the C_INIT's.
+func (m *method) answerZeros(clientInit []byte, z zerosWant) (*serverHalf, error) {
 	if len(clientInit) < m.ekSize || !m.pointLength(len(clientInit)-m.ekSize) {
 		return nil, fmt.Errorf("C_INIT is %d bytes, want %s", len(clientInit), m.lengths(m.ekSize))
 	}
 	ek, peer := clientInit[:m.ekSize], m.uncompressed(clientInit[m.ekSize:])
-	h := &serverHalf{}
-	switch m.kem {
-	case "ML-KEM-768":
-		k, err := mlkem.NewEncapsulationKey768(ek)
-		if err != nil {
-			return nil, err
-		}
-		h.kPQ, h.ct = k.Encapsulate()
-	case "ML-KEM-1024":
-		k, err := mlkem.NewEncapsulationKey1024(ek)
-		if err != nil {
-			return nil, err
-		}
-		h.kPQ, h.ct = k.Encapsulate()
-	case "sntrup761":
-		k, err := sntrup761.NewEncapsulationKey(ek)
-		if err != nil {
-			return nil, err
-		}
-		h.kPQ, h.ct = k.Encapsulate()
-	default:
-		return nil, errors.New("unknown KEM " + m.kem)
-	}
 	curve := m.ecdhCurve()
 	peerKey, err := curve.NewPublicKey(peer)
 	if err != nil {
 		return nil, fmt.Errorf("the client's %s public key: %v", m.curve, err)
 	}
-	if h.priv, err = curve.GenerateKey(nil); err != nil {
+	h := &serverHalf{}
+	if h.kPQ, h.ct, err = m.encapsulate(ek, z.pq); err != nil {
 		return nil, err
 	}
-	if h.kCL, err = h.priv.ECDH(peerKey); err != nil {
+	if h.priv, h.kCL, err = classicalWith(curve, peerKey, z.cl); err != nil {
+		clear(h.kPQ)
+		if errors.Is(err, errCannotRun) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("the client's %s public key: %v", m.curve, err)
 	}
 	h.pub = h.priv.PublicKey().Bytes()
@@ -173,39 +160,33 @@ func (m *method) uncompressed(p []byte) []byte {
 	return append(append([]byte{4}, x.FillBytes(make([]byte, n))...), y.FillBytes(make([]byte, n))...)
 }
 
-// redrawClassical replaces h's classical key pair and secret with new
-// ones for the client's C_INIT (already checked by answer), drawing key
-// pairs until want holds of the public key (at most maxRespond); the
-// secret is computed for that one only.
+// redrawClassical replaces h's classical key pair and secret with a
+// pair whose public key want accepts (keyWhosePublic) for the client's
+// C_INIT (already checked by answer); the secret is computed for it.
 func (h *serverHalf) redrawClassical(m *method, clientInit []byte, want func(pub []byte) bool) error {
-	curve := m.ecdhCurve()
-	peerKey, err := curve.NewPublicKey(m.uncompressed(clientInit[m.ekSize:]))
+	peerKey, err := m.ecdhCurve().NewPublicKey(m.uncompressed(clientInit[m.ekSize:]))
 	if err != nil {
 		return err
 	}
-	for range maxRespond {
-		priv, err := curve.GenerateKey(nil)
-		if err != nil {
-			return err
-		}
-		if pub := priv.PublicKey().Bytes(); want(pub) {
-			kCL, err := priv.ECDH(peerKey)
-			if err != nil {
-				return err
-			}
-			clear(h.kCL)
-			h.priv, h.kCL, h.pub = priv, kCL, pub
-			return nil
-		}
+	priv, err := m.keyWhosePublic(want)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("no %s key pair as wanted in %d", m.curve, maxRespond)
+	kCL, err := priv.ECDH(peerKey)
+	if err != nil {
+		return err
+	}
+	clear(h.kCL)
+	h.priv, h.kCL, h.pub = priv, kCL, priv.PublicKey().Bytes()
+	return nil
 }
 
 // reply is S_REPLY: the ciphertext, then the public key (RFC 10042 §2.1,
 // RFC 9941 §3).
 func (h *serverHalf) reply() []byte { return append(append([]byte(nil), h.ct...), h.pub...) }
 
-// combine is K = string(HASH(K_PQ || K_CL)) (RFC 10042 §2.4, RFC 9941 §3).
+// combine is K = string(HASH(K_PQ || K_CL)): HASH(K_PQ || K_CL) is RFC
+// 10042 §2.4, its encoding as a string §2.5; RFC 9941 §3 has both.
 func (m *method) combine(kPQ, kCL []byte) []byte {
 	d := m.hash.New()
 	d.Write(kPQ)

@@ -10,13 +10,16 @@ package conformance
 import (
 	"bytes"
 	"crypto"
+	"crypto/ecdh"
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"errors"
+	"io"
 	"math/big"
 	"net"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +44,15 @@ const (
 	srvNonStrict  defect = "server: no strict key exchange (allowed)"
 	srvLateNewKey defect = "server: SSH_MSG_NEWKEYS only after the client's (allowed)"
 	srvDeferred   defect = "server: strict key exchange violations answered, then refused at SSH_MSG_NEWKEYS (allowed)"
+	srvLenSent    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as sent"
+	srvLenUsed    defect = "server: C_INIT at any length, zero-extended or truncated, and hashed as it used it"
+	srvRekeyNewH  defect = "server: a re-exchange's keys derived with its own H as session identifier"
+	srvNoPreauth  defect = "server: SSH_MSG_KEXINIT before user authentication answered with SSH_MSG_UNIMPLEMENTED (OpenSSH's sshd)"
+	srvReuseKey   defect = "server: one X25519 / ECDH key for every connection (not judged: no case checks that keys are ephemeral)"
+	srvDropZeroCL defect = "server: one X25519 / ECDH key for every connection, and K_CL's leading zero bytes dropped before hashing"
+	srvDropZeroPQ defect = "server: K_PQ's leading zero bytes dropped before hashing; its encapsulations drawn until K_PQ starts with 00"
+	srvSilent     defect = "server: negotiates the method, then never answers C_INIT (tailscale#20047)"
+	srvNoNewKeys  defect = "server: sends KEX_ECDH_REPLY, never SSH_MSG_NEWKEYS"
 
 	// Clients.
 	cliMpint       defect = "client: K hashed as an mpint"
@@ -48,9 +60,16 @@ const (
 	cliNoMAC       defect = "client: takes packets whose MAC does not verify"
 	cliSkipLength  defect = "client: S_REPLY at any length (zero-extended or truncated)"
 	cliSkipZero    defect = "client: no all-zero check of the X25519 secret"
+	cliLenUsed     defect = "client: S_REPLY at any length, zero-extended or truncated, and hashed as it used it"
+	cliDropZeroPQ  defect = "client: K_PQ's leading zero bytes dropped before hashing"
+	cliDropZeroCL  defect = "client: K_CL's leading zero bytes dropped before hashing"
+	cliRekeyNewH   defect = "client: a re-exchange's keys derived with its own H as session identifier"
 	cliNewKeysEarl defect = "client: SSH_MSG_NEWKEYS before it checks the signature, then aborts (allowed)"
 	cliPipeline    defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting for the accept (allowed)"
 	cliPipeNoMAC   defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, and takes packets whose MAC does not verify"
+	cliMACDiscon   defect = "client: waits for the accept, and answers a forged one with SSH_MSG_DISCONNECT under its keys (allowed)"
+	cliSilentInit  defect = "client: negotiates the method, then never sends C_INIT"
+	cliNoNewKeys   defect = "client: checks the reply, never sends SSH_MSG_NEWKEYS"
 )
 
 func (d defect) server() bool { return bytes.HasPrefix([]byte(d), []byte("server")) }
@@ -114,6 +133,10 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 		return
 	}
 	m := lookupMethod(algs.kex)
+	if d == srvSilent {
+		io.Copy(io.Discard, nc) // whatever comes, until the checker gives up
+		return
+	}
 	if ci.FirstKexFollows && (ci.KexAlgos[0] != algs.kex || ci.HostKeyAlgos[0] != algs.hostKey) {
 		if c.next(algs.strict).kind != evPacket { // the wrong guess, ignored
 			return
@@ -141,14 +164,33 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 			c.write(binaryAppendSeq([]byte{msgUnimplemented}, c.readSeq-1))
 		}
 	}
+	use := qc // the C_INIT the server computes with
+	if want := m.ekSize + m.pointSize(); (d == srvLenSent || d == srvLenUsed) && len(qc) != want {
+		use = append(slices.Clone(qc), make([]byte, max(0, want-len(qc)))...)[:want]
+	}
 	var h *serverHalf
 	var k []byte
 	for {
-		if h, err = m.answer(qc); err != nil {
+		z := zerosWant{}
+		if d == srvDropZeroPQ {
+			z.pq = 1 // so that every exchange shows the defect (the soak's first)
+		}
+		if h, err = m.answerZeros(use, z); err != nil {
 			c.write(disconnectMsg(3, "bad C_INIT"))
 			return
 		}
+		if d == srvReuseKey || d == srvDropZeroCL {
+			if !simReuse(h, m, use) {
+				return
+			}
+		}
 		k = m.combine(h.kPQ, h.kCL)
+		switch d {
+		case srvDropZeroPQ:
+			k = m.combine(h.kPQ[leadingZeroCount(h.kPQ):], h.kCL)
+		case srvDropZeroCL:
+			k = m.combine(h.kPQ, h.kCL[leadingZeroCount(h.kCL):])
+		}
 		if d != srvMpintGrind || kAgrees(k) {
 			break
 		}
@@ -164,12 +206,20 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 		qs = append(append([]byte(nil), h.ct...), elliptic.MarshalCompressed(m.ellipticCurve(), x, y)...)
 	}
 	ks := key.PublicKey().Marshal()
-	H := kexhash.ExchangeHash(m.hash, []byte(vc), []byte("SSH-2.0-sim_server"), theirs, ours, ks, qc, qs, k)
+	hashed := qc
+	if d == srvLenUsed {
+		hashed = use
+	}
+	H := kexhash.ExchangeHash(m.hash, []byte(vc), []byte("SSH-2.0-sim_server"), theirs, ours, ks, hashed, qs, k)
 	sig, err := key.SignWithAlgorithm(rand.Reader, H, algs.hostKey)
 	if err != nil {
 		return
 	}
 	if c.write(sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))) != nil {
+		return
+	}
+	if d == srvNoNewKeys {
+		io.Copy(io.Discard, nc)
 		return
 	}
 	sendNewKeys := func() bool { return simNewKeys(c, algs, m.hash, k, H, sshwire.ServerToClient) }
@@ -191,18 +241,54 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 	for {
 		ev = c.next(false)
 		switch {
+		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit && d == srvNoPreauth:
+			// The client has not authenticated (no simulated client
+			// does): as OpenSSH's dispatch_protocol_error.
+			if c.write(binaryAppendSeq([]byte{msgUnimplemented}, c.readSeq-1)) != nil {
+				return
+			}
+		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit: // a re-exchange the client starts
+			if !simRekeyServer(c, d, m, algs.strict, vc, key, ev.payload, H) {
+				return
+			}
 		case ev.kind == evPacket && ev.payload[0] == msgServiceRequest,
 			ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth) && d == srvNoDecrypt:
 			if c.write(serviceAcceptMsg) != nil {
 				return
 			}
-		case ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth):
+		case ev.kind == evMalformed: // a MAC that fails, or a length that does not decrypt (OpenSSH says so too)
 			c.write(disconnectMsg(5, "MAC error"))
 			return
 		default:
 			return
 		}
 	}
+}
+
+// simReused are the simulated servers' classical keys that serve every
+// connection (srvReuseKey, srvDropZeroCL), by curve.
+var simReused sync.Map // curve name → *ecdh.PrivateKey
+
+// simReuse replaces h's classical key with the curve's reused one, and
+// its secret with the one that key gives with the client's C_INIT.
+func simReuse(h *serverHalf, m *method, clientInit []byte) bool {
+	fresh, err := m.ecdhCurve().GenerateKey(rand.Reader)
+	if err != nil {
+		return false
+	}
+	v, _ := simReused.LoadOrStore(m.curve, fresh)
+	priv := v.(*ecdh.PrivateKey)
+	peer, err := m.ecdhCurve().NewPublicKey(m.uncompressed(clientInit[m.ekSize:]))
+	if err != nil {
+		return false
+	}
+	kCL, err := priv.ECDH(peer)
+	if err != nil {
+		return false
+	}
+	clear(h.kCL)
+	h.priv, h.kCL, h.pub = priv, kCL, priv.PublicKey().Bytes()
+	return true
 }
 
 // binaryAppendSeq is SSH_MSG_UNIMPLEMENTED's body: the rejected packet's
@@ -234,6 +320,10 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 		return
 	}
 	m := lookupMethod(algs.kex)
+	if d == cliSilentInit {
+		io.Copy(io.Discard, nc)
+		return
+	}
 	ch, err := m.newClientHalf()
 	if err != nil {
 		return
@@ -253,9 +343,9 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	want := m.ctSize + m.pointSize()
 	use := qs
 	switch {
-	case d == cliSkipLength && len(qs) < want:
+	case (d == cliSkipLength || d == cliLenUsed) && len(qs) < want:
 		use = append(slices.Clone(qs), make([]byte, want-len(qs))...)
-	case d == cliSkipLength && len(qs) > want:
+	case (d == cliSkipLength || d == cliLenUsed) && len(qs) > want:
 		use = qs[:want]
 	case len(qs) != want:
 		c.write(disconnectMsg(3, "bad S_REPLY length"))
@@ -275,16 +365,33 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 		return
 	}
 	k := m.combine(kPQ, kCL)
+	switch d {
+	case cliDropZeroPQ: // as an mpint drops them (Erlang OTP 28.4-29.0 did so to K_CL)
+		kPQ = kPQ[leadingZeroCount(kPQ):]
+	case cliDropZeroCL:
+		kCL = kCL[leadingZeroCount(kCL):]
+	}
+	if d == cliDropZeroPQ || d == cliDropZeroCL {
+		k = m.combine(kPQ, kCL)
+	}
 	if d == cliMpint {
 		k = mpintOf(k[4:])
 	}
-	H := kexhash.ExchangeHash(m.hash, []byte(ident), []byte(vs), ours, theirs, hostKey, qc, qs, k)
+	hashed := qs
+	if d == cliLenUsed {
+		hashed = use
+	}
+	H := kexhash.ExchangeHash(m.hash, []byte(ident), []byte(vs), ours, theirs, hostKey, qc, hashed, k)
 	newKeys := func() bool { return simNewKeys(c, algs, m.hash, k, H, sshwire.ClientToServer) }
 	if d == cliNewKeysEarl && !newKeys() {
 		return
 	}
 	if verifyHostSignature(algs.hostKey, hostKey, sigBlob, H) != nil {
 		c.write(disconnectMsg(3, "bad signature")) // under the new keys if SSH_MSG_NEWKEYS went first
+		return
+	}
+	if d == cliNoNewKeys {
+		io.Copy(io.Discard, nc)
 		return
 	}
 	if d != cliNewKeysEarl && !newKeys() {
@@ -313,17 +420,189 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	if pipeline && c.write(auth) != nil {
 		return
 	}
-	ev = c.next(false)
-	accepted := ev.kind == evPacket && ev.payload[0] == msgServiceAccept ||
-		(d == cliNoMAC || d == cliPipeNoMAC) && ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth)
-	if !accepted {
-		return
+	// The server's answers: the accept (answered with the request unless
+	// it went already), a re-exchange it starts (answered), a failed
+	// authentication (answered by a re-exchange of ours, once, as
+	// x/crypto's client starts one after Config.RekeyThreshold bytes,
+	// then the request again); the connection's end ends it.
+	sessionID, rekeyed := H, false
+	for {
+		ev = c.next(false)
+		forged := ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth)
+		switch {
+		case forged && d == cliMACDiscon:
+			// The disconnect goes under the new keys (RFC 4253 §7.3),
+			// with reason MAC_ERROR (RFC 4253 §11.1).
+			c.write(disconnectMsg(5, "MAC error"))
+			return
+		case ev.kind == evPacket && ev.payload[0] == msgServiceAccept, (d == cliNoMAC || d == cliPipeNoMAC) && forged:
+			if !pipeline && c.write(auth) != nil {
+				return
+			}
+		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit:
+			if !simRekeyClient(c, d, m, algs.strict, ident, vs, ev.payload, sessionID) {
+				return
+			}
+			rekeyed = true
+		case ev.kind == evPacket && ev.payload[0] == msgUserAuthFailure:
+			if !rekeyed && !simRekeyClient(c, d, m, algs.strict, ident, vs, nil, sessionID) {
+				return
+			}
+			rekeyed = true
+			if c.write(auth) != nil {
+				return
+			}
+		case ev.kind == evPacket:
+		case ev.kind == evMalformed && !forged: // a length that does not decrypt: other keys than ours
+			c.write(disconnectMsg(2, "bad packet length"))
+			return
+		default:
+			return
+		}
 	}
-	if !pipeline && c.write(auth) != nil {
-		return
+}
+
+// msgUserAuthFailure is SSH_MSG_USERAUTH_FAILURE (RFC 4252 §5.1).
+const msgUserAuthFailure = 51
+
+// simRekeyServer runs a re-exchange the client started with its
+// SSH_MSG_KEXINIT clientKI as a simulated server: its own KEXINIT, an
+// honest reply signed over the second H, SSH_MSG_NEWKEYS both ways (the
+// sequence numbers restarting under strict key exchange, OpenSSH
+// PROTOCOL §1.10 b), and the second keys with sessionID as session
+// identifier, or the second H with srvRekeyNewH.
+func simRekeyServer(c *conn, d defect, m *method, strict bool, vc string, key ssh.AlgorithmSigner, clientKI, sessionID []byte) bool {
+	ki := newKexInit([]string{m.name}, []string{ssh.KeyAlgoED25519})
+	ours := sshwire.AppendKexInit(nil, ki)
+	if c.write(ours) != nil {
+		return false
 	}
-	for c.next(false).kind == evPacket {
+	ci, err := sshwire.ParseKexInit(clientKI)
+	if err != nil {
+		return false
 	}
+	algs, err := negotiate(ci, ki)
+	if err != nil {
+		return false
+	}
+	ev := c.next(false)
+	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHInit {
+		return false
+	}
+	qc, err := sshwire.ParseKexECDHInit(ev.payload)
+	if err != nil {
+		return false
+	}
+	h, err := m.answer(qc)
+	if err != nil {
+		return false
+	}
+	defer h.wipe()
+	k := m.combine(h.kPQ, h.kCL)
+	ks, qs := key.PublicKey().Marshal(), h.reply()
+	H := kexhash.ExchangeHash(m.hash, []byte(vc), []byte("SSH-2.0-sim_server"), clientKI, ours, ks, qc, qs, k)
+	sig, err := key.SignWithAlgorithm(rand.Reader, H, algs.hostKey)
+	if err != nil || c.write(sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))) != nil {
+		return false
+	}
+	if d == srvRekeyNewH {
+		sessionID = H
+	}
+	return simRekeyKeys(c, algs, m, strict, k, H, sessionID, sshwire.ServerToClient)
+}
+
+// simRekeyClient runs a re-exchange as a simulated client: its
+// SSH_MSG_KEXINIT (in answer to the server's serverKI, or first, then
+// the server's, past what is in flight), an honest exchange whose reply
+// must verify over the second H, SSH_MSG_NEWKEYS both ways, and the
+// second keys with sessionID as session identifier, or the second H with
+// cliRekeyNewH.
+func simRekeyClient(c *conn, d defect, m *method, strict bool, ident, vs string, serverKI, sessionID []byte) bool {
+	ki := newKexInit([]string{m.name}, clientHostKeyAlgos)
+	ours := sshwire.AppendKexInit(nil, ki)
+	if c.write(ours) != nil {
+		return false
+	}
+	for range 16 {
+		if serverKI != nil {
+			break
+		}
+		ev := c.next(false)
+		if ev.kind != evPacket {
+			return false
+		}
+		if ev.payload[0] == sshwire.MsgKexInit {
+			serverKI = ev.payload
+		}
+	}
+	si, err := sshwire.ParseKexInit(serverKI)
+	if err != nil {
+		return false
+	}
+	algs, err := negotiate(ki, si)
+	if err != nil {
+		return false
+	}
+	ch, err := m.newClientHalf()
+	if err != nil {
+		return false
+	}
+	qc := ch.init()
+	if c.write(sshwire.AppendKexECDHInit(nil, qc)) != nil {
+		return false
+	}
+	ev := c.next(false)
+	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHReply {
+		return false
+	}
+	hostKey, qs, sigBlob, err := sshwire.ParseKexECDHReply(ev.payload)
+	if err != nil {
+		return false
+	}
+	kPQ, kCL, err := ch.finish(qs)
+	if err != nil {
+		return false
+	}
+	k := m.combine(kPQ, kCL)
+	H := kexhash.ExchangeHash(m.hash, []byte(ident), []byte(vs), ours, serverKI, hostKey, qc, qs, k)
+	if verifyHostSignature(algs.hostKey, hostKey, sigBlob, H) != nil {
+		c.write(disconnectMsg(3, "bad signature"))
+		return false
+	}
+	if d == cliRekeyNewH {
+		sessionID = H
+	}
+	return simRekeyKeys(c, algs, m, strict, k, H, sessionID, sshwire.ClientToServer)
+}
+
+// simRekeyKeys ends a simulated peer's re-exchange: its SSH_MSG_NEWKEYS
+// (out being its own direction), the other's, and the keys of K, H and
+// sessionID both ways, the sequence numbers restarting with strict.
+func simRekeyKeys(c *conn, algs algorithms, m *method, strict bool, k, H, sessionID []byte, out sshwire.Direction) bool {
+	in := sshwire.ClientToServer
+	outCipher, outMAC, inCipher, inMAC := algs.cipherSC, algs.macSC, algs.cipherCS, algs.macCS
+	if out == sshwire.ClientToServer {
+		in = sshwire.ServerToClient
+		outCipher, outMAC, inCipher, inMAC = inCipher, inMAC, outCipher, outMAC
+	}
+	if c.write([]byte{msgNewKeys}) != nil {
+		return false
+	}
+	if strict {
+		c.writeSeq = 0
+	}
+	var err error
+	if c.out, err = sshwire.NewPacketCipher(outCipher, outMAC, m.hash, k, H, sessionID, out); err != nil {
+		return false
+	}
+	if ev := c.next(false); ev.kind != evPacket || ev.payload[0] != msgNewKeys {
+		return false
+	}
+	if strict {
+		c.readSeq = 0
+	}
+	c.in, err = sshwire.NewPacketCipher(inCipher, inMAC, m.hash, k, H, sessionID, in)
+	return err == nil
 }
 
 // simServer listens on loopback and serves every connection with defect
@@ -403,4 +682,14 @@ func simNewKeys(c *conn, algs algorithms, h crypto.Hash, k, H []byte, dir sshwir
 	var err error
 	c.out, err = sshwire.NewPacketCipher(cipher, mac, h, k, H, H, dir)
 	return err == nil
+}
+
+// leadingZeroCount is the number of zero bytes b starts with, written
+// here rather than taken from the code under test.
+func leadingZeroCount(b []byte) int {
+	n := 0
+	for n < len(b) && b[n] == 0 {
+		n++
+	}
+	return n
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -35,48 +36,158 @@ func envInt(t *testing.T, name string, def int) int {
 	return n
 }
 
-// defectSpec is a simulated peer and the cases that must flag it; with
-// none, it behaves as the clauses allow and every case must conform (or
-// not apply).
+// defectSpec is a simulated peer and the exact outcome of each case it
+// concerns.
+//
+// An outcome is Result.Observed() ("completed", "accepted",
+// "rejected(3)", "closed", "replied", "failed", "hung", "not
+// applicable"), optionally followed by the finding id the result must
+// carry in brackets ("accepted [packet-mac]", "hung [kex-silent]"). A
+// defect's want lists the cases that show it, and only those run against
+// it (each must have exactly that outcome, and must not conform unless
+// the outcome conforms). An allowed variant (allowed set) runs every case
+// of every method it concerns: each must conform or not apply, with the
+// outcome want gives it, or else the honest peer's (honestServerWant,
+// honestClientWant).
+//
+// A new defect is one line: its sim_test.go switch, and
+//
+//	{d: cliNewDefect, want: map[string]string{"case-id": "accepted [new-finding]"}},
 type defectSpec struct {
 	d       defect
 	methods func(*method) bool // the methods it concerns (nil: all)
-	flagged []string
-	// waits: the defect shows only as a client that stays after the
-	// forged packet, so its check waits out the timeout: a short one.
+	want    map[string]string
+	allowed bool
+	// waits: the defect shows only as a peer that stays silent (or
+	// stays after the forged packet), so its check waits out the
+	// timeout: a short one.
 	waits bool
 }
 
 func nist(m *method) bool       { return !m.x25519() }
 func x25519Only(m *method) bool { return m.x25519() }
 
+// honestServerWant is the outcome of case id of method m against the
+// honest simulated server (simServe): it refuses a bad C_INIT with
+// SSH_MSG_DISCONNECT 3 (KEY_EXCHANGE_FAILED), one that does not parse
+// with 2 (PROTOCOL_ERROR), a packet whose MAC fails with 5 (MAC_ERROR),
+// and closes on anything strict key exchange forbids; it takes a
+// compressed point (allowed).
+func honestServerWant(m *method, id string) string {
+	switch id {
+	case "honest", "wrong-guess-ignored", "rekey", SoakCase:
+		return "completed"
+	case "init-truncated-string":
+		return "rejected(2)"
+	case "second-init", "ignore-in-strict-kex", "newkeys-before-init":
+		return "closed"
+	case "packet-tampered":
+		return "rejected(5)"
+	case "point-compressed":
+		return "replied"
+	}
+	return "rejected(3)"
+}
+
+// honestClientWant is the outcome of case id of method m against the
+// honest simulated client (simConnect): it refuses a bad reply, a
+// compressed point included (which it may), with SSH_MSG_DISCONNECT 3,
+// and closes on the forged accept.
+func honestClientWant(m *method, id string) string {
+	switch id {
+	case "honest", "k-pq-00", "k-pq-0000", "k-cl-00", "rekey", "rekey-by-client":
+		return "completed"
+	case "packet-tampered":
+		return "closed"
+	}
+	return "rejected(3)"
+}
+
+// each maps every id of cases to outcome.
+func each(cases []badValue, outcome func(id string) string) map[string]string {
+	w := map[string]string{}
+	for _, b := range cases {
+		w[b.id] = outcome(b.id)
+	}
+	return w
+}
+
 var serverDefects = []defectSpec{
-	{d: srvMpint, flagged: []string{"honest"}},
-	{d: srvMpintGrind, flagged: []string{"honest"}},
-	{d: srvNoDecrypt, flagged: []string{"packet-tampered"}},
-	{d: srvCompress, methods: nist},
-	{d: srvNonStrict},
-	{d: srvLateNewKey},
-	{d: srvDeferred},
+	{d: srvMpint, want: map[string]string{"honest": "failed [kex-honest]"}},
+	{d: srvMpintGrind, want: map[string]string{"honest": "failed [kex-honest]"}},
+	{d: srvNoDecrypt, want: map[string]string{"packet-tampered": "replied [packet-mac]"}},
+	{d: srvLenSent, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
+	{d: srvLenUsed, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
+	{d: srvRekeyNewH, want: map[string]string{"rekey": "failed [rekey-session-id]"}},
+	{d: srvNoPreauth, want: map[string]string{"rekey": "ignored [rekey-preauth]"}},
+	{d: srvReuseKey, allowed: true},
+	{d: srvDropZeroCL, want: map[string]string{SoakCase: "failed [k-leading-zero]"}},
+	{d: srvDropZeroPQ, want: map[string]string{"honest": "failed [k-leading-zero]", SoakCase: "failed [k-leading-zero]"}},
+	{d: srvCompress, methods: nist, allowed: true},
+	{d: srvNonStrict, allowed: true, want: map[string]string{
+		"second-init": "not applicable", "ignore-in-strict-kex": "not applicable", "newkeys-before-init": "not applicable"}},
+	{d: srvLateNewKey, allowed: true},
+	{d: srvDeferred, allowed: true},
+	{d: srvSilent, waits: true, want: map[string]string{
+		"honest": "hung [kex-silent]", "c-init-short": "hung [kex-silent]", "packet-tampered": "hung [kex-silent]"}},
+	{d: srvNoNewKeys, waits: true, want: map[string]string{"honest": "hung [kex-silent]", "packet-tampered": "hung [kex-silent]"}},
 }
 
 var clientDefects = []defectSpec{
-	{d: cliMpint, flagged: []string{"honest", "sig-k-mpint"}},
-	{d: cliPublicS2C, flagged: []string{"honest"}},
-	{d: cliNoMAC, flagged: []string{"packet-tampered"}},
-	{d: cliSkipLength, flagged: []string{"s-reply-short", "s-reply-long"}},
-	{d: cliSkipZero, methods: x25519Only, flagged: func() (ids []string) {
-		for _, b := range x25519LowOrder {
-			ids = append(ids, b.id)
+	{d: cliMpint, want: map[string]string{"honest": "failed [kex-honest]", "sig-k-mpint": "accepted [k-encoding]"}},
+	{d: cliPublicS2C, want: map[string]string{"honest": "failed [kex-honest]"}},
+	{d: cliNoMAC, want: map[string]string{"packet-tampered": "accepted [packet-mac]"}},
+	{d: cliSkipLength, want: map[string]string{"s-reply-short": "accepted [length]", "s-reply-long": "accepted [length]",
+		"s-reply-short-hash-used": "rejected(3)", "s-reply-long-hash-kept": "rejected(3)"}},
+	{d: cliLenUsed, want: map[string]string{"s-reply-short-hash-used": "accepted [length]", "s-reply-long-hash-kept": "accepted [length]",
+		"s-reply-short": "rejected(3)", "s-reply-long": "rejected(3)"}},
+	{d: cliDropZeroPQ, want: map[string]string{"k-pq-00": "failed [k-leading-zero]", "k-pq-0000": "failed [k-leading-zero]"}},
+	{d: cliDropZeroCL, want: map[string]string{"k-cl-00": "failed [k-leading-zero]"}},
+	{d: cliRekeyNewH, want: map[string]string{"rekey": "failed [rekey-session-id]", "rekey-by-client": "failed [rekey-session-id]"}},
+	{d: cliSkipZero, methods: x25519Only, want: each(x25519LowOrder, func(id string) string {
+		if strings.HasSuffix(id, "-bit255") {
+			return "accepted [x25519-mask]" // the first finding of a -bit255 case
 		}
-		return ids
-	}()},
-	{d: cliNewKeysEarl},
-	{d: cliPipeline},
-	{d: cliPipeNoMAC, flagged: []string{"packet-tampered"}, waits: true},
+		return "accepted [x25519-zero]"
+	})},
+	// SSH_MSG_NEWKEYS first: the disconnect that follows is under the
+	// keys of the client's own K, which are those of the K signed only
+	// in host-key-mismatch.
+	{d: cliNewKeysEarl, allowed: true, want: map[string]string{"sig-k-mpint": "closed", "ct-tampered": "closed"}},
+	{d: cliPipeline, allowed: true},
+	{d: cliPipeNoMAC, want: map[string]string{"packet-tampered": "accepted [packet-mac]"}, waits: true},
+	{d: cliMACDiscon, allowed: true, want: map[string]string{"packet-tampered": "rejected(5)"}},
+	{d: cliSilentInit, waits: true, want: map[string]string{"honest": "hung [kex-silent]", "s-reply-short": "hung [kex-silent]"}},
+	{d: cliNoNewKeys, waits: true, want: map[string]string{
+		"honest": "hung [kex-silent]", "packet-tampered": "hung [kex-silent]", "s-reply-short": "rejected(3)"}},
 }
 
 func (s defectSpec) concerns(m *method) bool { return s.methods == nil || s.methods(m) }
+
+// cases are the case ids to run against s for method m: nil (all) for
+// the honest peer and the allowed variants, else those of want.
+func (s defectSpec) cases() []string {
+	if s.allowed || s.d == honestPeer {
+		return nil
+	}
+	ids := make([]string, 0, len(s.want))
+	for id := range s.want {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// outcome is what s must show in case id of method m.
+func (s defectSpec) outcome(server bool, m *method, id string) string {
+	if w, ok := s.want[id]; ok {
+		return w
+	}
+	if server {
+		return honestServerWant(m, id)
+	}
+	return honestClientWant(m, id)
+}
 
 // timeout is the per-case timeout of the checks of s.
 func (s defectSpec) timeout() time.Duration {
@@ -89,11 +200,25 @@ func (s defectSpec) timeout() time.Duration {
 // checkSimServer runs the cases named in ids (all if nil) of method m
 // against a simulated server at addr.
 func checkSimServer(addr string, m *method, ids []string) []Result {
-	s := &serverChecker{opts: ServerOptions{Addr: addr, Timeout: 10 * time.Second}}
+	return checkSimServerTimeout(addr, m, ids, 10*time.Second)
+}
+
+// simSoak is the number of exchanges of the soak against a simulated
+// server: enough for a reused key to be seen twice.
+const simSoak = 3
+
+// checkSimServerTimeout is checkSimServer with each connection bounded by
+// timeout.
+func checkSimServerTimeout(addr string, m *method, ids []string, timeout time.Duration) []Result {
+	s := &serverChecker{opts: ServerOptions{Addr: addr, Timeout: timeout}}
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	s.opts.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
 	var rs []Result
-	for _, cs := range serverCases(m) {
+	cases := serverCases(m)
+	if ids == nil || slices.Contains(ids, SoakCase) {
+		cases = append(cases, soakCase(m, simSoak))
+	}
+	for _, cs := range cases {
 		if ids == nil || slices.Contains(ids, cs.id) {
 			rs = append(rs, s.run(context.Background(), m, cs))
 		}
@@ -123,39 +248,58 @@ func checkSimClients(t verdictT, d defect, m *method, ids []string, ident string
 	return rep.Results
 }
 
-// requireVerdicts checks rs against spec: the flagged cases must not
-// conform (and must have run), every other case of an allowed variant
-// must conform or not apply. A case of an honest or allowed peer that
-// could not run (a timeout on a starved machine) is not a verdict on the
-// peer: it is counted in notRun, and fails t only when mustRun. It
-// returns the exchanges (connections) used.
-func requireVerdicts(t verdictT, spec defectSpec, rs []Result, mustRun bool) int {
+// requireVerdicts checks rs, the results of spec's peer in the role
+// server says (true: a simulated server was checked) for method m's cases
+// ran (nil: all), against spec: every case run must have a result, and
+// every result must have exactly the outcome spec gives it; the honest
+// peer's and an allowed variant's must conform (or not apply). A case of
+// the honest peer or an allowed variant that could not run (a timeout on
+// a starved machine) is not a verdict on the peer: it is counted in
+// notRun, and fails t only when mustRun. It returns the exchanges
+// (connections) used.
+func requireVerdicts(t verdictT, spec defectSpec, server bool, m *method, ran []string, rs []Result, mustRun bool) int {
 	t.Helper()
 	n := 0
-	for _, id := range spec.flagged {
-		if !slices.ContainsFunc(rs, func(r Result) bool { return r.Case == id }) {
-			t.Errorf("%s: no result of the case %s, which must flag it", spec.d, id)
+	conforming := spec.allowed || spec.d == honestPeer
+	all := caseIDs(server, m)
+	if ran == nil {
+		ran = all
+	}
+	for _, id := range ran {
+		if slices.Contains(all, id) && !slices.ContainsFunc(rs, func(r Result) bool { return r.Case == id }) {
+			t.Errorf("%s: %s: no result of the case %s", describeSpec(spec), m.name, id)
 		}
 	}
 	for _, r := range rs {
 		n += max(r.Attempts, 1)
-		switch {
-		case slices.Contains(spec.flagged, r.Case):
-			if r.Conforms || r.Verdict == NotRun || r.Verdict == NotApplicable {
-				t.Errorf("%s: %s %s was not flagged: %s: %s", spec.d, r.Method, r.Case, r.Observed(), r.Detail)
-			}
-		case spec.flagged == nil && r.Verdict == NotRun:
+		if conforming && r.Verdict == NotRun {
 			notRun.Add(1)
 			if mustRun {
 				t.Errorf("%s: %s %s did not run: %s", describeSpec(spec), r.Method, r.Case, r.Detail)
 			}
-		case spec.flagged == nil:
-			if !r.Conforms && r.Verdict != NotApplicable {
-				t.Errorf("%s: %s %s was flagged: %s: %s", describeSpec(spec), r.Method, r.Case, r.Observed(), r.Detail)
-			}
+			continue
+		}
+		want := spec.outcome(server, m, r.Case)
+		got := r.Observed()
+		if strings.HasSuffix(want, "]") {
+			got += " [" + r.Finding + "]"
+		}
+		if got != want {
+			t.Errorf("%s: %s %s: got %s, want %s (conforms %v): %s", describeSpec(spec), r.Method, r.Case, got, want, r.Conforms, r.Detail)
+		}
+		if conforming && !r.Conforms && r.Verdict != NotApplicable {
+			t.Errorf("%s: %s %s was flagged: %s: %s", describeSpec(spec), r.Method, r.Case, r.Observed(), r.Detail)
 		}
 	}
 	return n
+}
+
+// caseIDs are the ids of m's cases for a server (server set) or a client.
+func caseIDs(server bool, m *method) []string {
+	if server {
+		return append(serverCaseIDs(m), SoakCase) // checkSimServer adds the soak
+	}
+	return clientCaseIDs(m)
 }
 
 // verdictT is the part of a *testing.T the verdict checks use (a fuzz
@@ -182,7 +326,8 @@ func describeSpec(s defectSpec) string {
 
 // TestVerdictHonestNeverFlagged: honest simulated servers and clients,
 // with fresh random keys on every connection, conform in every case of
-// every method, until PQKEX_VERDICT_EXCHANGES exchanges have run (default:
+// every method, each with its exact outcome (honestServerWant,
+// honestClientWant), until PQKEX_VERDICT_EXCHANGES exchanges have run (default:
 // one check of each role).
 func TestVerdictHonestNeverFlagged(t *testing.T) {
 	want := envInt(t, "PQKEX_VERDICT_EXCHANGES", 1)
@@ -191,8 +336,8 @@ func TestVerdictHonestNeverFlagged(t *testing.T) {
 	exchanges, runs := 0, 0
 	for exchanges < want || runs == 0 {
 		for _, m := range methods {
-			exchanges += requireVerdicts(t, spec, checkSimServer(addr, m, nil), shortRun())
-			exchanges += requireVerdicts(t, spec, checkSimClients(t, honestPeer, m, nil, simIdent, 10*time.Second), shortRun())
+			exchanges += requireVerdicts(t, spec, true, m, nil, checkSimServer(addr, m, nil), shortRun())
+			exchanges += requireVerdicts(t, spec, false, m, nil, checkSimClients(t, honestPeer, m, nil, simIdent, 10*time.Second), shortRun())
 		}
 		runs++
 		if t.Failed() {
@@ -202,9 +347,10 @@ func TestVerdictHonestNeverFlagged(t *testing.T) {
 	t.Logf("%d exchanges in %d checks of each role and method: none flagged (%d cases could not run)", exchanges, runs, notRun.Load())
 }
 
-// TestVerdictDefectsFlagged: each defective simulated peer is flagged by
-// its cases on every run (PQKEX_VERDICT_RUNS per method, default 1), and
-// each allowed variant conforms everywhere. The peers run side by side,
+// TestVerdictDefectsFlagged: each defective simulated peer gets the
+// exact outcome of its table in the cases that show it, on every run
+// (PQKEX_VERDICT_RUNS per method, default 1), and each allowed variant
+// conforms everywhere, each case with its exact outcome. The peers run side by side,
 // and each one's runs on verdictWorkers connections at a time (most of a
 // run is waiting on loopback).
 func TestVerdictDefectsFlagged(t *testing.T) {
@@ -217,19 +363,41 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 				addr = simServer(t, spec.d)
 			}
 			timeout := spec.timeout()
-			type job struct{ m *method }
+			// A job is a method's cases; for a peer whose cases wait out
+			// the timeout, one case, and every job of a repetition runs
+			// at once (the waiting costs no CPU).
+			type job struct {
+				m   *method
+				ids []string
+			}
+			var round []job
+			for _, m := range methods {
+				switch {
+				case !spec.concerns(m):
+				case spec.waits:
+					for _, id := range spec.cases() {
+						round = append(round, job{m, []string{id}})
+					}
+				default:
+					round = append(round, job{m, spec.cases()})
+				}
+			}
+			workers := verdictWorkers
+			if spec.waits { // a round at once, and in a long run several
+				workers = max(len(round), min(waitingWorkers, len(round)*runs))
+			}
 			jobs := make(chan job)
 			var wg sync.WaitGroup
 			var total atomic.Int64
-			for range verdictWorkers {
+			for range workers {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					for j := range jobs {
 						if spec.d.server() {
-							requireVerdicts(t, spec, checkSimServer(addr, j.m, spec.flagged), shortRun())
+							requireVerdicts(t, spec, true, j.m, j.ids, checkSimServerTimeout(addr, j.m, j.ids, timeout), shortRun())
 						} else {
-							requireVerdicts(t, spec, checkSimClients(t, spec.d, j.m, spec.flagged, simIdent, timeout), shortRun())
+							requireVerdicts(t, spec, false, j.m, j.ids, checkSimClients(t, spec.d, j.m, j.ids, simIdent, timeout), shortRun())
 						}
 						if n := total.Add(1); runs > 1 && n%500 == 0 {
 							fmt.Fprintf(os.Stderr, "verdict: %s: %d runs\n", spec.d, n)
@@ -238,18 +406,22 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 				}()
 			}
 			for range runs {
-				for _, m := range methods {
-					if spec.concerns(m) && !t.Failed() {
-						jobs <- job{m}
+				for _, j := range round {
+					if !t.Failed() {
+						jobs <- j
 					}
 				}
 			}
 			close(jobs)
 			wg.Wait()
-			t.Logf("%d runs (method × repetition), every one as required", total.Load())
+			t.Logf("%d runs (method (× case) × repetition), every one as required", total.Load())
 		})
 	}
 }
 
-// verdictWorkers is how many checks of one simulated peer run at once.
-const verdictWorkers = 4
+// verdictWorkers is how many checks of one simulated peer run at once;
+// waitingWorkers, of one whose checks wait out their timeout (no CPU).
+const (
+	verdictWorkers = 4
+	waitingWorkers = 64
+)

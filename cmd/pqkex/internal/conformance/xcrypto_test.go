@@ -74,6 +74,7 @@ func dialUntil(ctx context.Context, addr string, kex []string) {
 	cfg.KeyExchanges = kex
 	for ctx.Err() == nil {
 		if c, err := ssh.Dial("tcp", addr, cfg); err == nil {
+			c.Wait() // until check ends the case (rekey starts a re-exchange after authentication)
 			c.Close()
 		}
 	}
@@ -149,5 +150,51 @@ func TestHostKeyTypes(t *testing.T) {
 				t.Errorf("%s: no other key of the same type", a)
 			}
 		}
+	}
+}
+
+// TestXCryptoClientRekeys: x/crypto's client starts a re-exchange after
+// Config.RekeyThreshold bytes (at least 256): given a password to retry,
+// it writes that many in answer to rekey-by-client's failures, and so
+// runs the re-exchange a client starts, which check answers and checks,
+// with a real client, for every method sshkex offers; and the one check
+// starts (rekey).
+func TestXCryptoClientRekeys(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	go func() {
+		cfg := &ssh.ClientConfig{User: "x", HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
+			Auth: []ssh.AuthMethod{ssh.RetryableAuthMethod(ssh.Password("pqkex check"), 16)}}
+		cfg.KeyExchanges = sshkex.RecommendedKeyExchanges()
+		cfg.RekeyThreshold = 256
+		for ctx.Err() == nil {
+			if c, err := ssh.Dial("tcp", ln.Addr().String(), cfg); err == nil {
+				c.Wait()
+				c.Close()
+			}
+		}
+	}()
+	rep, err := CheckClients(ctx, ClientOptions{Listener: ln, Timeout: 5 * time.Second, only: []string{"rekey", "rekey-by-client"}})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rep.Results {
+		if r.Case == AllCases {
+			continue
+		}
+		n++
+		if r.Verdict != Completed {
+			t.Errorf("%s %s: %s: %s", r.Method, r.Case, r.Observed(), r.Detail)
+		}
+		t.Logf("%s %s: %s", r.Method, r.Case, r.Detail)
+	}
+	if n == 0 {
+		t.Fatal("no case ran")
 	}
 }
