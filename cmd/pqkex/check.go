@@ -151,7 +151,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	kex, listen, allowRemote, timeout, pause, idle, deadline, noPacing, ident, clientAddr, runClient, clientVersion, hostKey, baselineFile, writeBaselineFile, junitFile, asJSON, verbose := opt.kex, opt.listen, opt.allowRemote, opt.timeout, opt.pause, opt.idle, opt.deadline, opt.noPacing, opt.ident, opt.clientAddr, opt.runClient, opt.clientVersion, opt.hostKey, opt.baselineFile, opt.writeBaselineFile, opt.junitFile, opt.asJSON, opt.verbose
 	if *opt.soak < 0 || *opt.soak > 0 && *listen != "" {
-		fmt.Fprintln(stderr, "pqkex check: -soak N (N >= 0) applies to checking a server, not to -listen (as a server check chooses its values: the cases k-pq-00, k-pq-0000 and k-cl-00)")
+		printWrapped(stderr, "pqkex check: -soak N (N >= 0) applies to checking a server, not to -listen (as a server check "+
+			"chooses its values: the cases k-pq-00, k-pq-0000 and k-cl-00)", "  ")
 		return 2
 	}
 	var methods []string
@@ -308,9 +309,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 						fmt.Fprintf(stderr, "\rsoak %d/%d %-60.60s", i, n, method)
 					}
 				},
-				Planned: func(n int, least time.Duration) {
+				Planned: func(n, conns int, least time.Duration) {
 					total = n
-					note(planNote(n, time.Since(start), least, peer, *pause, *noPacing, *deadline))
+					note(planNote(plan{cases: n, connections: conns, soak: *opt.soak, probe: time.Since(start), least: least,
+						version: peer, pause: *pause, noPacing: *noPacing, deadline: *deadline}))
 				},
 				Notice: func(msg string) {
 					if tty {
@@ -459,29 +461,53 @@ const (
 	penaltyLift = 16 * time.Second
 )
 
+// plan is what check knows of a server check once the probe has run.
+type plan struct {
+	cases       int           // the cases to run
+	connections int           // the connections they take at the least: one a case, the soak's -soak each
+	soak        int           // -soak N (0: none)
+	probe       time.Duration // the probe's connection
+	least       time.Duration // the pauses between connections (conformance.ServerOptions.Planned)
+	version     string        // the server's identification line, escaped
+	pause       time.Duration // -pause
+	noPacing    bool
+	deadline    time.Duration
+}
+
 // planNote is what check says once it knows how many cases a server
-// check runs: their number and how long they should take, from the
-// probe's time per connection (two per case: a case exchanges more) and
-// the pauses (least). A server known to refuse a source after a few
+// check runs: their number, the connections they take (more than one a
+// case with -soak) and how long they should take, from the probe's time
+// per connection (two per connection: a case exchanges more) and the
+// pauses (least). A server known to refuse a source after a few
 // connections that do not authenticate (OpenSSH 9.8 and later, whose
 // PerSourcePenalties are on by default) adds the wait and the pacing
 // check will need, unless -pause already paces the run or -no-pacing
-// turns pacing off; for any other server the figure is a lower bound,
-// which check corrects if a refusal comes.
-func planNote(n int, probe, least time.Duration, version string, pause time.Duration, noPacing bool, deadline time.Duration) string {
-	perCase := 2 * max(probe, time.Millisecond)
-	est := least + time.Duration(n)*perCase
-	head := fmt.Sprintf("%d cases, one connection each; ", n)
-	major, minor, isOpenSSH := openSSHServerVersion(version)
-	if isOpenSSH && (major > 9 || major == 9 && minor >= 8) && !noPacing && pause < conformance.PacePause && n > penaltyFree {
-		est = time.Duration(penaltyFree)*perCase + penaltyLift + time.Duration(n-penaltyFree)*(conformance.PacePause+perCase)
+// turns pacing off; with -soak, check paces such a server from the start
+// (least then holds the pauses). For any other server the figure is a
+// lower bound, which check corrects if a refusal comes.
+func planNote(p plan) string {
+	perConn := 2 * max(p.probe, time.Millisecond)
+	est := p.least + time.Duration(p.connections)*perConn
+	head := fmt.Sprintf("%d cases, one connection each; ", p.cases)
+	if p.connections != p.cases {
+		head = fmt.Sprintf("%d cases, %d connections (one a case, %d for each method's soak); ", p.cases, p.connections, p.soak)
+	}
+	major, minor, isOpenSSH := openSSHServerVersion(p.version)
+	penalizing := isOpenSSH && (major > 9 || major == 9 && minor >= 8) && !p.noPacing && p.pause < conformance.PacePause
+	switch {
+	case penalizing && p.soak > 0:
+		return head + fmt.Sprintf("expected to take about %s: OpenSSH %d.%d refuses a source after about %d connections that do not "+
+			"authenticate (PerSourcePenalties, on by default since 9.8), so check leaves %v between connections from the start "+
+			"(at most -deadline %v)", roughly(est), major, minor, penaltyFree, conformance.PacePause, p.deadline)
+	case penalizing && p.connections > penaltyFree:
+		est = time.Duration(penaltyFree)*perConn + penaltyLift + time.Duration(p.connections-penaltyFree)*(conformance.PacePause+perConn)
 		return head + fmt.Sprintf("expected to take about %s: OpenSSH %d.%d refuses a source after about %d connections that do not "+
 			"authenticate (PerSourcePenalties, on by default since 9.8), so check will wait for the refusal to lift, then leave %v "+
 			"between connections (-pause %v from the start saves the wait; at most -deadline %v)",
-			roughly(est), major, minor, penaltyFree, conformance.PacePause, conformance.PacePause, deadline)
+			roughly(est), major, minor, penaltyFree, conformance.PacePause, conformance.PacePause, p.deadline)
 	}
 	return head + fmt.Sprintf("expected to take about %s or more: more if the server starts refusing connections "+
-		"(check then says so, and how much longer; at most -deadline %v)", roughly(est), deadline)
+		"(check then says so, and how much longer; at most -deadline %v)", roughly(est), p.deadline)
 }
 
 // roughly formats an estimate.

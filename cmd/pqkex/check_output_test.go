@@ -269,23 +269,44 @@ func TestCheckServerOffersNone(t *testing.T) {
 
 // TestPlanNote: the estimate of a server check counts OpenSSH's
 // PerSourcePenalties (9.8 and later) when check will have to wait them
-// out, and calls itself a lower bound otherwise.
+// out, and calls itself a lower bound otherwise; with -soak it counts the
+// soak's connections, paced from the start against such a server.
 func TestPlanNote(t *testing.T) {
 	ms := time.Millisecond
 	for _, c := range []struct {
 		version string
 		pause   time.Duration
-		want    string
+		soak    int
+		want    []string
 	}{
-		{"SSH-2.0-OpenSSH_10.0p2 Debian-7~bpo12+1", 0, "expected to take about 1m21s: OpenSSH 10.0 refuses a source"},
-		{"SSH-2.0-OpenSSH_9.8", 0, "expected to take about 1m21s: OpenSSH 9.8"},
-		{"SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10", 0, "expected to take about a second or more: more if the server starts refusing"},
-		{"SSH-2.0-OpenSSH_10.0", conformance.PacePause, "expected to take about 1m21s or more"},
-		{"SSH-2.0-Go", 0, "expected to take about a second or more"},
+		{"SSH-2.0-OpenSSH_10.0p2 Debian-7~bpo12+1", 0, 0, []string{"73 cases, one connection each; ", "expected to take about 1m21s: OpenSSH 10.0 refuses a source"}},
+		{"SSH-2.0-OpenSSH_9.8", 0, 0, []string{"expected to take about 1m21s: OpenSSH 9.8"}},
+		{"SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10", 0, 0, []string{"expected to take about a second or more: more if the server starts refusing"}},
+		{"SSH-2.0-OpenSSH_10.0", conformance.PacePause, 0, []string{"expected to take about 1m21s or more"}},
+		{"SSH-2.0-Go", 0, 0, []string{"expected to take about a second or more"}},
+		// -soak 100 on three methods: 73 cases and a soak each, 373
+		// connections, 1.1 s apart from the start against OpenSSH 9.8
+		// and later, each taking two of the probe's 5 ms.
+		{"SSH-2.0-OpenSSH_10.0p2 Debian-7~bpo12+1", conformance.PacePause, 100, []string{"76 cases, 373 connections (one a case, 100 for each method's soak); ",
+			"expected to take about 6m54s or more"}},
+		{"SSH-2.0-OpenSSH_10.0p2 Debian-7~bpo12+1", 0, 100, []string{"76 cases, 373 connections", "expected to take about 6m54s: OpenSSH 10.0", "from the start"}},
+		{"SSH-2.0-Go", 0, 100, []string{"76 cases, 373 connections", "expected to take about 4s or more"}},
 	} {
-		got := planNote(73, 5*ms, 73*c.pause, c.version, c.pause, false, 30*time.Minute)
-		if !strings.Contains(got, c.want) {
-			t.Errorf("%s, pause %v: %q\nwant %q", c.version, c.pause, got, c.want)
+		cases, conns := 73, 73
+		if c.soak > 0 {
+			cases, conns = 73+3, 73+3*c.soak
+		}
+		pause := c.pause
+		if c.soak > 0 && c.version != "SSH-2.0-Go" {
+			pause = conformance.PacePause // as CheckServer paces a soak of OpenSSH 9.8 and later
+		}
+		least := time.Duration(conns) * pause
+		got := planNote(plan{cases: cases, connections: conns, soak: c.soak, probe: 5 * ms, least: least, version: c.version,
+			pause: c.pause, deadline: 30 * time.Minute})
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s, pause %v, soak %d: %q\nwant %q", c.version, c.pause, c.soak, got, w)
+			}
 		}
 	}
 }

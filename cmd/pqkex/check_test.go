@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -70,6 +71,11 @@ func TestCheckServeConforms(t *testing.T) {
 	var soak struct{ Results []conformance.Result }
 	if err := json.Unmarshal(out.Bytes(), &soak); err != nil {
 		t.Fatal(err)
+	}
+	// The plan on stderr counts the soak's connections, not one a case.
+	plan := fmt.Sprintf("%d cases, %d connections (one a case, 3 for each method's soak)", len(soak.Results), len(soak.Results)-1+3)
+	if !strings.Contains(strings.Join(strings.Fields(errOut.String()), " "), plan) {
+		t.Errorf("-soak 3: stderr lacks %q:\n%s", plan, errOut.String())
 	}
 	last := soak.Results[len(soak.Results)-1]
 	if last.Case != conformance.SoakCase || last.Verdict != conformance.Completed || last.Attempts != 3 ||

@@ -67,8 +67,9 @@ type ServerOptions struct {
 	// (see pacePause): such a connection's case does not run.
 	NoPacing bool
 	// Planned, if set, is called once the cases to run are known, with
-	// their number and the time they are expected to take at the least.
-	Planned func(cases int, least time.Duration)
+	// their number, the connections they take at the least (one a case,
+	// and the soak's Soak) and the time the pauses between them take.
+	Planned func(cases, connections int, least time.Duration)
 	// Notice, if set, receives what the check does on its own accord
 	// (pacing a server that refuses connections).
 	Notice func(string)
@@ -134,7 +135,9 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 	defer cancel()
 	rep := &ServerReport{Addr: opts.Addr, Deadline: s.opts.Deadline.String(), Ident: s.opts.Ident}
 	// The probe lists what a client would; it ends after the KEXINITs.
+	probeStart := time.Now()
 	probe, err := s.start(ctx, append(Methods(), otherKex...), false)
+	probeTime := time.Since(probeStart)
 	if err != nil && probe == nil {
 		return nil, err
 	}
@@ -184,14 +187,15 @@ func CheckServer(ctx context.Context, opts ServerOptions) (*ServerReport, error)
 			}
 		}
 	}
-	// The planned time is the pause before each connection, and for the
-	// soak's connections beyond one a case (Planned's caller counts
-	// cases) a tenth of a second each.
-	least := time.Duration(connections)*s.pause + time.Duration(connections-s.casesLeft)*100*time.Millisecond
+	// The planned time is the pause before each connection; each
+	// connection itself takes about two of the probe's (a case
+	// exchanges more), which the caller adds as it reports it.
+	least := time.Duration(connections) * s.pause
+	s.connsLeft = connections
 	if opts.Planned != nil {
-		opts.Planned(s.casesLeft, least)
+		opts.Planned(s.casesLeft, connections, least)
 	}
-	if s.opts.Soak > 0 && least+time.Duration(s.casesLeft)*100*time.Millisecond > s.opts.Deadline {
+	if s.opts.Soak > 0 && least+time.Duration(connections)*2*max(probeTime, time.Millisecond) > s.opts.Deadline {
 		s.notice(fmt.Sprintf("the soak is expected to take longer than the check's deadline (%v): what has not run by then is reported "+
 			"as not run (-deadline sets it)", s.opts.Deadline))
 	}
@@ -260,6 +264,7 @@ type serverChecker struct {
 	interrupted atomic.Bool
 	pause       time.Duration // between connections: opts.Pause, or pacePause once a penalty was seen
 	casesLeft   int
+	connsLeft   int // connections planned and not yet made (the soak's too)
 	// caseEnd, if set, bounds every connection of the case running.
 	caseEnd time.Time
 }
@@ -433,6 +438,7 @@ func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
 			if waited > 0 {
 				s.notice(fmt.Sprintf("the server accepts connections again after %v", waited.Round(time.Second)))
 			}
+			s.connsLeft = max(s.connsLeft-1, 0)
 			return c, peer, nil
 		}
 		nc.Close()
@@ -448,7 +454,7 @@ func (s *serverChecker) connect(ctx context.Context) (*conn, string, error) {
 			if s.pause < pacePause {
 				s.pause = pacePause
 				msg += fmt.Sprintf(", then leaving %v between connections (about %v more for this run)", pacePause,
-					(time.Duration(s.casesLeft) * pacePause).Round(time.Second))
+					(time.Duration(max(s.connsLeft, s.casesLeft)) * pacePause).Round(time.Second))
 			}
 			s.notice(msg + " (-pause sets the pause; -no-pacing turns this off)")
 		}
