@@ -389,6 +389,23 @@ func TestCheckCaseTranscript(t *testing.T) {
 	if !slices.Equal(ran, want) || rep.Tool == "" || len(rep.Methods) != 2 {
 		t.Errorf("ran %q (methods %q, tool %q), want %q", ran, rep.Methods, rep.Tool, want)
 	}
+	// The text output names the transcripts: -v's details, each case's,
+	// and a root cause's row, its example's; within 100 columns.
+	out.Reset()
+	text := filepath.Join(dir, "text")
+	runCheck([]string{"-v", "-transcript", text, "-case", "mlkem768x25519-sha256/honest,mlkem768x25519-sha256/x25519-0", addr}, &out, &errOut)
+	flat := strings.Join(strings.Fields(out.String()), " ")           // a long path may be wrapped onto a line of its own
+	for c, want := range map[string]int{"honest": 1, "x25519-0": 2} { // x25519-0: also its note's row
+		line := "transcript: " + filepath.Join(text, "mlkem768x25519-sha256", c+".txt") + " "
+		if n := strings.Count(flat, line); n != want {
+			t.Errorf("-v -transcript: %d lines %q, want %d:\n%s", n, line, want, out.String())
+		}
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if n := len([]rune(l)); n > textWidth {
+			t.Errorf("-v -transcript: a line of %d columns: %q", n, l)
+		}
+	}
 	for _, c := range []string{"sig-k-mpint", "mlkem768x25519-sha256/nosuch", "nosuch/honest"} {
 		if code := runCheck([]string{"-case", c, addr}, &out, &errOut); code != 2 {
 			t.Errorf("-case %s against a server: exit %d, want 2", c, code)

@@ -94,7 +94,7 @@ func printCheck(w io.Writer, r *checkReport, verbose bool) {
 	}
 	flush()
 	if verbose {
-		var details []string
+		var details []string // each a detail, and its transcript's line if any
 		for _, res := range r.Results {
 			d := fmt.Sprintf("%s %s %s [%s]: %s", res.Method, res.Case, mark(res.Result, res.Accepted), res.Clause, res.Detail)
 			if res.Method == conformance.AllCases {
@@ -106,12 +106,15 @@ func printCheck(w io.Writer, r *checkReport, verbose bool) {
 			if res.Accepted {
 				d += " (accepted: " + res.AcceptedBy + ")"
 			}
-			details = append(details, d)
+			details = append(details, "  "+d)
+			if res.Transcript != "" {
+				details = append(details, "    transcript: "+res.Transcript)
+			}
 		}
 		if len(details) > 0 {
 			fmt.Fprintln(w, "\ndetails:")
 			for _, d := range details {
-				line("  "+d, "      ")
+				line(d, "      ")
 			}
 		}
 	}
@@ -225,6 +228,9 @@ func (c *cause) print(line func(s, indent string)) {
 	}
 	if c.notRun == "" {
 		line(fmt.Sprintf("    e.g. %s %s: %s", first.Method, first.Case, first.Detail), "      ")
+		if first.Transcript != "" {
+			line("    transcript: "+first.Transcript, "      ")
+		}
 	}
 	if c.finding.Fix != "" {
 		line("    what to do: "+c.finding.Fix, "      ")
