@@ -311,6 +311,18 @@ type reexchange struct {
 // r what went wrong.
 func serveRekey(x *reexchange, clientInit []byte, r *Result) ([]keying, bool) {
 	m, c := x.t.m, x.c
+	// left records a client under a re-exchange we started that ends the
+	// connection before its SSH_MSG_NEWKEYS (see clientLeft).
+	started := clientInit == nil
+	left := func(ev event, where string) bool {
+		if !started || !clientLeft(ev) {
+			return false
+		}
+		r.Verdict, r.Detail = NotRun, "after its user authentication was let through, the client ended the connection ("+describe(ev)+") "+where+
+			", before its SSH_MSG_NEWKEYS, as a client that is done with the connection may: the re-exchange could not be checked "+
+			"(run a client that keeps the connection until check ends it)"
+		return true
+	}
 	ki := newKexInit([]string{m.name}, []string{x.t.algo})
 	ours := sshwire.AppendKexInit(nil, ki)
 	if err := c.write(ours); err != nil {
@@ -322,6 +334,9 @@ func serveRekey(x *reexchange, clientInit []byte, r *Result) ([]keying, bool) {
 			break
 		}
 		ev := c.next(false)
+		if left(ev, "where its SSH_MSG_KEXINIT was due") {
+			return nil, false
+		}
 		if ev.kind != evPacket {
 			r.Verdict, r.Detail = Failed, "after a first exchange, our SSH_MSG_KEXINIT under its keys got "+describe(ev)+
 				", not the client's SSH_MSG_KEXINIT (RFC 4253 §9: \"a party MUST respond with its own SSH_MSG_KEXINIT message\")"
@@ -349,6 +364,9 @@ func serveRekey(x *reexchange, clientInit []byte, r *Result) ([]keying, bool) {
 		c.next(false) // a wrongly guessed packet, ignored (RFC 4253 §7)
 	}
 	ev := c.next(false)
+	if left(ev, "after its SSH_MSG_KEXINIT, where its SSH_MSG_KEX_ECDH_INIT was due") {
+		return nil, false
+	}
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHInit {
 		r.Verdict, r.Detail = Failed, "in the re-exchange the client sent "+describe(ev)+" instead of SSH_MSG_KEX_ECDH_INIT"
 		return nil, false
@@ -389,7 +407,10 @@ func serveRekey(x *reexchange, clientInit []byte, r *Result) ([]keying, bool) {
 		r.Verdict, r.Detail = NotRun, err.Error()
 		return nil, false
 	}
-	if ev = c.next(false); ev.kind != evPacket || ev.payload[0] != msgNewKeys {
+	if ev = c.next(false); left(ev, "after our KEX_ECDH_REPLY") {
+		return nil, false
+	}
+	if ev.kind != evPacket || ev.payload[0] != msgNewKeys {
 		r.Verdict, r.Detail = Failed, "after the re-exchange's KEX_ECDH_REPLY the client sent "+describe(ev)+", not SSH_MSG_NEWKEYS"
 		return nil, false
 	}
@@ -399,6 +420,20 @@ func serveRekey(x *reexchange, clientInit []byte, r *Result) ([]keying, bool) {
 		return nil, false
 	}
 	return ks, true
+}
+
+// clientLeft reports whether ev is a client ending the connection as one
+// that is done with it does: a close, or SSH_MSG_DISCONNECT with reason
+// 11 (BY_APPLICATION). In a re-exchange that check starts once it has let
+// the client's user authentication through, a client that leaves so
+// before its SSH_MSG_NEWKEYS has used no key of the re-exchange: no
+// clause forbids ending a connection (RFC 4253 §11.1), and a client that
+// dials, authenticates and closes (x/crypto's ssh.Dial then Close) would
+// otherwise read as failing the re-exchange. The case did not run. After
+// its SSH_MSG_NEWKEYS, the client's keys are what the case checks, and an
+// end of the connection there is a failure (proveRekeyed).
+func clientLeft(ev event) bool {
+	return ev.kind == evClosed || ev.kind == evDisconnect && ev.reason == 11
 }
 
 // proveRekeyed shows, after serveRekey, that the client derived the

@@ -70,6 +70,7 @@ const (
 	cliMACDiscon   defect = "client: waits for the accept, and answers a forged one with SSH_MSG_DISCONNECT under its keys (allowed)"
 	cliSilentInit  defect = "client: negotiates the method, then never sends C_INIT"
 	cliNoNewKeys   defect = "client: checks the reply, never sends SSH_MSG_NEWKEYS"
+	cliLeaves      defect = "client: once authenticated, ends the connection with SSH_MSG_DISCONNECT 11, as a client that is done does"
 )
 
 func (d defect) server() bool { return bytes.HasPrefix([]byte(d), []byte("server")) }
@@ -430,6 +431,9 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 		ev = c.next(false)
 		forged := ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth)
 		switch {
+		case d == cliLeaves && ev.kind == evPacket && ev.payload[0] == msgUserAuthSuccess:
+			c.write(disconnectMsg(11, "disconnected by user"))
+			return
 		case forged && d == cliMACDiscon:
 			// The disconnect goes under the new keys (RFC 4253 §7.3),
 			// with reason MAC_ERROR (RFC 4253 §11.1).
