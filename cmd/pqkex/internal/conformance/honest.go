@@ -189,6 +189,11 @@ func honestKex(ss *session, m *method, r *Result) (k []byte, ok bool) {
 	return k, true
 }
 
+// honestInitGot starts the detail of a server that did not answer an
+// honest C_INIT with a reply (a case that sent other packets around it
+// says so itself, failedReply).
+const honestInitGot = "an honest C_INIT got "
+
 // readReply reads the server's answer to the honest C_INIT qc of client:
 // a KEX_ECDH_REPLY whose S_REPLY pqkex's client accepts and whose host key
 // signature verifies over the exchange hash H computed from the
@@ -199,7 +204,7 @@ func readReply(ss *session, m *method, client *clientHalf, qc []byte, r *Result)
 	ev := ss.c.next(ss.algs.strict)
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexECDHReply {
 		decide(r, ev, 0)
-		r.Detail = "an honest C_INIT got " + r.Detail
+		r.Detail = honestInitGot + r.Detail
 		silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
 		return nil, nil, false
 	}

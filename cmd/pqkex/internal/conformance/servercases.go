@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"strings"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
 	"github.com/pqkex/pqkex/kexhash"
@@ -245,7 +246,7 @@ func strictOnly(run func(ss *session, m *method, r *Result)) func(ss *session, m
 // an abort, which conforms.
 func failedReply(r *Result, probe *Result) {
 	*r = Result{Method: r.Method, Case: r.Case, Clause: r.Clause, Expected: r.Expected, Attempts: r.Attempts,
-		Verdict: probe.Verdict, Detail: probe.Detail, DisconnectReason: probe.DisconnectReason, DisconnectMessage: probe.DisconnectMessage,
+		Verdict: probe.Verdict, Detail: strings.TrimPrefix(probe.Detail, honestInitGot), DisconnectReason: probe.DisconnectReason, DisconnectMessage: probe.DisconnectMessage,
 		Finding: probe.Finding}
 	if r.Verdict == Failed { // a reply that is not a valid one
 		r.Verdict = Malformed

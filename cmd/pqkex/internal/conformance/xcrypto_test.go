@@ -64,6 +64,11 @@ func TestXCryptoServerConforms(t *testing.T) {
 		t.Errorf("version %q, strict %v", rep.Version, rep.Strict)
 	}
 	requireConforming(t, rep.Results, len(methods))
+	for _, r := range rep.Results {
+		if strings.Contains(r.Detail, "; got "+honestInitGot) { // "sent X; got an honest C_INIT got ..."
+			t.Errorf("%s %s: the detail says what it got twice: %s", r.Method, r.Case, r.Detail)
+		}
+	}
 	t.Logf("%d cases, %+v", len(rep.Results), Summarize(rep.Results))
 }
 
