@@ -11,5 +11,6 @@ const (
 )
 
 // AVX2 reports whether the CPU (and the OS, for the YMM registers) has
-// AVX2, so that the assembly path runs.
+// AVX2, so that the assembly path runs: the variable the core's hasAVX2
+// reads (sntrup761/internal/core/asm_enabled_amd64.go).
 var AVX2 = cpu.X86.HasAVX2

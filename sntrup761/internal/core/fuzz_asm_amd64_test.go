@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
-	"github.com/pqkex/pqkex/internal/vecarith"
 )
 
 // This file holds the assembly path's fuzz target only (see
@@ -25,7 +24,7 @@ func FuzzAsmVsScalar(f *testing.F) {
 	fuzzcorpus.Add(f, []byte{1, 2, 3, 0xff, 0x80, 0x7f})
 	fuzzcorpus.Add(f, bytes.Repeat([]byte{0xff}, 64))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) == 0 || !vecarith.AVX2 {
+		if len(data) == 0 || !hasAVX2 {
 			return
 		}
 		at := func(i int) byte { return data[i%len(data)] ^ byte(i/len(data)) }
