@@ -214,7 +214,7 @@ func (p *KeyPool) failWaitersLocked(err error) {
 }
 
 // clearKeys overwrites keys with zeros: the pool's keys that were never
-// handed out, and (through the bridge's Clear, bridge.go) a key a key exchange has
+// handed out, and (clearKey, linkname.go) a key a key exchange has
 // finished with.
 func clearKeys(keys []*DecapsulationKey) {
 	for i, dk := range keys {

@@ -183,9 +183,10 @@ func (ek *EncapsulationKey) Encapsulate() (sharedKey, ciphertext []byte) {
 }
 
 // generateKey and encapsulate are the reader-driven forms behind GenerateKey
-// and Encapsulate, for pqkex's SSH method, its known-answer runners and
-// sntrup761test (bridge.go); they are not part of the public API. A nil
-// rand means crypto/rand's Reader (read by the core, internal/core/random.go).
+// and Encapsulate, and, through sntrup761test (linkname.go), behind pqkex's
+// SSH method given a caller's reader and its known-answer runners; they
+// are not part of the public API. A nil rand means crypto/rand's Reader
+// (read by the core, internal/core/random.go).
 func generateKey(rand io.Reader) (*DecapsulationKey, error) {
 	sk, err := core.GenerateKey(rand)
 	if err != nil {

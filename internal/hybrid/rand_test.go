@@ -72,9 +72,8 @@ func TestIsDefault(t *testing.T) {
 	}
 }
 
-// mlkemMethods are the methods this package's tests can run: package
-// sntrup761, which sntrup761x25519 needs, is not linked here (its own
-// package tests that method).
+// mlkemMethods are the ML-KEM methods, whose readers these tests check
+// here; package sntrup761x25519's rand_test.go checks sntrup761x25519's.
 var mlkemMethods = []*Method{&MLKEM768X25519, &MLKEM768NISTP256, &MLKEM1024NISTP384}
 
 // TestUncomparableSystemReader: with crypto/rand.Reader replaced by a

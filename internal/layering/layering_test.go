@@ -34,21 +34,24 @@ const rules = `
 	# Arithmetic and encodings: the standard library only, and the CPU's
 	# features (x/sys/cpu) for the choice of sntrup761's vector path,
 	# which the core makes and internal/vecarith mirrors for pqkex bench.
-	NONE < kexhash, sntrup761/internal/ref, internal/sntrupbridge;
+	NONE < kexhash, sntrup761/internal/ref;
 	XSYSCPU < sntrup761/internal/core, internal/vecarith;
 
 	# The public keys a peer must refuse, as data (pqkex check sends them;
 	# the tests of sshkex and fuzz feed them too).
 	NONE < internal/tool/badkeys;
 
-	# The sntrup761 KEM and its derandomized form for known answers.
-	sntrup761/internal/core, internal/sntrupbridge < sntrup761;
-	sntrup761, internal/sntrupbridge < sntrup761/sntrup761test;
+	# The sntrup761 KEM and its derandomized form for known answers (and
+	# for a caller's reader), which it reaches through sntrup761's
+	# linkname pushes, not an import.
+	sntrup761/internal/core < sntrup761;
+	sntrup761 < sntrup761/sntrup761test;
 	sntrup761, sntrup761/internal/core < sntrup761/internal/instrcount;
 
 	# The hybrid engine and the four SSH methods on it. The engine stands
-	# below sntrup761 and reaches it through the bridge.
-	CIRCL, internal/sntrupbridge < internal/hybrid;
+	# above sntrup761 and reaches it as it reaches crypto/mlkem: its public
+	# API, and sntrup761test for a caller's reader.
+	CIRCL, sntrup761, sntrup761/sntrup761test < internal/hybrid;
 	internal/hybrid < mlkem768x25519, mlkem768nistp256, mlkem1024nistp384;
 	internal/hybrid, sntrup761, CIRCL < sntrup761x25519;
 
@@ -59,10 +62,10 @@ const rules = `
 	METHODS, sntrup761, kexhash, internal/sshwire, XSSH < sshkex;
 
 	# The known-answer runners and the public package running them. The
-	# runners stand below the method packages and sntrup761 too: they run
-	# their exported APIs through what those record in the engine and the
-	# bridge (hybrid.Public, sntrupbridge), and vectors links them in.
-	internal/hybrid, internal/sntrupbridge, kexhash, CIRCL, XCRYPTO < internal/kat;
+	# runners stand below the method packages: they run their exported
+	# APIs through what those record in the engine (hybrid.Public), and
+	# vectors links them in.
+	internal/hybrid, sntrup761, sntrup761/sntrup761test, kexhash, CIRCL, XCRYPTO < internal/kat;
 	internal/kat, METHODS < vectors;
 
 	# The test server behind "pqkex serve".
@@ -109,8 +112,8 @@ var groups = map[string][]string{
 //
 //   - library: what a user imports, the packages at the root and under
 //     them (kexhash, sntrup761, the four methods, sshkex, vectors), and
-//     their engine in internal/ (hybrid, sshwire, sntrupbridge, vecarith,
-//     and kat, the known-answer runners behind vectors).
+//     their engine in internal/ (hybrid, sshwire, vecarith, and kat, the
+//     known-answer runners behind vectors).
 //   - tool: cmd/pqkex and its engines: under cmd/pqkex/internal/ what
 //     only the command uses (the checks of pqkex check), under
 //     internal/tool/ what the tests of the other wings drive too (the
@@ -126,7 +129,7 @@ var wings = []struct {
 }{
 	{"library", []string{"kexhash", "sntrup761", "sntrup761/internal/core", "sntrup761/internal/ref", "sntrup761/sntrup761test",
 		"mlkem768x25519", "mlkem768nistp256", "mlkem1024nistp384", "sntrup761x25519", "sshkex", "vectors",
-		"internal/hybrid", "internal/sshwire", "internal/sntrupbridge", "internal/vecarith", "internal/kat"}},
+		"internal/hybrid", "internal/sshwire", "internal/vecarith", "internal/kat"}},
 	{"tool", []string{"cmd/...", "internal/tool/..."}},
 	{"lab", []string{"internal/testkit/...", "fuzz", "interop", "internal/layering", "sntrup761/internal/instrcount"}},
 }

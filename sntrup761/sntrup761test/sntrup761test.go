@@ -1,6 +1,9 @@
 // Package sntrup761test provides derandomized sntrup761 key generation and
-// encapsulation. It must only be used for known-answer tests: keys and
-// ciphertexts made from predictable randomness offer no security.
+// encapsulation: they read their randomness from a caller's io.Reader,
+// as known-answer tests need. Keys and ciphertexts made from predictable
+// randomness offer no security; outside such tests, use package sntrup761,
+// which draws from crypto/rand, or pass an unpredictable reader (pqkex's
+// SSH method passes x/crypto's Config.Rand).
 //
 // Both functions consume randomness exactly as the NTRU Prime reference
 // code (and OpenSSH 10.3 and later) does, one Read per array, which is what
@@ -13,8 +16,8 @@ package sntrup761test
 import (
 	"errors"
 	"io"
+	_ "unsafe" // for go:linkname
 
-	"github.com/pqkex/pqkex/internal/sntrupbridge"
 	"github.com/pqkex/pqkex/sntrup761"
 )
 
@@ -24,11 +27,11 @@ func GenerateKey(rand io.Reader) (*sntrup761.DecapsulationKey, error) {
 	if rand == nil {
 		return nil, errors.New("sntrup761test: GenerateKey needs a reader")
 	}
-	dk, err := sntrupbridge.GenerateKey(rand)
+	dk, err := generateKey(rand)
 	if err != nil {
 		return nil, errors.New("sntrup761test: reading randomness: " + err.Error())
 	}
-	return dk.Key().(*sntrup761.DecapsulationKey), nil
+	return dk, nil
 }
 
 // Encapsulate encapsulates to ek using 3044 bytes read from rand.
@@ -37,9 +40,22 @@ func Encapsulate(ek *sntrup761.EncapsulationKey, rand io.Reader) (sharedKey, cip
 	if rand == nil {
 		return nil, nil, errors.New("sntrup761test: Encapsulate needs a reader")
 	}
-	sharedKey, ciphertext, err = sntrupbridge.WrapEncapsulationKey(ek).Encapsulate(rand)
+	sharedKey, ciphertext, err = encapsulate(ek, rand)
 	if err != nil {
 		return nil, nil, errors.New("sntrup761test: reading randomness: " + err.Error())
 	}
 	return sharedKey, ciphertext, nil
 }
+
+// generateKey and encapsulate are package sntrup761's reader-driven key
+// generation and encapsulation, which that package provides
+// (sntrup761/linkname.go: package sntrup761 keeps them out of its public
+// API, which draws from crypto/rand only, as crypto/mlkem's does). Their
+// signatures must be those of sntrup761's generateKeyFrom and
+// encapsulateFrom; the linker does not compare them.
+//
+//go:linkname generateKey
+func generateKey(rand io.Reader) (*sntrup761.DecapsulationKey, error)
+
+//go:linkname encapsulate
+func encapsulate(ek *sntrup761.EncapsulationKey, rand io.Reader) (sharedKey, ciphertext []byte, err error)
