@@ -101,7 +101,3 @@ func (c *Client) Finish(serverReply []byte) (k []byte, err error) {
 func Respond(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error) {
 	return method.Respond(rand, clientInit)
 }
-
-// init gives the known-answer runners (internal/kat) this package's
-// exported constructors.
-func init() { method.Public = hybrid.PublicAPI(NewClient, Respond) }

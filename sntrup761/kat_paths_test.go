@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pqkex/pqkex/internal/kat"
 	"github.com/pqkex/pqkex/sntrup761"
 	"github.com/pqkex/pqkex/vectors"
 )
@@ -29,7 +28,7 @@ func TestKnownAnswersBothPaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := kat.Run(name, data)
+			r := vectors.Run(name, data)
 			t.Logf("assembly path %v: %s: %d passed, %d failed", active, name, r.Passed, r.Failed)
 			if r.Err != nil || r.Failed != 0 || r.Passed == 0 || r.Skipped != "" {
 				t.Errorf("assembly path %v: %s: %d passed, %d failed, skipped %q, %v %s",

@@ -30,15 +30,20 @@ import (
 	"io/fs"
 
 	"github.com/pqkex/pqkex/internal/kat"
-
-	// The runners drive each method's exported API through what its
-	// package records at init (and sntrup761's through the bridge): the
-	// method packages must be in every binary that runs them.
-	_ "github.com/pqkex/pqkex/mlkem1024nistp384"
-	_ "github.com/pqkex/pqkex/mlkem768nistp256"
-	_ "github.com/pqkex/pqkex/mlkem768x25519"
-	_ "github.com/pqkex/pqkex/sntrup761x25519"
+	"github.com/pqkex/pqkex/mlkem1024nistp384"
+	"github.com/pqkex/pqkex/mlkem768nistp256"
+	"github.com/pqkex/pqkex/mlkem768x25519"
+	"github.com/pqkex/pqkex/sntrup761x25519"
 )
+
+// methods are the four methods' exported APIs, which Run checks the
+// files against.
+var methods = kat.Methods{
+	kat.Public(mlkem768x25519.Name, mlkem768x25519.NewClient, mlkem768x25519.Respond),
+	kat.Public(sntrup761x25519.Name, sntrup761x25519.NewClient, sntrup761x25519.Respond),
+	kat.Public(mlkem768nistp256.Name, mlkem768nistp256.NewClient, mlkem768nistp256.Respond),
+	kat.Public(mlkem1024nistp384.Name, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond),
+}
 
 // Result is the outcome of running one vector file.
 type Result struct {
@@ -100,7 +105,7 @@ func Detect(data []byte) (format string, err error) { return kat.Detect(data) }
 // does not accept is skipped, as is one whose vectors are all for a
 // parameter set or curve that pqkex does not implement; a recognised file
 // with no vectors fails. name only labels the result.
-func Run(name string, data []byte) Result { return result(kat.Run(name, data)) }
+func Run(name string, data []byte) Result { return result(methods.Run(name, data)) }
 
 // maxFileSize is the largest file RunFS reads; larger files are skipped.
 // No vector file comes close.

@@ -44,10 +44,11 @@ func (c benchCase) server(cInit []byte) []byte {
 }
 
 // pqkexCases are every pqkex row, each method's public API as
-// kat.MustPublic gives it, sntrup761x25519 also with its keys from
-// batches, and each NIST-curve hybrid's standard-library baseline.
+// kat.Public runs it, sntrup761x25519 also with its keys from batches,
+// and each NIST-curve hybrid's standard-library baseline.
 func pqkexCases() []benchCase {
-	batched := kat.MustPublic(sntrup761x25519.Name)
+	sntrup := kat.Public(sntrup761x25519.Name, sntrup761x25519.NewClient, sntrup761x25519.Respond)
+	batched := sntrup
 	batches := new(keyBatches)
 	batched.NewClient = func(r io.Reader) (kat.Client, error) {
 		dk, err := batches.get()
@@ -56,17 +57,15 @@ func pqkexCases() []benchCase {
 		}
 		return sntrup761x25519.NewClientWithKey(dk, r)
 	}
-	var out []benchCase
-	for _, name := range []string{mlkem768x25519.Name, sntrup761x25519.Name} {
-		out = append(out, benchCase{kat.MustPublic(name), "pqkex", ""})
-		if name == sntrup761x25519.Name {
-			out = append(out, benchCase{batched, "pqkex", "batch"})
-		}
+	return []benchCase{
+		{kat.Public(mlkem768x25519.Name, mlkem768x25519.NewClient, mlkem768x25519.Respond), "pqkex", ""},
+		{sntrup, "pqkex", ""},
+		{batched, "pqkex", "batch"},
+		{kat.Public(mlkem768nistp256.Name, mlkem768nistp256.NewClient, mlkem768nistp256.Respond), "pqkex", ""},
+		{kat.Baseline(mlkem768nistp256.Name), "baseline", ""},
+		{kat.Public(mlkem1024nistp384.Name, mlkem1024nistp384.NewClient, mlkem1024nistp384.Respond), "pqkex", ""},
+		{kat.Baseline(mlkem1024nistp384.Name), "baseline", ""},
 	}
-	for _, name := range []string{mlkem768nistp256.Name, mlkem1024nistp384.Name} {
-		out = append(out, benchCase{kat.MustPublic(name), "pqkex", ""}, benchCase{kat.Baseline(name), "baseline", ""})
-	}
-	return out
 }
 
 // keyBatches hands out keys from batches of sntrup761.GenerateKeys made in

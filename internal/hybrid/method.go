@@ -8,8 +8,7 @@ import (
 	"io"
 )
 
-// Method is one hybrid method. Its fields are fixed at package init (this
-// package's, and Public the method package's).
+// Method is one hybrid method. Its fields are fixed at package init.
 type Method struct {
 	// Prefix starts every error: the Go package name of the method.
 	Prefix string
@@ -37,9 +36,6 @@ type Method struct {
 	// secrets from that reader and passes them in, the path the known
 	// answers check.
 	Approved bool
-	// Public is the method package's exported API, which that package
-	// sets in its init (public.go).
-	Public Public
 }
 
 // SelfDraws reports whether NewClient and Respond draw their secrets

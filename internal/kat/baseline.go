@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -19,7 +20,10 @@ import (
 // bench" and the methods' benchmarks compare against it; fuzz.TestMethods'
 // Baseline sub-tests keep it honest (it must interoperate with them).
 func Baseline(name string) Exchange {
-	m := MustPublic(name).Method
+	m := engine(name)
+	if m == nil {
+		panic(fmt.Sprintf("kat: Baseline: %q is not a pqkex method", name))
+	}
 	cu, ok := map[string]ecdh.Curve{"P-256": ecdh.P256(), "P-384": ecdh.P384()}[m.Curve.Name()]
 	if !ok {
 		panic("kat: Baseline: no curve " + m.Curve.Name())

@@ -116,40 +116,52 @@ func engine(name string) *hybrid.Method {
 	return nil
 }
 
-// Public returns the public API of the method named name (its SSH name,
-// or sntrup761x25519's alias) as an Exchange; the explicit-key
-// constructors, which the public API does not have, are the engine's
-// (the method's description, which the package wraps). ok is false for
-// any other name. This package does not import the method packages (it
-// stands below them): it runs the constructors each records in its
-// engine (hybrid.Public), and panics if the binary does not link the
-// method's package, a test binary's fault.
-func Public(name string) (ex Exchange, ok bool) {
+// Public returns a method package's exported API, its NewClient and
+// Respond, as an Exchange of the method named name (its SSH name, or
+// sntrup761x25519's alias); the explicit-key constructors, which the
+// public API does not have, are the engine's (the method's description,
+// which the package wraps). This package imports no method package (it
+// stands below them: internal/layering): its callers, vectors, the
+// command and the tests, pass each package's functions in, as
+// crypto/hpke takes the KEM it runs. It panics if name is not one of
+// pqkex's methods.
+func Public[C Client](name string, newClient func(rand io.Reader) (C, error),
+	respond func(rand io.Reader, clientInit []byte) (serverReply, k []byte, err error)) Exchange {
 	m := engine(name)
 	if m == nil {
-		return Exchange{}, false
-	}
-	if m.Public.NewClient == nil || m.Public.Respond == nil {
-		panic(fmt.Sprintf("kat: package %s is not linked into this binary: import it to run its public API", m.Prefix))
-	}
-	return public(name, m), true
-}
-
-// MustPublic is Public for a name that must be one of the four.
-func MustPublic(name string) Exchange {
-	ex, ok := Public(name)
-	if !ok {
 		panic(fmt.Sprintf("kat: %q is not a pqkex method", name))
 	}
-	return ex
-}
-
-func public(name string, m *hybrid.Method) Exchange {
 	ex := FromMethod("public", name, m)
-	ex.NewClient = func(r io.Reader) (Client, error) { return m.Public.NewClient(r) }
-	ex.Respond = m.Public.Respond
+	ex.NewClient = func(r io.Reader) (Client, error) {
+		c, err := newClient(r)
+		if err != nil {
+			return nil, err // not a non-nil interface holding a nil *Client
+		}
+		return c, nil
+	}
+	ex.Respond = respond
 	// The approved methods ignore the caller's reader in FIPS 140-3 mode
 	// (see their package documentation).
 	ex.IgnoresReader = m.Approved && fips140.Enabled()
 	return ex
+}
+
+// Methods are the methods' public APIs (Public), which Run checks the
+// SSH exchanges, the ML-KEM files and the DH files against: one each, in
+// the order the runners take them.
+type Methods []Exchange
+
+// Get returns the public API of the method named name (its SSH name, or
+// sntrup761x25519's alias, which the result then carries), or an error if
+// ms has none.
+func (ms Methods) Get(name string) (Exchange, error) {
+	if m := engine(name); m != nil {
+		for _, ex := range ms {
+			if ex.Method == m {
+				ex.Name = name
+				return ex, nil
+			}
+		}
+	}
+	return Exchange{}, fmt.Errorf("vectors: no method %q among the methods given to the runners", name)
 }

@@ -17,7 +17,7 @@ import (
 // TestBundled.
 type format struct {
 	name string
-	run  func(name string, data []byte) Result
+	run  func(ms Methods, name string, data []byte) Result
 }
 
 // The formats of the bundled vector files (vectors/testdata/README.md).
@@ -64,13 +64,13 @@ func Detect(data []byte) (string, error) {
 }
 
 // Run detects the format of a vector file and checks every vector in it
-// against pqkex (the public API of every method the format applies to;
-// the ML-KEM files also on circl and crypto/mlkem alone). A file that
+// against pqkex (the public API in ms of every method the format applies
+// to; the ML-KEM files also on circl and crypto/mlkem alone). A file that
 // Detect does not accept is skipped, as is one whose vectors are all for
 // a parameter set or curve pqkex does not implement; a recognised file
-// with no vectors fails, and so does one that panics a runner. name only
-// labels the result.
-func Run(name string, data []byte) (r Result) {
+// with no vectors fails, and so does one that panics a runner or needs a
+// method ms does not have. name only labels the result.
+func (ms Methods) Run(name string, data []byte) (r Result) {
 	f, err := detect(data)
 	if err != nil {
 		return Result{File: name, Skipped: err.Error()}
@@ -82,7 +82,7 @@ func Run(name string, data []byte) (r Result) {
 			r = Result{File: name, Format: f.name, Failed: 1, Err: fmt.Errorf("vectors: panic while running the file: %v", p)}
 		}
 	}()
-	r = f.run(f.name, data)
+	r = f.run(ms, f.name, data)
 	r.File, r.Format = name, f.name
 	if r.Err != nil {
 		r.Passed, r.Failed, r.Failures = 0, 1, nil
@@ -94,7 +94,7 @@ func Run(name string, data []byte) (r Result) {
 }
 
 // runRSP runs a sntrup761 NIST KAT file.
-func runRSP(_ string, data []byte) Result {
+func runRSP(_ Methods, _ string, data []byte) Result {
 	v, err := ParseRSP(bytes.NewReader(data))
 	if err != nil {
 		return Result{Err: err}
@@ -103,18 +103,18 @@ func runRSP(_ string, data []byte) Result {
 }
 
 // runSSH runs an SSH vector file through its method's public API.
-func runSSH(name string, data []byte) Result {
+func runSSH(ms Methods, name string, data []byte) Result {
 	var head struct{ Algorithm string }
 	json.Unmarshal(data, &head) // detect read it
-	ex, ok := Public(head.Algorithm)
-	if !ok {
-		return Result{Err: fmt.Errorf("vectors: no method %q", head.Algorithm)}
+	ex, err := ms.Get(head.Algorithm)
+	if err != nil {
+		return Result{Err: err}
 	}
 	return Record(func(t TB) { RunSSHFile(t, name, data, ex) })
 }
 
 // runRFC7748 runs RFC 7748's X25519 vectors, up to 1000 iterations.
-func runRFC7748(_ string, data []byte) Result {
+func runRFC7748(_ Methods, _ string, data []byte) Result {
 	v := new(RFC7748X25519)
 	if err := json.Unmarshal(data, v); err != nil {
 		return Result{Err: fmt.Errorf("vectors: %v", err)}
@@ -123,26 +123,38 @@ func runRFC7748(_ string, data []byte) Result {
 }
 
 // publicTargets are the Targets of the ML-KEM files of params: circl and
-// crypto/mlkem alone, and the public API of every method on params.
-func publicTargets(params hybrid.Params) []Target {
+// crypto/mlkem alone, and the public API in ms of every method on params.
+func publicTargets(ms Methods, params hybrid.Params) ([]Target, error) {
+	names := []string{nameMLKEM768X25519, nameMLKEM768NISTP256}
 	if params == hybrid.MLKEM1024 {
-		return Targets(params, MustPublic(nameMLKEM1024NISTP384))
+		names = []string{nameMLKEM1024NISTP384}
 	}
-	return Targets(params, MustPublic(nameMLKEM768X25519), MustPublic(nameMLKEM768NISTP256))
+	var exs []Exchange
+	for _, name := range names {
+		ex, err := ms.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		exs = append(exs, ex)
+	}
+	return Targets(params, exs...), nil
 }
 
 // mlkemFile runs an ML-KEM file of params with run on publicTargets.
-func mlkemFile(params hybrid.Params, run func(t TB, name string, data []byte, ts ...Target) int) func(string, []byte) Result {
-	return func(name string, data []byte) Result {
-		ts := publicTargets(params)
+func mlkemFile(params hybrid.Params, run func(t TB, name string, data []byte, ts ...Target) int) func(Methods, string, []byte) Result {
+	return func(ms Methods, name string, data []byte) Result {
+		ts, err := publicTargets(ms, params)
+		if err != nil {
+			return Result{Err: err}
+		}
 		return Record(func(t TB) { run(t, name, data, ts...) })
 	}
 }
 
 // accumulated runs AccumulatedTests recipes of an accumulated file on
 // both ML-KEM implementations of params.
-func accumulated(params hybrid.Params) func(string, []byte) Result {
-	return func(name string, data []byte) Result {
+func accumulated(params hybrid.Params) func(Methods, string, []byte) Result {
+	return func(_ Methods, name string, data []byte) Result {
 		return Record(func(t TB) {
 			if RunAccumulated(t, name, data, AccumulatedTests, hybrid.Circl(params), hybrid.Std(params)) == 0 {
 				t.Errorf("no published hash for %d tests", AccumulatedTests)

@@ -50,7 +50,7 @@ func knownAnswers(f func()) {
 // 140-3 mode, where .ci/run reruns this package and not vectors, also the
 // public API and the engine on every backend.
 func exchanges(name string) []Exchange {
-	ex := MustPublic(name)
+	ex := mustPublic(name)
 	if fips140.Enabled() {
 		return append([]Exchange{ex}, Backends(name, *ex.Method)...)
 	}

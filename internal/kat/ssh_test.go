@@ -58,7 +58,7 @@ func TestSSHFiles(t *testing.T) {
 			if f.coverage == nil {
 				return
 			}
-			m := MustPublic(f.method).Method
+			m := mustPublic(f.method).Method
 			counts := map[string]int{}
 			for _, tc := range v.EdgeTests {
 				switch {
@@ -82,7 +82,7 @@ func TestSSHFiles(t *testing.T) {
 // must fail at least one vector (the run stops at the first that fails).
 // The first occurrence is the first after the "tests" key.
 func TestRunnersFail(t *testing.T) {
-	ts768 := Targets(0, MustPublic("mlkem768x25519-sha256"))
+	ts768 := Targets(0, mustPublic("mlkem768x25519-sha256"))
 	cases := map[string][]string{
 		"mlkem768x25519-sha256_openssh.json":   {`"K_ssh_string": "`, `"exchange_hash_H": "`, `"A": "`, `"host_key_signature_blob": "`, `"kex_ecdh_reply_payload": "`, `"kem_shared_secret": "`, `"x25519_shared_secret": "`, `"client_kem_private_key": "`, `"hex": "`, `"x25519_shared_secret_if_bit255_masked": "`},
 		"sntrup761x25519-sha512_openssh.json":  {`"K_ssh_string": "`, `"Q_S": "`, `"client_kem_private_key": "`, `"client_x25519_private": "`, `"result": "`},
@@ -95,7 +95,7 @@ func TestRunnersFail(t *testing.T) {
 	for file, fields := range cases {
 		data := readFile(t, file)
 		run := func(t TB, d []byte) { // on circl or sntrup761: both check the expanded key
-			RunSSHFile(t, file, d, Backends(readMethod(d), *MustPublic(readMethod(d)).Method)[0])
+			RunSSHFile(t, file, d, Backends(readMethod(d), *mustPublic(readMethod(d)).Method)[0])
 		}
 		switch {
 		case strings.HasPrefix(file, "mlkem768_acvp_keygen"):

@@ -101,7 +101,7 @@ func TestX25519RFC7748(t *testing.T) {
 		}
 	}
 	// The constants the ML-KEM runners use as the X25519 half.
-	f := classicalFixture(MustPublic("mlkem768x25519-sha256").Method.Curve)
+	f := classicalFixture(mustPublic("mlkem768x25519-sha256").Method.Curve)
 	if !bytes.Equal(f.priv, s.AlicePrivate) || !bytes.Equal(f.pub, s.AlicePublic) ||
 		!bytes.Equal(f.peer, s.BobPublic) || !bytes.Equal(f.shared, s.SharedSecret) {
 		t.Error("the RFC 7748 section 6.1 constants of classicalFixture differ from the vector file")

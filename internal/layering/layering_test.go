@@ -62,9 +62,9 @@ const rules = `
 	METHODS, sntrup761, kexhash, internal/sshwire, XSSH < sshkex;
 
 	# The known-answer runners and the public package running them. The
-	# runners stand below the method packages: they run their exported
-	# APIs through what those record in the engine (hybrid.Public), and
-	# vectors links them in.
+	# runners stand below the method packages and import none: their
+	# callers (vectors, the command, the tests) pass each method's
+	# exported NewClient and Respond in (kat.Public, kat.Methods).
 	internal/hybrid, sntrup761, sntrup761/sntrup761test, kexhash, CIRCL, XCRYPTO < internal/kat;
 	internal/kat, METHODS < vectors;
 
