@@ -8,9 +8,9 @@ import (
 
 // Key generation, batch key generation and encapsulation read their
 // randomness from the caller's reader, or from crypto/rand's Reader when
-// the reader is nil: nil is how package sntrup761's own API, its bridge
-// and the SSH engine (internal/hybrid, which decides it once for the
-// default source) say "draw your own". Nothing below compares readers.
+// the reader is nil: nil is how package sntrup761's own API (which the
+// SSH engine, internal/hybrid, calls once it has decided on the default
+// source) says "draw your own". Nothing below compares readers.
 // Every read goes through io.ReadFull, so a reader that fails, crypto/rand's
 // Reader replaced by one that fails included, gives an error to return,
 // never a crash (crypto/rand.Read would end the process).
