@@ -21,3 +21,5 @@
 // ignore the reader and use only the Go Cryptographic Module's approved
 // services (crypto/mlkem, crypto/ecdh, crypto/sha512).
 package mlkem1024nistp384
+
+//go:generate go run ../internal/methodgen

@@ -22,3 +22,5 @@
 // ignore the reader and use only the Go Cryptographic Module's approved
 // services (crypto/mlkem, crypto/ecdh, crypto/sha256).
 package mlkem768nistp256
+
+//go:generate go run ../internal/methodgen

@@ -22,3 +22,5 @@
 // fips140=only, [Respond] given a reader of its own fails, since
 // encapsulation with a given m goes through crypto/mlkem/mlkemtest.
 package mlkem768x25519
+
+//go:generate go run ../internal/methodgen

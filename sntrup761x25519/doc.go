@@ -22,3 +22,5 @@
 // directly it runs there unchanged (sntrup761 is this module's code,
 // X25519 circl's), which does not make it approved.
 package sntrup761x25519
+
+//go:generate go run ../internal/methodgen

@@ -37,6 +37,9 @@ const rules = `
 	NONE < kexhash, sntrup761/internal/ref;
 	XSYSCPU < sntrup761/internal/core, internal/vecarith;
 
+	# The generator of the four method packages' facades (go generate).
+	NONE < internal/methodgen;
+
 	# The public keys a peer must refuse, as data (pqkex check sends them;
 	# the tests of sshkex and fuzz feed them too).
 	NONE < internal/tool/badkeys;
@@ -112,8 +115,9 @@ var groups = map[string][]string{
 //
 //   - library: what a user imports, the packages at the root and under
 //     them (kexhash, sntrup761, the four methods, sshkex, vectors), and
-//     their engine in internal/ (hybrid, sshwire, vecarith, and kat, the
-//     known-answer runners behind vectors).
+//     their engine in internal/ (hybrid, sshwire, vecarith, kat, the
+//     known-answer runners behind vectors, and methodgen, the generator
+//     of the method packages' facades).
 //   - tool: cmd/pqkex and its engines: under cmd/pqkex/internal/ what
 //     only the command uses (the checks of pqkex check), under
 //     internal/tool/ what the tests of the other wings drive too (the
@@ -129,7 +133,7 @@ var wings = []struct {
 }{
 	{"library", []string{"kexhash", "sntrup761", "sntrup761/internal/core", "sntrup761/internal/ref", "sntrup761/sntrup761test",
 		"mlkem768x25519", "mlkem768nistp256", "mlkem1024nistp384", "sntrup761x25519", "sshkex", "vectors",
-		"internal/hybrid", "internal/sshwire", "internal/vecarith", "internal/kat"}},
+		"internal/hybrid", "internal/sshwire", "internal/vecarith", "internal/kat", "internal/methodgen"}},
 	{"tool", []string{"cmd/...", "internal/tool/..."}},
 	{"lab", []string{"internal/testkit/...", "fuzz", "interop", "internal/layering", "sntrup761/internal/instrcount"}},
 }

@@ -1,9 +1,9 @@
 // Command _asm generates the AVX2 kernels of package core
 // (../avx2_amd64.s) and their Go declarations (../avx2_amd64.go)
-// with avo, the way the Go standard library generates its assembly:
+// with avo, the way the Go standard library generates its assembly. The
+// //go:generate line in ../params.go runs it:
 //
-//	cd sntrup761/internal/core/_asm
-//	go run . -out ../avx2_amd64.s -stubs ../avx2_amd64.go -pkg core
+//	go generate ./sntrup761/internal/core
 //
 // The generated files are committed; .ci/run regenerates them and fails
 // if they differ. This directory is a module of its own so that the main
