@@ -1,16 +1,18 @@
 // Package kat runs the known-answer vector formats of package vectors
 // (vectors/testdata, whose README.md records their provenance) against
-// pqkex: Detect and Run (formats.go: the table of formats), and one runner
-// per format, for every method it applies to (ssh.go and ssh_edge.go: the
-// SSH exchanges of all four methods; mlkem.go: the ML-KEM files on Targets,
-// targets.go; dh.go: Wycheproof XDH and ECDH; x25519.go: RFC 7748;
-// run_sntrup761.go: the sntrup761 NIST KAT). Baseline and XCrypto are
-// straightforward standard-library and x/crypto implementations to
-// measure against. An Exchange (exchange.go) is one way to run a
-// method: its public API or its engine on one KEM backend. The runners
-// take a TB (tb.go): Run passes a recorder that counts vectors into a
-// Result, this package's tests their *testing.T, with file-specific
-// expectations and independent implementations.
+// pqkex: Detect and Methods.Run (formats.go: the table of formats), and
+// one runner per format, for every method it applies to (ssh.go and
+// ssh_edge.go: the SSH exchanges of all four methods; mlkem.go: the
+// ML-KEM files on Targets, targets.go; dh.go: Wycheproof XDH and ECDH;
+// x25519.go: RFC 7748; run_sntrup761.go: the sntrup761 NIST KAT).
+// Baseline and XCrypto are straightforward standard-library and x/crypto
+// implementations to measure against. An Exchange (exchange.go) is one
+// way to run a method: its public API (Public, from the method package's
+// NewClient and Respond, which the caller passes in: this package
+// imports no method package) or its engine on one KEM backend. The
+// runners take a TB (tb.go): Run passes a recorder that counts vectors
+// into a Result, this package's tests their *testing.T, with
+// file-specific expectations and independent implementations.
 package kat
 
 import (
