@@ -138,6 +138,23 @@ var wings = []struct {
 	{"lab", []string{"internal/testkit/...", "fuzz", "interop", "internal/layering", "sntrup761/internal/instrcount"}},
 }
 
+// floors are the library's top-level folders in the order of the imports
+// between them, as a drawing of the tree by folders shows them (the
+// module's root internal/ is one folder): outside its tests a package
+// imports packages of its own floor and of the floors before it, never
+// of one after it. The engine (internal/hybrid) and the known-answer
+// runners (internal/kat) import sntrup761, as they import crypto/mlkem,
+// so the sntrup761 tree imports nothing of the root internal/; the
+// method packages import the engine, so nothing in internal/ imports
+// them (the runners take their APIs from their callers).
+var floors = [][]string{
+	{"kexhash", "sntrup761/..."},
+	{"internal/..."},
+	{"mlkem768x25519", "mlkem768nistp256", "mlkem1024nistp384", "sntrup761x25519"},
+	{"sshkex", "vectors"},
+	{"cmd/..."},
+}
+
 const module = "github.com/pqkex/pqkex"
 
 // parseRules returns, for each package named on the right of a rule, the
@@ -314,5 +331,45 @@ func TestWings(t *testing.T) {
 				t.Errorf("%s (%s) imports %s (%s): imports run from the lab to the tool to the library, never back", dir, wings[w].name, rel, wings[i].name)
 			}
 		}
+	}
+}
+
+// TestFloors: no package of a floor imports (outside its tests) one of a
+// later floor.
+func TestFloors(t *testing.T) {
+	root := filepath.Join("..", "..")
+	ctxt := build.Default
+	ctxt.UseAllFiles = true
+	floorOf := func(dir string) int {
+		for i, f := range floors {
+			if slices.ContainsFunc(f, func(p string) bool { return match(p, dir) }) {
+				return i
+			}
+		}
+		return -1
+	}
+	checked := 0
+	for _, dir := range modulePackages(t, root) {
+		from := floorOf(dir)
+		if from < 0 {
+			continue
+		}
+		p, err := ctxt.ImportDir(filepath.Join(root, filepath.FromSlash(dir)), build.ImportComment)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); !ok {
+				t.Errorf("%s: %v", dir, err)
+			}
+			continue
+		}
+		checked++
+		for _, imp := range p.Imports {
+			rel, ok := strings.CutPrefix(imp, module+"/")
+			if to := floorOf(rel); ok && to > from {
+				t.Errorf("%s imports %s, a later floor: the library's folders import %v in this order only", dir, rel, floors)
+			}
+		}
+	}
+	if checked < 15 {
+		t.Fatalf("checked %d packages: is %s the module root?", checked, root)
 	}
 }
