@@ -66,6 +66,7 @@ const (
 	srvAuthRekeyNewH defect = "server: no re-exchange before user authentication; publickey authentication, then a re-exchange's keys derived with its own H"
 	srvAuthRefused   defect = "server: no re-exchange before user authentication; check's identity is not authorized"
 	srvAuthTiny      defect = "server: no re-exchange before user authentication; global requests answered with SSH_MSG_UNIMPLEMENTED naming the next number, the first after a re-exchange only once another packet comes (tinysshd)"
+	srvMACDrop       defect = "server: drops a packet whose MAC does not verify, and neither answers nor ends the connection"
 
 	// Clients.
 	cliMpint       defect = "client: K hashed as an mpint"
@@ -81,6 +82,8 @@ const (
 	cliPipeline    defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting for the accept (allowed)"
 	cliPipeNoMAC   defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, and takes packets whose MAC does not verify"
 	cliMACDiscon   defect = "client: waits for the accept, and answers a forged one with SSH_MSG_DISCONNECT under its keys (allowed)"
+	cliMACDrop     defect = "client: waits for the accept, drops a forged one and waits on, neither answering nor ending the connection"
+	cliPipeMACDrop defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, drops a forged packet and waits on"
 	cliSilentInit  defect = "client: negotiates the method, then never sends C_INIT"
 	cliNoNewKeys   defect = "client: checks the reply, never sends SSH_MSG_NEWKEYS"
 	cliLeaves      defect = "client: once authenticated, ends the connection with SSH_MSG_DISCONNECT 11, as a client that is done does"
@@ -406,6 +409,8 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 			if globalRequestWantsReply(ev.payload) && c.write([]byte{msgRequestFailure}) != nil {
 				return
 			}
+		case ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth) && d == srvMACDrop:
+			// Dropped: no answer, no end of the connection.
 		case ev.kind == evMalformed: // a MAC that fails, or a length that does not decrypt (OpenSSH says so too)
 			c.write(disconnectMsg(5, "MAC error"))
 			return
@@ -566,7 +571,7 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	auth := sshwire.AppendString([]byte{msgUserAuthRequest}, []byte("sim"))
 	auth = sshwire.AppendString(auth, []byte("ssh-connection"))
 	auth = sshwire.AppendString(auth, []byte("none"))
-	pipeline := d == cliPipeline || d == cliPipeNoMAC
+	pipeline := d == cliPipeline || d == cliPipeNoMAC || d == cliPipeMACDrop
 	if pipeline && c.write(auth) != nil {
 		return
 	}
@@ -588,8 +593,20 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 			// with reason MAC_ERROR (RFC 4253 §11.1).
 			c.write(disconnectMsg(5, "MAC error"))
 			return
-		case ev.kind == evPacket && ev.payload[0] == msgServiceAccept, (d == cliNoMAC || d == cliPipeNoMAC) && forged:
+		case ev.kind == evPacket && ev.payload[0] == msgServiceAccept, d == cliNoMAC && forged:
 			if !pipeline && c.write(auth) != nil {
+				return
+			}
+		case d == cliPipeNoMAC && forged:
+			// Taken as what check forges for a client that did not wait
+			// for the accept: a global request that wants a reply.
+			if c.write([]byte{msgRequestFailure}) != nil {
+				return
+			}
+		case forged && (d == cliMACDrop || d == cliPipeMACDrop):
+			// Dropped: no answer, no end of the connection.
+		case ev.kind == evPacket && ev.payload[0] == msgGlobalRequest:
+			if globalRequestWantsReply(ev.payload) && c.write([]byte{msgRequestFailure}) != nil {
 				return
 			}
 		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit:

@@ -134,6 +134,7 @@ var serverDefects = []defectSpec{
 	{d: srvAuthTiny, methods: tinysshd, identity: ssh.KeyAlgoED25519, want: map[string]string{"rekey": "completed"}},
 	{d: srvAuthRekeyNewH, identity: ssh.KeyAlgoED25519, want: map[string]string{"rekey": "failed [rekey-session-id]"}},
 	{d: srvAuthRefused, identity: ssh.KeyAlgoED25519, want: map[string]string{"rekey": "not run"}},
+	{d: srvMACDrop, waits: true, want: map[string]string{"packet-tampered": "hung [packet-mac-silent]"}},
 	{d: srvReuseKey, allowed: true},
 	{d: srvDropZeroCL, want: map[string]string{SoakCase: "failed [k-leading-zero]"}},
 	{d: srvDropZeroPQ, want: map[string]string{"honest": "failed [k-leading-zero]", SoakCase: "failed [k-leading-zero]"}},
@@ -169,7 +170,9 @@ var clientDefects = []defectSpec{
 	// in host-key-mismatch.
 	{d: cliNewKeysEarl, allowed: true, want: map[string]string{"sig-k-mpint": "closed", "ct-tampered": "closed"}},
 	{d: cliPipeline, allowed: true},
-	{d: cliPipeNoMAC, want: map[string]string{"packet-tampered": "accepted [packet-mac]"}, waits: true},
+	{d: cliPipeNoMAC, want: map[string]string{"packet-tampered": "accepted [packet-mac]"}},
+	{d: cliMACDrop, waits: true, want: map[string]string{"packet-tampered": "hung [packet-mac-silent]"}},
+	{d: cliPipeMACDrop, waits: true, want: map[string]string{"packet-tampered": "hung [packet-mac-silent]"}},
 	{d: cliMACDiscon, allowed: true, want: map[string]string{"packet-tampered": "rejected(5)"}},
 	// Leaving once authenticated, as a client that is done may: the
 	// re-exchange check starts then cannot be checked, which is not a
