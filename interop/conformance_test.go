@@ -128,10 +128,15 @@ func TestConformance(t *testing.T) {
 		for _, p := range conformanceServers {
 			t.Run(p.name, func(t *testing.T) {
 				defer skipped(t)
-				addr := p.start(t)
+				// The server lets root in with id: check authenticates with
+				// it in the case rekey, and so re-exchanges after user
+				// authentication, where every server here takes one.
+				id := newKey(t)
+				idFile := writeFile(t, filepath.Join(t.TempDir(), "id_ed25519"), id.openSSH(t))
+				addr := p.start(t, id)
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
-				_, rep := runCheck(t, ctx, "-timeout", "10s", addr)
+				_, rep := runCheck(t, ctx, "-timeout", "10s", "-user", "root", "-identity", idFile, addr)
 				if !strings.HasPrefix(rep.Version, p.version) {
 					t.Errorf("server version %q, want %s...", rep.Version, p.version)
 				}
@@ -304,12 +309,12 @@ func lineDiff(a, b string) string {
 type conformanceServer struct {
 	name, version string
 	own           bool
-	start         func(t *testing.T) string // returns host:port
+	start         func(t *testing.T, id key) string // authorizes id for root; returns host:port
 }
 
 // fromPeer starts the peer-server.sh kind of serverPeers.
-func fromPeer(kind string) func(t *testing.T) string {
-	return func(t *testing.T) string {
+func fromPeer(kind string) func(t *testing.T, id key) string {
+	return func(t *testing.T, id key) string {
 		for _, p := range serverPeers {
 			if p.kind != kind {
 				continue
@@ -318,7 +323,7 @@ func fromPeer(kind string) func(t *testing.T) string {
 			for _, v := range p.vars {
 				needPeer(t, v)
 			}
-			s := startPeerServer(t, p.kind, newKey(t), newKey(t).pub(), p.args...)
+			s := startPeerServer(t, p.kind, newKey(t), id.pub(), p.args...)
 			return s.addr
 		}
 		t.Fatalf("no server peer %s", kind)
@@ -338,15 +343,20 @@ var conformanceServers = []conformanceServer{
 }
 
 // startXCryptoServer serves x/crypto/ssh's server with sshkex's defaults
-// (TestMain registered them) and no client authentication.
-func startXCryptoServer(t *testing.T) string {
-	cfg := &ssh.ServerConfig{NoClientAuth: true}
+// (TestMain registered them): no client authentication, or id's.
+func startXCryptoServer(t *testing.T, id key) string {
+	cfg := &ssh.ServerConfig{NoClientAuth: true, PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
+		if !bytes.Equal(k.Marshal(), id.pub().Marshal()) {
+			return nil, errors.New("not the test's key")
+		}
+		return nil, nil
+	}}
 	cfg.AddHostKey(newKey(t).signer)
 	return sshtest.XCryptoServer(t, cfg, caseTimeout)
 }
 
-// startPQKEXServe runs the pqkex serve command.
-func startPQKEXServe(t *testing.T) string { return sshtest.StartServe(t, pqkexCommand(t), nil) }
+// startPQKEXServe runs the pqkex serve command (which lets any key in).
+func startPQKEXServe(t *testing.T, _ key) string { return sshtest.StartServe(t, pqkexCommand(t), nil) }
 
 // ---------------------------------------------------------------- clients
 

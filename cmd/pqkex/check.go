@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	osuser "os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -96,6 +97,8 @@ type checkFlags struct {
 	runClient         *string
 	clientVersion     *string
 	hostKey           *string
+	user              *string
+	identity          *string
 	soak              *int
 	baselineFile      *string
 	writeBaselineFile *string
@@ -122,6 +125,8 @@ func newCheckFlags(fs *flag.FlagSet) *checkFlags {
 		clientVersion:     fs.String("client-version", "", "with -listen: the identification line of the client under test, e.g. SSH-2.0-OpenSSH_10.0 (default: the first client's)"),
 		soak:              fs.Int("soak", 0, "checking a server: also run N honest exchanges per method (paced for OpenSSH's PerSourcePenalties) and count those whose K_PQ or K_CL starts with a zero byte; a server that drops it escapes N exchanges with probability (255/256)^N"),
 		hostKey:           fs.String("hostkey", "", "with -listen: host key file (OpenSSH or PEM private key; default: new Ed25519 and ECDSA P-256 keys)"),
+		identity:          fs.String("identity", "", "checking a server: authenticate with this private key file (OpenSSH or PEM, unencrypted, readable by its owner only) before the case rekey, which then re-exchanges after user authentication, where OpenSSH, libssh and tinysshd take a re-exchange (without it, before; they refuse: rekey-preauth)"),
+		user:              fs.String("user", "", "with -identity: the user to authenticate as (default: this process's user)"),
 		baselineFile:      fs.String("baseline", "", "accept the findings listed in FILE (FINDING-ID [METHOD|*] [PEER-VERSION-PREFIX] a line): exit 0 when only they remain, 1 on a new one or on an entry that matches nothing"),
 		writeBaselineFile: fs.String("write-baseline", "", "write the findings of this run to FILE as a baseline, each for its peer's release series (e.g. SSH-2.0-OpenSSH_10.0)"),
 		junitFile:         fs.String("junit", "", "write the results to FILE as JUnit XML (a failure per finding)"),
@@ -161,6 +166,26 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		for _, m := range methods {
 			if !slices.Contains(conformance.Methods(), m) {
 				fmt.Fprintf(stderr, "pqkex check: -kex: %q is not a key exchange pqkex check knows (%s)\n", m, strings.Join(conformance.Methods(), ","))
+				return 2
+			}
+		}
+	}
+	if *opt.user != "" && *opt.identity == "" || *opt.identity != "" && *listen != "" {
+		printWrapped(stderr, "pqkex check: -identity FILE (and -user NAME with it) applies to checking a server, whose case rekey "+
+			"then authenticates before its re-exchange; not to -listen", "  ")
+		return 2
+	}
+	var identity ssh.Signer
+	user := *opt.user
+	if *opt.identity != "" {
+		var err error
+		if identity, err = loadIdentity(*opt.identity); err != nil {
+			printWrapped(stderr, "pqkex check: -identity: "+err.Error(), "  ")
+			return 2
+		}
+		if user == "" {
+			if user = currentUser(); user == "" {
+				fmt.Fprintln(stderr, "pqkex check: -identity: no user name known for this process; give -user NAME")
 				return 2
 			}
 		}
@@ -302,6 +327,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			rep = checkReport{Role: "server", Target: addr}
 			sr, err := conformance.CheckServer(ctx, conformance.ServerOptions{
 				Addr: addr, Methods: methods, Timeout: *timeout, Pause: *pause, Deadline: *deadline, Ident: *ident, NoPacing: *noPacing,
+				User: user, Identity: identity,
 				Progress: progress, Identified: func(v string) { peer = v },
 				Cases: *opt.cases, TranscriptDir: transcripts(addr), Tool: pqkexVersion(), Soak: *opt.soak,
 				SoakProgress: func(method string, i, n int) {
@@ -385,6 +411,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// currentUser is the name of the user this process runs as, as ssh
+// takes it for a login name by default ("" if none is known).
+func currentUser() string {
+	if u, err := osuser.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return os.Getenv("USER")
 }
 
 // worse is the combined exit status of two checks: a finding (1) before

@@ -95,7 +95,7 @@ func init() {
 		name:    "check",
 		summary: "test another SSH server's or client's hybrid key exchange against the specifications",
 		synopsis: []string{
-			"pqkex check [-kex LIST] [-timeout D] [-pause D] [-deadline D] [-ident LINE] [-soak N] [-baseline FILE] [-junit FILE] [-case LIST] [-transcript DIR] [-json] [-v] HOST[:PORT]...",
+			"pqkex check [-kex LIST] [-timeout D] [-pause D] [-deadline D] [-ident LINE] [-identity FILE [-user NAME]] [-soak N] [-baseline FILE] [-junit FILE] [-case LIST] [-transcript DIR] [-json] [-v] HOST[:PORT]...",
 			"pqkex check -listen ADDR [-run COMMAND] [-kex LIST] [-hostkey FILE] [-client-addr IP] [-client-version LINE] [-allow-remote] [-timeout D] [-idle D] [-case LIST] [-transcript DIR] [-json] [-v]",
 		},
 		long: []string{

@@ -6,4 +6,4 @@ import "os"
 
 // checkKeyFile checks nothing beyond the regular file where Unix
 // permissions do not apply.
-func checkKeyFile(path string, fi os.FileInfo) error { return nil }
+func checkKeyFile(what, path string, fi os.FileInfo) error { return nil }

@@ -97,22 +97,32 @@ func createHostKey(path string) error {
 	return os.Link(tmp.Name(), path)
 }
 
-// maxKeyFile bounds the host key file read: an OpenSSH private key is
+// maxKeyFile bounds the key file read: an OpenSSH private key is
 // a few kilobytes (an RSA key of 16384 bits under 13 KB).
 const maxKeyFile = 1 << 20
 
-// minRSABits is the smallest RSA host key accepted, as OpenSSH's
+// minRSABits is the smallest RSA key accepted, as OpenSSH's
 // RequiredRSASize default.
 const minRSABits = 2048
 
-// loadHostKey reads an unencrypted OpenSSH (or PEM) private key file. As
-// sshd does, it refuses a file that is not a regular file or that
-// others could read or replace (checkKeyFile: group- or
-// world-accessible, or owned by another user), saying how to fix it,
-// and an RSA key under minRSABits. The key is secret: errors name the
-// file, never its contents. A missing file is an error satisfying
-// errors.Is(err, fs.ErrNotExist).
-func loadHostKey(path string) (ssh.Signer, error) {
+// loadHostKey reads the host key file of serve -hostkey and check
+// -listen -hostkey (loadKeyFile).
+func loadHostKey(path string) (ssh.Signer, error) { return loadKeyFile("host key", path) }
+
+// loadIdentity reads the private key file of check -identity, the key
+// check authenticates to a server with (loadKeyFile: refused as a host
+// key is, when others could read it).
+func loadIdentity(path string) (ssh.Signer, error) { return loadKeyFile("identity", path) }
+
+// loadKeyFile reads an unencrypted OpenSSH (or PEM) private key file,
+// what naming it in errors ("host key", "identity"). As sshd does with
+// its host keys and ssh with an identity, it refuses a file that is not
+// a regular file or that others could read or replace (checkKeyFile:
+// group- or world-accessible, or owned by another user), saying how to
+// fix it, and an RSA key under minRSABits. The key is secret: errors
+// name the file, never its contents. A missing file is an error
+// satisfying errors.Is(err, fs.ErrNotExist).
+func loadKeyFile(what, path string) (ssh.Signer, error) {
 	// Stat before opening: opening a FIFO would block until a writer
 	// comes.
 	fi, err := os.Stat(path)
@@ -120,7 +130,7 @@ func loadHostKey(path string) (ssh.Signer, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("host key %s is not a regular file (%s): give the path of an OpenSSH private key file", path, describeMode(fi.Mode()))
+		return nil, fmt.Errorf("%s %s is not a regular file (%s): give the path of an OpenSSH private key file", what, path, describeMode(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -130,8 +140,8 @@ func loadHostKey(path string) (ssh.Signer, error) {
 	if fi2, err := f.Stat(); err != nil {
 		return nil, err
 	} else if !os.SameFile(fi, fi2) {
-		return nil, fmt.Errorf("host key %s was replaced while it was read", path)
-	} else if err := checkKeyFile(path, fi2); err != nil {
+		return nil, fmt.Errorf("%s %s was replaced while it was read", what, path)
+	} else if err := checkKeyFile(what, path, fi2); err != nil {
 		return nil, err
 	}
 	pem, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
@@ -139,21 +149,21 @@ func loadHostKey(path string) (ssh.Signer, error) {
 		return nil, err
 	}
 	if len(pem) > maxKeyFile {
-		return nil, fmt.Errorf("host key %s is larger than %d bytes: not a private key file", path, maxKeyFile)
+		return nil, fmt.Errorf("%s %s is larger than %d bytes: not a private key file", what, path, maxKeyFile)
 	}
 	s, err := ssh.ParsePrivateKey(pem)
 	clear(pem)
 	if err != nil {
 		var missing *ssh.PassphraseMissingError
 		if errors.As(err, &missing) {
-			return nil, fmt.Errorf("host key %s is encrypted; use an unencrypted key", path)
+			return nil, fmt.Errorf("%s %s is encrypted; use an unencrypted key", what, path)
 		}
-		return nil, fmt.Errorf("host key %s: %v", path, err)
+		return nil, fmt.Errorf("%s %s: %v", what, path, err)
 	}
 	if k, ok := s.PublicKey().(ssh.CryptoPublicKey); ok {
 		if rk, ok := k.CryptoPublicKey().(*rsa.PublicKey); ok && rk.N.BitLen() < minRSABits {
-			return nil, fmt.Errorf("host key %s is a %d-bit RSA key; at least %d bits are required (as OpenSSH's RequiredRSASize): "+
-				"make a new key, e.g. ssh-keygen -t ed25519 -N '' -f FILE", path, rk.N.BitLen(), minRSABits)
+			return nil, fmt.Errorf("%s %s is a %d-bit RSA key; at least %d bits are required (as OpenSSH's RequiredRSASize): "+
+				"make a new key, e.g. ssh-keygen -t ed25519 -N '' -f FILE", what, path, rk.N.BitLen(), minRSABits)
 		}
 	}
 	return s, nil

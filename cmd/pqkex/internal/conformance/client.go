@@ -777,14 +777,23 @@ func honestSession(c *conn, algs algorithms, r *Result) {
 // does not require a client whose server authenticated explicitly (by a
 // signature) to wait for the accept before SSH_MSG_USERAUTH_REQUEST, and
 // some (dropbear's dbclient) send it at once: so before the forged packet
-// the client is given pipelineWait to send what it sends unprompted, and
-// a client that did is judged by whether it then ends the connection (it
-// refused the forged packet) or stays (it took it); one that did not must
-// end it instead of answering. Waiting takes nothing from the stream
-// (conn.waitData): a client that waits for the accept and answers the
-// forged one with SSH_MSG_DISCONNECT sends it under its new keys (RFC
-// 4253 §7.3: "All messages sent after this message MUST use the new keys
-// and algorithms"), and it must be read with the next sequence number.
+// the client is given pipelineWait to send what it sends unprompted.
+// Waiting takes nothing from the stream (conn.waitData): a client that
+// waits for the accept and answers the forged one with
+// SSH_MSG_DISCONNECT sends it under its new keys (RFC 4253 §7.3: "All
+// messages sent after this message MUST use the new keys and
+// algorithms"), and it must be read with the next sequence number.
+//
+// A client that sent nothing must end the connection instead of
+// answering the forged accept with SSH_MSG_USERAUTH_REQUEST. A client
+// that did send (its request is out, it waits for the answer) would not
+// show whether it took a forged accept: the forged packet it gets is
+// SSH_MSG_GLOBAL_REQUEST keepalive@openssh.com with want reply, which a
+// client that takes it answers (RFC 4254 §4: SSH_MSG_REQUEST_SUCCESS or
+// _FAILURE; or SSH_MSG_UNIMPLEMENTED naming it, RFC 4253 §11.4). Either
+// way, a client that neither answers nor ends the connection has not
+// shown it took the packet: hung, with the finding packet-mac-silent
+// (macSilent), not packet-mac.
 func tamperedSession(c *conn, algs algorithms, r *Result) {
 	if !readServiceRequest(c, r) {
 		r.Verdict, r.Detail = NotRun, "the exchange before the tampered packet did not complete (see the honest case): "+r.Detail
@@ -801,33 +810,47 @@ func tamperedSession(c *conn, algs algorithms, r *Result) {
 		}
 		pipelined = true
 	}
-	if err := c.writeTampered(serviceAcceptMsg); err != nil {
-		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_ACCEPT: "+err.Error()
-		return
-	}
-	what := "sent SSH_MSG_SERVICE_ACCEPT with one bit of its MAC flipped (" + algs.cipherSC + "); got "
 	if !pipelined {
+		if err := c.writeTampered(serviceAcceptMsg); err != nil {
+			r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_SERVICE_ACCEPT: "+err.Error()
+			return
+		}
 		decide(r, c.next(false), msgUserAuthRequest)
 		if r.Verdict == Replied {
 			r.Verdict = Accepted
 		}
-		r.Detail = what + r.Detail
+		r.Detail = "sent SSH_MSG_SERVICE_ACCEPT with one bit of its MAC flipped (" + algs.cipherSC + "); got " + r.Detail
+		macSilent(r, "SSH_MSG_USERAUTH_REQUEST", "the accept with its MAC intact is answered with one (the honest case)")
 		return
 	}
-	// The client sent early.payload before our accept: whatever else it
-	// sends, what decides is whether it ends the connection.
+	// The client sent early.payload before our accept: the forged
+	// packet is one it must answer if it takes it.
+	seq := c.writeSeq
+	if err := c.writeTampered(keepaliveRequest); err != nil {
+		r.Verdict, r.Detail = NotRun, "sending the tampered SSH_MSG_GLOBAL_REQUEST: "+err.Error()
+		return
+	}
+	what := "sent SSH_MSG_GLOBAL_REQUEST keepalive@openssh.com (want reply) with one bit of its MAC flipped (" + algs.cipherSC +
+		"), the client having sent " + messageName(early.payload[0]) + " without waiting for the accept, as RFC 4253 allows; got "
 	ev := c.next(false)
+	answer := ""
 	for i := 0; ev.kind == evPacket && i < maxSkipped; i++ {
+		if answer = keepaliveAnswer(ev.payload, seq); answer != "" {
+			break
+		}
 		ev = c.next(false)
 	}
-	decide(r, ev, msgUserAuthRequest)
-	if r.Verdict == Hung || r.Verdict == Ignored {
-		r.Verdict = Accepted
-		r.Detail = what + "no end of the connection: the client, which had sent " + messageName(early.payload[0]) +
-			" without waiting for the accept, went on after the forged packet"
+	if answer != "" {
+		r.Verdict, r.Detail = Accepted, what+answer+": the client took the forged request"
 		return
 	}
-	r.Detail = what + r.Detail + " (the client had sent " + messageName(early.payload[0]) + " without waiting for the accept, as RFC 4253 allows)"
+	decide(r, ev, 0)
+	if r.Verdict == Ignored {
+		r.Verdict = Hung // packets that answer nothing, then no end of the connection
+		r.Detail = fmt.Sprintf("%d packets that do not answer the request, then no end of the connection", maxSkipped)
+	}
+	r.Detail = what + r.Detail
+	macSilent(r, "answer to the request", "a client that takes the request answers it (RFC 4254 §4, RFC 4253 §11.4)")
 }
 
 // pipelineWait is how long packet-tampered waits for what a client sends

@@ -24,7 +24,9 @@
 // sshwire.Printable or sshwire.Quote. The checks' own keys and shared
 // secrets never appear in a Result, an error or a log line; with a
 // transcript asked for (transcript.go), those of each test connection
-// are written to that case's transcript file, and only there.
+// are written to that case's transcript file, and only there. An
+// identity to log in with (ServerOptions.Identity, userauth.go) signs
+// one request of the case rekey and is written nowhere.
 //
 // The verdict properties (verdict_test.go) run every case against
 // simulated peers (sim_test.go), honest and with one defect each, and

@@ -67,7 +67,9 @@ var findings = []struct {
 	{Finding{"strict-kex", SeverityMedium, "a message that taints strict key exchange is taken", "under strict key exchange, end the connection on any message the key exchange does not require"},
 		is("second-init", "ignore-in-strict-kex", "newkeys-before-init")},
 	{Finding{"kex-guess", SeverityLow, "a wrongly guessed key exchange packet is not ignored", "ignore a wrongly guessed key exchange packet (first_kex_packet_follows) and go on with the negotiated method"}, is("wrong-guess-ignored")},
-	// Given by the verdict, not the case: see silent.
+	// Given by the verdict, not the case: see silentIf and macSilent.
+	{Finding{macSilentFinding, SeverityLow, "a packet whose MAC does not verify is neither answered nor refused: the connection stays open",
+		"end the connection when a packet's MAC (or AEAD tag) does not verify, with SSH_MSG_DISCONNECT 5 (MAC_ERROR)"}, is()},
 	{Finding{silentFinding, SeverityMedium, "the key exchange negotiated goes silent: no reply, SSH_MSG_NEWKEYS or disconnect before the timeout",
 		"send every message of a key exchange method once it is negotiated, or end the connection with SSH_MSG_DISCONNECT; never offer a method that is not implemented"}, is()},
 }
@@ -75,6 +77,11 @@ var findings = []struct {
 // silentFinding is the finding of a peer that, in a key exchange it
 // negotiated, sent nothing where its next message was due.
 const silentFinding = "kex-silent"
+
+// macSilentFinding is the finding of a peer that, given a packet whose
+// MAC does not verify (packet-tampered), neither answered it nor ended
+// the connection (macSilent).
+const macSilentFinding = "packet-mac-silent"
 
 func is(ids ...string) func(string) bool {
 	return func(id string) bool {

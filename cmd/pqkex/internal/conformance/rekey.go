@@ -34,9 +34,11 @@ package conformance
 import (
 	"bytes"
 	"crypto"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
 )
@@ -165,16 +167,25 @@ func rekeyFailure(r *Result, what string, ev event, k *keying) {
 
 // --- pqkex check as the client: the case rekey of a server.
 
-// runRekey runs an honest exchange, then, right after both
-// SSH_MSG_NEWKEYS, starts a second one with the same method: our
-// SSH_MSG_KEXINIT under the first keys, the server's in answer (RFC 4253
-// §9: "a party MUST respond with its own SSH_MSG_KEXINIT message"), an
-// honest exchange whose reply's host key signature must verify over the
-// second H, both SSH_MSG_NEWKEYS, then SSH_MSG_SERVICE_REQUEST under the
-// second keys, which the server must answer with SSH_MSG_SERVICE_ACCEPT
-// under them: it decrypted and authenticated our request under the
-// client-to-server keys, and its answer authenticates under the
-// server-to-client ones.
+// runRekey runs an honest exchange, then starts a second one with the
+// same method: our SSH_MSG_KEXINIT under the first keys, the server's in
+// answer (RFC 4253 §9: "a party MUST respond with its own SSH_MSG_KEXINIT
+// message"), an honest exchange whose reply's host key signature must
+// verify over the second H, both SSH_MSG_NEWKEYS, then a packet under
+// the second keys that the server must answer under them: it decrypted
+// and authenticated ours under the client-to-server keys, and its answer
+// authenticates under the server-to-client ones.
+//
+// With an identity (ServerOptions.Identity), check first authenticates
+// (userauth.go) and re-exchanges after user authentication, where every
+// server must take a re-exchange; the packet is SSH_MSG_GLOBAL_REQUEST
+// keepalive@openssh.com with want reply (RFC 4254 §4), answered by
+// SSH_MSG_REQUEST_SUCCESS or _FAILURE (or SSH_MSG_UNIMPLEMENTED naming
+// it, RFC 4253 §11.4, from a server that takes no global request).
+// Without one it starts the re-exchange right after both SSH_MSG_NEWKEYS,
+// and the packet is SSH_MSG_SERVICE_REQUEST, answered by
+// SSH_MSG_SERVICE_ACCEPT; a server that takes no re-exchange before user
+// authentication is the finding rekey-preauth.
 func runRekey(ss *session, m *method, r *Result) {
 	k1, ok := honestKex(ss, m, r)
 	if !ok {
@@ -184,6 +195,12 @@ func runRekey(ss *session, m *method, r *Result) {
 		return
 	}
 	clear(k1)
+	authed, how := ss.identity != nil, ""
+	if authed {
+		if how, ok = authenticate(ss, r); !ok {
+			return
+		}
+	}
 	sessionID := ss.sessionID
 	strict := ss.algs.strict
 	ki := newKexInit([]string{m.name}, clientHostKeyAlgos)
@@ -191,77 +208,64 @@ func runRekey(ss *session, m *method, r *Result) {
 	if !send(ss, r, ours) {
 		return
 	}
-	// The server's SSH_MSG_KEXINIT, past what it may have sent after its
-	// SSH_MSG_NEWKEYS (SSH_MSG_EXT_INFO, RFC 8308 §2.4).
+	// The server's SSH_MSG_KEXINIT, past what it may have sent before it:
+	// SSH_MSG_EXT_INFO after its SSH_MSG_NEWKEYS (RFC 8308 §2.4) and,
+	// once we are authenticated, global requests such as OpenSSH's
+	// hostkeys-00@openssh.com (RFC 4253 §7.1: messages in flight). One
+	// that wants a reply is answered after our SSH_MSG_NEWKEYS (§7.1
+	// allows us only transport and key exchange messages until then).
 	var ev event
+	wantReplies := 0
 	for range maxInFlight {
-		if ev = ss.c.next(false); ev.kind != evPacket || ev.payload[0] != msgExtInfo {
+		ev = ss.c.next(false)
+		if ev.kind != evPacket {
+			break
+		}
+		if ev.payload[0] == msgGlobalRequest && authed {
+			if globalRequestWantsReply(ev.payload) {
+				wantReplies++
+			}
+			continue
+		}
+		if ev.payload[0] != msgExtInfo {
 			break
 		}
 	}
 	if ev.kind != evPacket || ev.payload[0] != sshwire.MsgKexInit {
-		// OpenSSH, libssh and tinysshd take no SSH_MSG_KEXINIT during
-		// user authentication, which check (authenticating as nobody)
-		// cannot get past: a finding of its own, which leaves the
-		// session identifier of a re-exchange unchecked.
 		decide(r, ev, 0)
+		if authed {
+			r.Detail = "after user authentication, our SSH_MSG_KEXINIT got " + r.Detail + ", not the server's SSH_MSG_KEXINIT " +
+				"(RFC 4253 §9: \"When this message is received, a party MUST respond with its own SSH_MSG_KEXINIT message\")"
+			return
+		}
+		// OpenSSH, libssh and tinysshd take no SSH_MSG_KEXINIT during
+		// user authentication, which check cannot get past without an
+		// identity: a finding of its own, which leaves the session
+		// identifier of a re-exchange unchecked.
 		if r.Verdict != Malformed {
 			r.Finding = "rekey-preauth"
 		}
-		r.Detail = "our SSH_MSG_KEXINIT, sent after a first exchange and before user authentication (check does not authenticate), got " + r.Detail +
-			", not the server's SSH_MSG_KEXINIT (RFC 4253 §9: \"When this message is received, a party MUST respond with its own SSH_MSG_KEXINIT message\"): " +
-			"whether the server keeps the first H as session identifier could not be checked"
+		r.Detail = "our SSH_MSG_KEXINIT, sent after a first exchange and before user authentication, got " + r.Detail +
+			", not the server's SSH_MSG_KEXINIT (RFC 4253 §9: \"When this message is received, a party MUST respond with its own " +
+			"SSH_MSG_KEXINIT message\"): whether the server keeps the first H as session identifier could not be checked " +
+			"(with a user and identity the server accepts, -user and -identity, check re-exchanges after user authentication)"
 		return
 	}
-	serverInit, err := sshwire.ParseKexInit(ev.payload)
-	if err != nil {
-		r.Verdict, r.Detail = Malformed, "the server's second SSH_MSG_KEXINIT: "+err.Error()
-		return
-	}
-	algs, err := negotiate(ki, serverInit)
-	if err != nil || algs.kex != m.name {
-		r.Verdict, r.Detail = NotRun, fmt.Sprintf("the re-exchange negotiated %q (%v), not %s", algs.kex, err, m.name)
-		return
-	}
-	second := *ss // the first exchange's identification lines, this one's KEXINITs and algorithms
-	second.ours, second.theirs, second.serverInit, second.algs = ours, ev.payload, serverInit, algs
-	second.client, second.observe = nil, nil
-	ss.c.note("a re-exchange: the second exchange's values follow")
-	client := newClient(ss, m, r)
-	if client == nil {
-		return
-	}
-	qc := client.init()
-	if !send(ss, r, sshwire.AppendKexECDHInit(nil, qc)) {
-		return
-	}
-	var probe Result
-	k, H, ok := readReply(&second, m, client, qc, &probe)
+	ks, algs, ok := clientReexchange(ss, m, r, ki, ours, ev.payload, sessionID, strict)
 	if !ok {
-		r.Verdict, r.Detail, r.Finding = Failed, "the re-exchange's "+probe.Detail, probe.Finding
-		if probe.Verdict == NotRun || probe.Verdict == Malformed || probe.Verdict == Hung {
-			r.Verdict = probe.Verdict
-		}
-		silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
 		return
 	}
-	defer clear(k)
-	if !send(ss, r, []byte{msgNewKeys}) {
-		return
+	if authed {
+		proveAfterAuth(ss, m, r, ks, algs, wantReplies, how)
+	} else {
+		proveBeforeAuth(ss, m, r, ks, algs)
 	}
-	if err := rekeyedOut(ss.c, algs, m.hash, k, H, sessionID, sshwire.ClientToServer, strict); err != nil {
-		r.Verdict, r.Detail = NotRun, err.Error()
-		return
-	}
-	if ev = ss.c.next(false); ev.kind != evPacket || ev.payload[0] != msgNewKeys {
-		r.Verdict, r.Detail = Failed, "after the re-exchange's verified KEX_ECDH_REPLY the server sent "+describe(ev)+", not SSH_MSG_NEWKEYS"
-		return
-	}
-	ks, err := rekeyedIn(ss.c, algs, m.hash, k, H, sessionID, sshwire.ServerToClient, strict)
-	if err != nil {
-		r.Verdict, r.Detail = NotRun, err.Error()
-		return
-	}
+}
+
+// proveBeforeAuth decides rekey without an identity, after the
+// re-exchange (ks): SSH_MSG_SERVICE_REQUEST under the second keys must be
+// answered with SSH_MSG_SERVICE_ACCEPT under them.
+func proveBeforeAuth(ss *session, m *method, r *Result, ks []keying, algs algorithms) {
 	ss.c.write(serviceRequestMsg) // if it fails, the server has closed already: the read tells
 	ev, wrong := nextRekeyed(ss.c, ks)
 	switch {
@@ -276,9 +280,159 @@ func runRekey(ss *session, m *method, r *Result) {
 	}
 	ss.c.write(disconnectMsg(11, "pqkex check: case complete"))
 	r.Verdict = Completed
-	r.Detail = fmt.Sprintf("a second exchange with %s after the first: the %s signature verifies over the second H; SSH_MSG_NEWKEYS both ways, then "+
-		"SSH_MSG_SERVICE_REQUEST answered by SSH_MSG_SERVICE_ACCEPT, both under keys from the second K and H with the first H as session identifier (%s)",
-		m.name, algs.hostKey, seqWords(strict))
+	r.Detail = fmt.Sprintf("a second exchange with %s after the first, before user authentication: the %s signature verifies over the second H; "+
+		"SSH_MSG_NEWKEYS both ways, then SSH_MSG_SERVICE_REQUEST answered by SSH_MSG_SERVICE_ACCEPT, both under keys from the second K and H "+
+		"with the first H as session identifier (%s)", m.name, algs.hostKey, seqWords(ss.algs.strict))
+}
+
+// proveAfterAuth decides rekey with an identity (how says how check
+// logged in), after the re-exchange (ks): the server's global requests
+// that wanted a reply during it answered (wantReplies, with
+// SSH_MSG_REQUEST_FAILURE, in order, RFC 4254 §4), then our
+// SSH_MSG_GLOBAL_REQUEST keepalive@openssh.com under the second keys
+// must be answered under them (keepaliveAnswer), past other packets of
+// the server's; when nothing has come after rekeyNudge, SSH_MSG_IGNORE
+// follows it.
+func proveAfterAuth(ss *session, m *method, r *Result, ks []keying, algs algorithms, wantReplies int, how string) {
+	for range wantReplies {
+		ss.c.write([]byte{msgRequestFailure})
+	}
+	seq := ss.c.writeSeq
+	ss.c.write(keepaliveRequest) // if it fails, the server has closed already: the read tells
+	nudged := ""
+	if wait := min(rekeyNudge, time.Until(ss.c.deadline)/2); !ss.c.waitData(wait) {
+		ss.c.write(ignoreMsg)
+		nudged = fmt.Sprintf("; the answer came only after we sent SSH_MSG_IGNORE, %v after the request (tinysshd, for one, "+
+			"answers a packet read together with the re-exchange's SSH_MSG_NEWKEYS only once another comes)", wait)
+	}
+	ev, wrong := nextRekeyed(ss.c, ks)
+	answer := ""
+	for i := 0; wrong == nil && ev.kind == evPacket && i < maxInFlight; i++ {
+		if answer = keepaliveAnswer(ev.payload, seq); answer != "" {
+			break
+		}
+		if ev.payload[0] == msgGlobalRequest && globalRequestWantsReply(ev.payload) {
+			ss.c.write([]byte{msgRequestFailure})
+		}
+		ev = ss.c.next(false)
+	}
+	switch {
+	case wrong != nil:
+		rekeyFailure(r, "the server's first packet after the re-exchange", ev, wrong)
+		return
+	case answer == "":
+		rekeyFailure(r, "after the re-exchange, the answer to our SSH_MSG_GLOBAL_REQUEST keepalive@openssh.com (want reply) under the second keys "+
+			"(client-to-server keys from K, H and the first exchange's H as session identifier)", ev, nil)
+		return
+	}
+	ss.c.write(disconnectMsg(11, "pqkex check: case complete"))
+	r.Verdict = Completed
+	r.Detail = fmt.Sprintf("after publickey user authentication %s, a second exchange with %s: the %s signature verifies over the second H; "+
+		"SSH_MSG_NEWKEYS both ways, then SSH_MSG_GLOBAL_REQUEST keepalive@openssh.com answered by %s, both under keys from the second K and H "+
+		"with the first H as session identifier (%s)%s", how, m.name, algs.hostKey, answer, seqWords(ss.algs.strict), nudged)
+}
+
+// rekeyNudge is how long rekey waits for the answer to its request after
+// the re-exchange before it sends SSH_MSG_IGNORE, which every
+// implementation takes at any time (RFC 4253 §11.2). tinysshd 20250501
+// reads the client's SSH_MSG_NEWKEYS with whatever follows it into its
+// buffer (packet_get.c, packet_getall(), through packet_recv()), and its
+// main loop (main_tinysshd.c) processes buffered packets only after
+// poll() reports more input, or after its 60 s poll timeout: a request sent right
+// after SSH_MSG_NEWKEYS waits for the next packet. Whether it was read
+// with SSH_MSG_NEWKEYS is a race, and the keys are what the case checks,
+// not how soon a server answers; the detail says when the answer needed
+// the nudge.
+const rekeyNudge = time.Second
+
+// ignoreMsg is SSH_MSG_IGNORE with an empty string (RFC 4253 §11.2).
+var ignoreMsg = sshwire.AppendString([]byte{msgIgnore}, nil)
+
+// keepaliveAnswer names p if it answers our SSH_MSG_GLOBAL_REQUEST, sent
+// with sequence number seq: SSH_MSG_REQUEST_SUCCESS or _FAILURE (RFC 4254
+// §4), or SSH_MSG_UNIMPLEMENTED (RFC 4253 §11.4, from a server that
+// takes no global request); "" otherwise. The number SSH_MSG_UNIMPLEMENTED
+// names should be seq ("uint32 packet sequence number of rejected
+// message"); tinysshd 20250501 names the next one (packet_unimplemented.c
+// sends packet.receivepacketid, which packet_get.c has already
+// incremented), so another number is said in the detail, not refused:
+// whatever number it names, the answer shows the server read our
+// request, whose MAC (or AEAD tag) verifies only under the second keys
+// and its sequence number.
+func keepaliveAnswer(p []byte, seq uint32) string {
+	switch {
+	case p[0] == msgRequestSuccess:
+		return "SSH_MSG_REQUEST_SUCCESS"
+	case p[0] == msgRequestFailure:
+		return "SSH_MSG_REQUEST_FAILURE"
+	case p[0] == msgUnimplemented && len(p) == 5:
+		named := binary.BigEndian.Uint32(p[1:])
+		if named == seq {
+			return fmt.Sprintf("SSH_MSG_UNIMPLEMENTED naming its sequence number, %d", seq)
+		}
+		return fmt.Sprintf("SSH_MSG_UNIMPLEMENTED naming sequence number %d, not the request's, %d (RFC 4253 §11.4 names the rejected packet's)", named, seq)
+	}
+	return ""
+}
+
+// clientReexchange runs the re-exchange on ss as the client, our
+// SSH_MSG_KEXINIT (ki, sent as ours) answered by the server's, serverKI:
+// an honest C_INIT, the reply's signature verified over the second H,
+// SSH_MSG_NEWKEYS both ways and the second keys installed both ways with
+// sessionID, the first H, as session identifier. It returns the
+// receiving direction's keyings (nextRekeyed) and the algorithms
+// negotiated, or records in r what went wrong.
+func clientReexchange(ss *session, m *method, r *Result, ki *sshwire.KexInit, ours, serverKI, sessionID []byte, strict bool) ([]keying, algorithms, bool) {
+	serverInit, err := sshwire.ParseKexInit(serverKI)
+	if err != nil {
+		r.Verdict, r.Detail = Malformed, "the server's second SSH_MSG_KEXINIT: "+err.Error()
+		return nil, algorithms{}, false
+	}
+	algs, err := negotiate(ki, serverInit)
+	if err != nil || algs.kex != m.name {
+		r.Verdict, r.Detail = NotRun, fmt.Sprintf("the re-exchange negotiated %q (%v), not %s", algs.kex, err, m.name)
+		return nil, algs, false
+	}
+	second := *ss // the first exchange's identification lines, this one's KEXINITs and algorithms
+	second.ours, second.theirs, second.serverInit, second.algs = ours, serverKI, serverInit, algs
+	second.client, second.observe = nil, nil
+	ss.c.note("a re-exchange: the second exchange's values follow")
+	client := newClient(ss, m, r)
+	if client == nil {
+		return nil, algs, false
+	}
+	qc := client.init()
+	if !send(ss, r, sshwire.AppendKexECDHInit(nil, qc)) {
+		return nil, algs, false
+	}
+	var probe Result
+	k, H, ok := readReply(&second, m, client, qc, &probe)
+	if !ok {
+		r.Verdict, r.Detail, r.Finding = Failed, "the re-exchange's "+probe.Detail, probe.Finding
+		if probe.Verdict == NotRun || probe.Verdict == Malformed || probe.Verdict == Hung {
+			r.Verdict = probe.Verdict
+		}
+		silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
+		return nil, algs, false
+	}
+	defer clear(k)
+	if !send(ss, r, []byte{msgNewKeys}) {
+		return nil, algs, false
+	}
+	if err := rekeyedOut(ss.c, algs, m.hash, k, H, sessionID, sshwire.ClientToServer, strict); err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return nil, algs, false
+	}
+	if ev := ss.c.next(false); ev.kind != evPacket || ev.payload[0] != msgNewKeys {
+		r.Verdict, r.Detail = Failed, "after the re-exchange's verified KEX_ECDH_REPLY the server sent "+describe(ev)+", not SSH_MSG_NEWKEYS"
+		return nil, algs, false
+	}
+	ks, err := rekeyedIn(ss.c, algs, m.hash, k, H, sessionID, sshwire.ServerToClient, strict)
+	if err != nil {
+		r.Verdict, r.Detail = NotRun, err.Error()
+		return nil, algs, false
+	}
+	return ks, algs, true
 }
 
 // seqWords says how the sequence numbers went on after the re-exchange.
@@ -500,9 +654,6 @@ func rekeySession(x *reexchange, r *Result) {
 	}
 	proveRekeyed(x, ks, x.algs.strict, r, "a re-exchange we started after the client's user authentication (answered with SSH_MSG_USERAUTH_SUCCESS)")
 }
-
-// msgUserAuthSuccess is SSH_MSG_USERAUTH_SUCCESS (RFC 4252 §5.1).
-const msgUserAuthSuccess = 52
 
 // userAuthFailureMsg is SSH_MSG_USERAUTH_FAILURE (RFC 4252 §5.1) listing
 // publickey and password, no partial success.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pqkex/pqkex/internal/sshwire"
+	"golang.org/x/crypto/ssh"
 )
 
 // version is the identification line pqkex check sends as a server
@@ -90,6 +91,16 @@ type ServerOptions struct {
 	// Cases, if set, are the only cases run: "METHOD/CASE", or "CASE"
 	// for that case of every method (ParseCases checks them).
 	Cases []string
+	// User and Identity, with Identity set, are the user name and the
+	// private key the case rekey authenticates with (RFC 4252 §7,
+	// publickey; userauth.go), so that it re-exchanges after user
+	// authentication, where servers take a re-exchange, instead of
+	// before it. Identity is secret: it signs that one request and is
+	// written nowhere (a transcript has its public key and the
+	// signature). A server that does not let it in leaves the case not
+	// run.
+	User     string
+	Identity ssh.Signer
 	// TranscriptDir, if set, is where each case's transcript is written,
 	// as TranscriptDir/METHOD/CASE.txt (transcript.go; Result.Transcript
 	// names it); Tool names the program in its header.
@@ -287,6 +298,10 @@ type session struct {
 	// counts their leading zero bytes.
 	client  *clientHalf
 	observe func(kPQ, kCL, serverReply []byte)
+	// user and identity authenticate the case rekey (ServerOptions.User,
+	// .Identity; identity nil: none).
+	user     string
+	identity ssh.Signer
 }
 
 // start connects, exchanges identification lines and KEXINITs (ours
@@ -311,7 +326,8 @@ func (s *serverChecker) start(ctx context.Context, kex []string, firstKexFollows
 	if err != nil {
 		return fail("%v", err)
 	}
-	ss := &session{c: c, ident: s.ident(), version: peer, ours: ours, theirs: theirs, serverInit: serverInit}
+	ss := &session{c: c, ident: s.ident(), version: peer, ours: ours, theirs: theirs, serverInit: serverInit,
+		user: s.opts.User, identity: s.opts.Identity}
 	ss.algs, err = negotiate(ki, serverInit)
 	if err != nil {
 		return ss, fmt.Errorf("negotiating with the server (RFC 4253 §7.1): %v", err)
@@ -529,6 +545,8 @@ var messageNames = map[byte]string{
 	msgDebug: "SSH_MSG_DEBUG", msgServiceRequest: "SSH_MSG_SERVICE_REQUEST", msgServiceAccept: "SSH_MSG_SERVICE_ACCEPT",
 	msgExtInfo: "SSH_MSG_EXT_INFO", msgUserAuthRequest: "SSH_MSG_USERAUTH_REQUEST", sshwire.MsgKexInit: "SSH_MSG_KEXINIT", msgNewKeys: "SSH_MSG_NEWKEYS",
 	sshwire.MsgKexECDHInit: "SSH_MSG_KEX_ECDH_INIT", sshwire.MsgKexECDHReply: "SSH_MSG_KEX_ECDH_REPLY",
+	msgUserAuthFailure: "SSH_MSG_USERAUTH_FAILURE", msgUserAuthSuccess: "SSH_MSG_USERAUTH_SUCCESS", msgUserAuthBanner: "SSH_MSG_USERAUTH_BANNER",
+	msgGlobalRequest: "SSH_MSG_GLOBAL_REQUEST", msgRequestSuccess: "SSH_MSG_REQUEST_SUCCESS", msgRequestFailure: "SSH_MSG_REQUEST_FAILURE",
 }
 
 func messageName(b byte) string {

@@ -378,6 +378,32 @@ func runTamperedRequest(ss *session, m *method, r *Result) {
 	}
 	decide(r, nextAfterRequest(ss), msgServiceAccept)
 	r.Detail = "after an honest key exchange, sent SSH_MSG_SERVICE_REQUEST with one bit of its MAC flipped (" + ss.algs.cipherCS + "); got " + r.Detail
+	macSilent(r, "SSH_MSG_SERVICE_ACCEPT", "the same request with its MAC intact is answered (the honest case)")
+}
+
+// macSilent marks r, decided from what the peer did after the forged
+// packet of packet-tampered, as the finding packet-mac-silent when the
+// peer did nothing before the timeout: it sent no answer (answer), the
+// one a peer that took the packet sends (why says what shows that), and
+// did not end the connection either. The verdict stays Hung, which does
+// not conform, but the finding is not packet-mac: nothing shows the
+// packet was taken. No clause says what a receiver does when a MAC
+// fails: RFC 4253 §6.4 has the MAC ("Data integrity is protected by
+// including with each packet a MAC"), §11.1 only the reason code
+// SSH_DISCONNECT_MAC_ERROR, and so the case reads the one safe course,
+// ending the connection, as what conforms (docs/conformance.md, "Where
+// each expectation comes from"). A peer that drops the packet and goes
+// on lets an attacker delete a packet from the stream without the
+// connection ending, and one that stalls leaves its peer waiting until
+// its own timeout; check cannot tell the two apart, and neither shows
+// a key or a packet taken wrongly: severity low.
+func macSilent(r *Result, answer, why string) {
+	if r.Verdict != Hung {
+		return
+	}
+	r.Finding = macSilentFinding
+	r.Detail += " (no " + answer + ", no SSH_MSG_DISCONNECT, no end of the connection: nothing shows the forged packet was taken, as " +
+		why + ", but the connection was not ended either)"
 }
 
 // guessName is a key exchange no server has: a KEXINIT that lists it

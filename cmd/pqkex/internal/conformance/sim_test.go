@@ -14,11 +14,13 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"errors"
 	"io"
 	"math/big"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,6 +56,18 @@ const (
 	srvSilent     defect = "server: negotiates the method, then never answers C_INIT (tailscale#20047)"
 	srvNoNewKeys  defect = "server: sends KEX_ECDH_REPLY, never SSH_MSG_NEWKEYS"
 
+	// srvAuth*, as OpenSSH's sshd: SSH_MSG_EXT_INFO with server-sig-algs
+	// after its SSH_MSG_NEWKEYS, no re-exchange before user
+	// authentication, publickey authentication of simIdentities (RSA
+	// with rsa-sha2-256 only, the one server-sig-algs lists) answered
+	// past a banner, then hostkeys-00@openssh.com, and a re-exchange
+	// after it.
+	srvAuthRekey     defect = "server: no re-exchange before user authentication; publickey authentication, then a correct re-exchange"
+	srvAuthRekeyNewH defect = "server: no re-exchange before user authentication; publickey authentication, then a re-exchange's keys derived with its own H"
+	srvAuthRefused   defect = "server: no re-exchange before user authentication; check's identity is not authorized"
+	srvAuthTiny      defect = "server: no re-exchange before user authentication; global requests answered with SSH_MSG_UNIMPLEMENTED naming the next number, the first after a re-exchange only once another packet comes (tinysshd)"
+	srvMACDrop       defect = "server: drops a packet whose MAC does not verify, and neither answers nor ends the connection"
+
 	// Clients.
 	cliMpint       defect = "client: K hashed as an mpint"
 	cliPublicS2C   defect = "client: server-to-client keys from public data"
@@ -68,12 +82,118 @@ const (
 	cliPipeline    defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting for the accept (allowed)"
 	cliPipeNoMAC   defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, and takes packets whose MAC does not verify"
 	cliMACDiscon   defect = "client: waits for the accept, and answers a forged one with SSH_MSG_DISCONNECT under its keys (allowed)"
+	cliMACDrop     defect = "client: waits for the accept, drops a forged one and waits on, neither answering nor ending the connection"
+	cliPipeMACDrop defect = "client: SSH_MSG_USERAUTH_REQUEST without waiting, drops a forged packet and waits on"
 	cliSilentInit  defect = "client: negotiates the method, then never sends C_INIT"
 	cliNoNewKeys   defect = "client: checks the reply, never sends SSH_MSG_NEWKEYS"
 	cliLeaves      defect = "client: once authenticated, ends the connection with SSH_MSG_DISCONNECT 11, as a client that is done does"
 )
 
 func (d defect) server() bool { return bytes.HasPrefix([]byte(d), []byte("server")) }
+
+// authFirst: a server that takes no re-exchange before user
+// authentication and lets simIdentities in (but srvAuthRefused).
+func (d defect) authFirst() bool {
+	return d == srvAuthRekey || d == srvAuthRekeyNewH || d == srvAuthRefused || d == srvAuthTiny
+}
+
+// simIdentities are the identities the simulated servers let in (but
+// srvAuthRefused), by key type: made once, for check to authenticate
+// with in the case rekey.
+var simIdentities = sync.OnceValue(func() map[string]ssh.Signer {
+	_, ed, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	ids := map[string]ssh.Signer{}
+	for _, k := range []any{ed, rk} {
+		s, err := ssh.NewSignerFromKey(k)
+		if err != nil {
+			panic(err)
+		}
+		ids[s.PublicKey().Type()] = s
+	}
+	return ids
+})
+
+// simUser is the user the simulated servers let in.
+const simUser = "sim"
+
+// simSigAlgs is the server-sig-algs of srvAuthRekey and the like (RSA
+// with SHA-256 only, so that a client that signs rsa-sha2-512 without
+// reading the list is refused).
+var simSigAlgs = []string{ssh.KeyAlgoED25519, ssh.KeyAlgoRSASHA256}
+
+// simExtInfo is SSH_MSG_EXT_INFO with server-sig-algs simSigAlgs (RFC
+// 8308 §2.3), written out here.
+func simExtInfo() []byte {
+	p := []byte{msgExtInfo, 0, 0, 0, 1}
+	p = sshwire.AppendString(p, []byte("server-sig-algs"))
+	return sshwire.AppendString(p, []byte(strings.Join(simSigAlgs, ",")))
+}
+
+// simUserAuth checks the SSH_MSG_USERAUTH_REQUEST p as a server that
+// lets simUser in with simIdentities does (RFC 4252 §7, read here from
+// its fields, not the code under test): publickey, signed, a key of
+// simIdentities (none with srvAuthRefused) with an algorithm of
+// simSigAlgs for RSA, and the signature over the session identifier
+// and the request verifying.
+func simUserAuth(d defect, p, sessionID []byte) bool {
+	var req struct {
+		User, Service, Method string
+		HasSig                bool
+		Algo                  string
+		Blob, Sig             []byte
+	}
+	rest := p[1:] // p[0] is 50, SSH_MSG_USERAUTH_REQUEST
+	for _, f := range []*string{&req.User, &req.Service, &req.Method} {
+		v, r, err := sshwire.ReadString(rest, "field")
+		if err != nil {
+			return false
+		}
+		*f, rest = string(v), r
+	}
+	if req.Method != "publickey" || len(rest) < 1 || rest[0] != 1 {
+		return false
+	}
+	algo, rest, err := sshwire.ReadString(rest[1:], "algorithm")
+	if err != nil {
+		return false
+	}
+	req.Algo = string(algo)
+	if req.Blob, rest, err = sshwire.ReadString(rest, "key"); err != nil {
+		return false
+	}
+	if req.Sig, rest, err = sshwire.ReadString(rest, "signature"); err != nil || len(rest) != 0 {
+		return false
+	}
+	known := false
+	for _, id := range simIdentities() {
+		known = known || bytes.Equal(id.PublicKey().Marshal(), req.Blob)
+	}
+	if !known || d == srvAuthRefused || req.User != simUser || req.Service != "ssh-connection" {
+		return false
+	}
+	pub, err := ssh.ParsePublicKey(req.Blob)
+	if err != nil || pub.Type() == ssh.KeyAlgoRSA && !slices.Contains(simSigAlgs, req.Algo) || pub.Type() != ssh.KeyAlgoRSA && req.Algo != pub.Type() {
+		return false
+	}
+	var sig ssh.Signature
+	if ssh.Unmarshal(req.Sig, &sig) != nil || sig.Format != req.Algo {
+		return false
+	}
+	signed := sshwire.AppendString(nil, sessionID)
+	signed = sshwire.AppendString(append(signed, msgUserAuthRequest), []byte(req.User))
+	signed = sshwire.AppendString(signed, []byte(req.Service))
+	signed = sshwire.AppendString(signed, []byte("publickey"))
+	signed = sshwire.AppendString(append(signed, 1), []byte(req.Algo))
+	signed = sshwire.AppendString(signed, req.Blob)
+	return pub.Verify(signed, &sig) == nil
+}
 
 // simHostKey is a simulated server's host key, fresh on every call.
 func simHostKey() ssh.AlgorithmSigner {
@@ -227,6 +347,9 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 	if d != srvLateNewKey && !sendNewKeys() {
 		return
 	}
+	if d.authFirst() && slices.Contains(ci.KexAlgos, "ext-info-c") && c.write(simExtInfo()) != nil {
+		return
+	}
 	if ev = c.next(algs.strict); ev.kind != evPacket || ev.payload[0] != msgNewKeys || tainted {
 		return // a second SSH_MSG_KEX_ECDH_INIT under strict key exchange, or a tainted exchange
 	}
@@ -239,17 +362,22 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 	if c.in, err = sshwire.NewPacketCipher(algs.cipherCS, algs.macCS, m.hash, k, H, H, sshwire.ClientToServer); err != nil {
 		return
 	}
+	authed := false
+	unimplemented := func() bool { return c.write(binaryAppendSeq([]byte{msgUnimplemented}, c.readSeq-1)) == nil }
 	for {
 		ev = c.next(false)
 		switch {
-		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit && d == srvNoPreauth:
-			// The client has not authenticated (no simulated client
-			// does): as OpenSSH's dispatch_protocol_error.
-			if c.write(binaryAppendSeq([]byte{msgUnimplemented}, c.readSeq-1)) != nil {
+		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit && !authed && (d == srvNoPreauth || d.authFirst()):
+			// Not before user authentication: as OpenSSH's
+			// dispatch_protocol_error.
+			if !unimplemented() {
 				return
 			}
 		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit: // a re-exchange the client starts
 			if !simRekeyServer(c, d, m, algs.strict, vc, key, ev.payload, H) {
+				return
+			}
+			if d == srvAuthTiny && !simHoldFirst(c) {
 				return
 			}
 		case ev.kind == evPacket && ev.payload[0] == msgServiceRequest,
@@ -257,6 +385,32 @@ func simServe(nc net.Conn, d defect, key ssh.AlgorithmSigner) {
 			if c.write(serviceAcceptMsg) != nil {
 				return
 			}
+		case ev.kind == evPacket && ev.payload[0] == msgUserAuthRequest && !authed:
+			if !simUserAuth(d, ev.payload, H) {
+				if c.write(append(sshwire.AppendString([]byte{msgUserAuthFailure}, []byte("publickey")), 0)) != nil {
+					return
+				}
+				continue
+			}
+			authed = true
+			banner := sshwire.AppendString(sshwire.AppendString([]byte{msgUserAuthBanner}, []byte("sim\r\n")), nil)
+			hostkeys := append(sshwire.AppendString([]byte{msgGlobalRequest}, []byte("hostkeys-00@openssh.com")), 0)
+			hostkeys = sshwire.AppendString(hostkeys, key.PublicKey().Marshal())
+			if c.write(banner) != nil || c.write([]byte{msgUserAuthSuccess}) != nil || c.write(hostkeys) != nil {
+				return
+			}
+		case ev.kind == evPacket && ev.payload[0] == msgGlobalRequest && d == srvAuthTiny:
+			// As tinysshd's packet_unimplemented.c: the number named
+			// is the next one, not the rejected packet's.
+			if c.write(binaryAppendSeq([]byte{msgUnimplemented}, c.readSeq)) != nil {
+				return
+			}
+		case ev.kind == evPacket && ev.payload[0] == msgGlobalRequest:
+			if globalRequestWantsReply(ev.payload) && c.write([]byte{msgRequestFailure}) != nil {
+				return
+			}
+		case ev.kind == evMalformed && errors.Is(ev.err, sshwire.ErrPacketAuth) && d == srvMACDrop:
+			// Dropped: no answer, no end of the connection.
 		case ev.kind == evMalformed: // a MAC that fails, or a length that does not decrypt (OpenSSH says so too)
 			c.write(disconnectMsg(5, "MAC error"))
 			return
@@ -417,7 +571,7 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	auth := sshwire.AppendString([]byte{msgUserAuthRequest}, []byte("sim"))
 	auth = sshwire.AppendString(auth, []byte("ssh-connection"))
 	auth = sshwire.AppendString(auth, []byte("none"))
-	pipeline := d == cliPipeline || d == cliPipeNoMAC
+	pipeline := d == cliPipeline || d == cliPipeNoMAC || d == cliPipeMACDrop
 	if pipeline && c.write(auth) != nil {
 		return
 	}
@@ -439,8 +593,20 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 			// with reason MAC_ERROR (RFC 4253 §11.1).
 			c.write(disconnectMsg(5, "MAC error"))
 			return
-		case ev.kind == evPacket && ev.payload[0] == msgServiceAccept, (d == cliNoMAC || d == cliPipeNoMAC) && forged:
+		case ev.kind == evPacket && ev.payload[0] == msgServiceAccept, d == cliNoMAC && forged:
 			if !pipeline && c.write(auth) != nil {
+				return
+			}
+		case d == cliPipeNoMAC && forged:
+			// Taken as what check forges for a client that did not wait
+			// for the accept: a global request that wants a reply.
+			if c.write([]byte{msgRequestFailure}) != nil {
+				return
+			}
+		case forged && (d == cliMACDrop || d == cliPipeMACDrop):
+			// Dropped: no answer, no end of the connection.
+		case ev.kind == evPacket && ev.payload[0] == msgGlobalRequest:
+			if globalRequestWantsReply(ev.payload) && c.write([]byte{msgRequestFailure}) != nil {
 				return
 			}
 		case ev.kind == evPacket && ev.payload[0] == sshwire.MsgKexInit:
@@ -466,8 +632,21 @@ func simConnect(nc net.Conn, d defect, kex []string, ident string) {
 	}
 }
 
-// msgUserAuthFailure is SSH_MSG_USERAUTH_FAILURE (RFC 4252 §5.1).
-const msgUserAuthFailure = 51
+// simHoldFirst reads the first packet after a re-exchange and answers it
+// only once another packet has come, as tinysshd answers a packet it
+// read together with the client's SSH_MSG_NEWKEYS: a global request with
+// SSH_MSG_UNIMPLEMENTED naming the next number (srvAuthTiny).
+func simHoldFirst(c *conn) bool {
+	p, err := c.read()
+	if err != nil {
+		return false
+	}
+	named := c.readSeq
+	if _, err := c.read(); err != nil {
+		return false
+	}
+	return p[0] != msgGlobalRequest || c.write(binaryAppendSeq([]byte{msgUnimplemented}, named)) == nil
+}
 
 // simRekeyServer runs a re-exchange the client started with its
 // SSH_MSG_KEXINIT clientKI as a simulated server: its own KEXINIT, an
@@ -509,7 +688,7 @@ func simRekeyServer(c *conn, d defect, m *method, strict bool, vc string, key ss
 	if err != nil || c.write(sshwire.AppendKexECDHReply(nil, ks, qs, ssh.Marshal(sig))) != nil {
 		return false
 	}
-	if d == srvRekeyNewH {
+	if d == srvRekeyNewH || d == srvAuthRekeyNewH {
 		sessionID = H
 	}
 	return simRekeyKeys(c, algs, m, strict, k, H, sessionID, sshwire.ServerToClient)

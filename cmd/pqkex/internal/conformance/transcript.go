@@ -14,8 +14,9 @@ package conformance
 //
 // What is secret: the file holds check's own ephemeral private keys,
 // K_PQ, K_CL, K and the packet keys of this test connection, made for it
-// and thrown away after; nothing else secret (no host key, nothing of
-// another connection). They go to the file only (mode 0600, in a
+// and thrown away after; nothing else secret (no host key, no private
+// key of an identity, whose public key and signature are in the
+// authentication request recorded, nothing of another connection). They go to the file only (mode 0600, in a
 // directory of mode 0700), never to a Result, an error or a log line.
 // Everything the peer sent is written as hex; text it chose is escaped
 // with sshwire.Quote.
@@ -40,8 +41,8 @@ const transcriptFormat = "pqkex check transcript, format 1"
 // transcriptSecrets is the header's statement of what secret it holds.
 const transcriptSecrets = "the values marked = below include pqkex check's own secrets of this test connection: " +
 	"its ephemeral private keys, K_PQ, K_CL, K and the packet keys derived from them. They were made for this " +
-	"case only, used for nothing else and thrown away; no other secret (no host key, nothing of another " +
-	"connection) is written. Every byte the peer sent is in hex; text it chose is escaped."
+	"case only, used for nothing else and thrown away; no other secret (no host key, no private key of an " +
+	"identity, nothing of another connection) is written. Every byte the peer sent is in hex; text it chose is escaped."
 
 // recorder is one case's transcript: its connections' records, in
 // order. One goroutine uses it at a time (a case runs on one).

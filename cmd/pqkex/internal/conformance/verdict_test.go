@@ -21,6 +21,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pqkex/pqkex/sntrup761x25519"
+	"golang.org/x/crypto/ssh"
 )
 
 // envInt is the integer in the environment variable name, or def.
@@ -62,10 +65,16 @@ type defectSpec struct {
 	// stays after the forged packet), so its check waits out the
 	// timeout: a short one.
 	waits bool
+	// identity: the key type of simIdentities check authenticates with
+	// as simUser (ServerOptions.Identity); "": none.
+	identity string
 }
 
 func nist(m *method) bool       { return !m.x25519() }
 func x25519Only(m *method) bool { return m.x25519() }
+
+// tinysshd is the one method tinysshd 20250501 has.
+func tinysshd(m *method) bool { return m.name == sntrup761x25519.AliasName }
 
 // honestServerWant is the outcome of case id of method m against the
 // honest simulated server (simServe): it refuses a bad C_INIT with
@@ -120,6 +129,12 @@ var serverDefects = []defectSpec{
 	{d: srvLenUsed, want: map[string]string{"c-init-short": "replied [length]", "c-init-long": "replied [length]"}},
 	{d: srvRekeyNewH, want: map[string]string{"rekey": "failed [rekey-session-id]"}},
 	{d: srvNoPreauth, want: map[string]string{"rekey": "ignored [rekey-preauth]"}},
+	// With an identity, rekey re-exchanges after user authentication.
+	{d: srvAuthRekey, allowed: true, identity: ssh.KeyAlgoRSA},
+	{d: srvAuthTiny, methods: tinysshd, identity: ssh.KeyAlgoED25519, want: map[string]string{"rekey": "completed"}},
+	{d: srvAuthRekeyNewH, identity: ssh.KeyAlgoED25519, want: map[string]string{"rekey": "failed [rekey-session-id]"}},
+	{d: srvAuthRefused, identity: ssh.KeyAlgoED25519, want: map[string]string{"rekey": "not run"}},
+	{d: srvMACDrop, waits: true, want: map[string]string{"packet-tampered": "hung [packet-mac-silent]"}},
 	{d: srvReuseKey, allowed: true},
 	{d: srvDropZeroCL, want: map[string]string{SoakCase: "failed [k-leading-zero]"}},
 	{d: srvDropZeroPQ, want: map[string]string{"honest": "failed [k-leading-zero]", SoakCase: "failed [k-leading-zero]"}},
@@ -155,7 +170,9 @@ var clientDefects = []defectSpec{
 	// in host-key-mismatch.
 	{d: cliNewKeysEarl, allowed: true, want: map[string]string{"sig-k-mpint": "closed", "ct-tampered": "closed"}},
 	{d: cliPipeline, allowed: true},
-	{d: cliPipeNoMAC, want: map[string]string{"packet-tampered": "accepted [packet-mac]"}, waits: true},
+	{d: cliPipeNoMAC, want: map[string]string{"packet-tampered": "accepted [packet-mac]"}},
+	{d: cliMACDrop, waits: true, want: map[string]string{"packet-tampered": "hung [packet-mac-silent]"}},
+	{d: cliPipeMACDrop, waits: true, want: map[string]string{"packet-tampered": "hung [packet-mac-silent]"}},
 	{d: cliMACDiscon, allowed: true, want: map[string]string{"packet-tampered": "rejected(5)"}},
 	// Leaving once authenticated, as a client that is done may: the
 	// re-exchange check starts then cannot be checked, which is not a
@@ -214,7 +231,16 @@ const simSoak = 3
 // checkSimServerTimeout is checkSimServer with each connection bounded by
 // timeout.
 func checkSimServerTimeout(addr string, m *method, ids []string, timeout time.Duration) []Result {
+	return checkSimServerAs(addr, m, ids, timeout, "")
+}
+
+// checkSimServerAs is checkSimServerTimeout authenticating as simUser
+// with the simIdentities key of type identity ("": none).
+func checkSimServerAs(addr string, m *method, ids []string, timeout time.Duration, identity string) []Result {
 	s := &serverChecker{opts: ServerOptions{Addr: addr, Timeout: timeout}}
+	if identity != "" {
+		s.opts.User, s.opts.Identity = simUser, simIdentities()[identity]
+	}
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	s.opts.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
 	var rs []Result
@@ -399,7 +425,7 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 					defer wg.Done()
 					for j := range jobs {
 						if spec.d.server() {
-							requireVerdicts(t, spec, true, j.m, j.ids, checkSimServerTimeout(addr, j.m, j.ids, timeout), shortRun())
+							requireVerdicts(t, spec, true, j.m, j.ids, checkSimServerAs(addr, j.m, j.ids, timeout, spec.identity), shortRun())
 						} else {
 							requireVerdicts(t, spec, false, j.m, j.ids, checkSimClients(t, spec.d, j.m, j.ids, simIdent, timeout), shortRun())
 						}

@@ -77,13 +77,23 @@ func simServerAddr(d defect) (string, error) {
 	return a.(string), nil
 }
 
-// seedMethods is how many methods' seeds a peer gets: all, but one for a
-// peer whose cases wait out a timeout (the seeds run in every go test).
+// seedMethods is how many methods' seeds a peer gets: those it concerns,
+// but one for a peer whose cases wait out a timeout (the seeds run in
+// every go test).
 func seedMethods(i int, specs []defectSpec) int {
-	if i > 0 && specs[i-1].waits {
+	if i == 0 {
+		return len(methods)
+	}
+	if specs[i-1].waits {
 		return 1
 	}
-	return len(methods)
+	n := 0
+	for _, m := range methods {
+		if specs[i-1].concerns(m) {
+			n++
+		}
+	}
+	return n
 }
 
 // fuzzVerdictServers adds the server verdict target's seeds (every peer
@@ -101,7 +111,7 @@ func fuzzVerdictServers(f fuzzcorpus.F) func(t verdictT, which []byte) {
 			t.Errorf("%v", err)
 			return
 		}
-		requireVerdicts(t, spec, true, m, ids, checkSimServerTimeout(addr, m, ids, spec.timeout()), false)
+		requireVerdicts(t, spec, true, m, ids, checkSimServerAs(addr, m, ids, spec.timeout(), spec.identity), false)
 	}
 }
 
