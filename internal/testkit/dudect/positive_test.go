@@ -55,8 +55,8 @@ func earlyExitTarget(leak bool) Target {
 	}
 }
 
-// positiveMeasurements is fixed, not PQKEX_DUDECT_N: the control must
-// take a bounded time. At 20 000 measurements the cropped tests give |t|
+// positiveMeasurements is fixed, not Measurements: the control runs in
+// every go test and must take a bounded time. At 20 000 measurements the cropped tests give |t|
 // in the hundreds on this target (see checkFlagsEarlyExit's log), so the
 // 4.5 bar is missed only if the harness is broken.
 const positiveMeasurements = 20000
