@@ -135,9 +135,8 @@ func dudectKey(t *testing.T) *PrivateKey {
 // scratch variable and copied into the slot once, so that how the slot was
 // written is not a class difference the timing could see. (Class 1
 // written into the slot word by word and class 0 copied over it as a
-// block showed up at |t| > 10 in the sort's 2.6 µs on the assembly path,
-// at |t| = 8.35 for Encapsulate and 22.2 for mulSplit at 10^6; with the
-// same writes the classes agree.)
+// block gives |t| well above the bar on sortShort, Encapsulate and
+// mulSplit at 10^6 measurements; docs/constant-time.md has the runs.)
 func dudectInputs[T any](rng *rand.Rand, in []T, draw func(*rand.Rand, *T), class0 func(*T), run func(i int)) dudect.Target {
 	var x T
 	return dudect.Target{
