@@ -315,9 +315,9 @@ func fuzzSeeds(f seeder, name string, side int) (*Method, *ours) {
 
 // fuzzSetups holds each method's fixed secrets and seeds (m.seeds) once
 // made: a libFuzzer binary built by go-118-fuzz-build runs the whole
-// target, setup included, for every input, and the setup costs key
-// generations and reading the vector files (about 200 ms, against a few
-// ms for the check of an input).
+// target, setup included, for every input, and the setup (key
+// generations, reading the vector files) costs far more than the check
+// of an input.
 var fuzzSetups struct {
 	sync.Mutex
 	m map[string]fuzzSetup

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 )
 
 // The tests in this file build small programs against copies of x/crypto,
@@ -21,8 +23,9 @@ import (
 // versions newer than any real release from a file-based module proxy (as
 // the next release would be). None is a verified release, so every one of
 // them goes through the structural checks and the self-test. They take a
-// few minutes, so they run when PQKEX_MUTANTS=1 or CI=true (never skipped
-// in CI); elsewhere they are skipped with a message saying so.
+// few minutes, so they are a long run (PQKEX_LONG=1, tier.Long), which
+// .ci/run runs in a step of its own; elsewhere they are skipped with a
+// message saying so.
 
 // edit is a textual change of one file of x/crypto/ssh: every match of old
 // (a regular expression) is replaced by new; a change that matches nothing
@@ -395,9 +398,7 @@ type probeEnv struct {
 }
 
 func newProbeEnv(t *testing.T) probeEnv {
-	if os.Getenv("PQKEX_MUTANTS") != "1" && os.Getenv("CI") != "true" {
-		t.Skip("builds programs against mutated x/crypto copies (about a minute); set PQKEX_MUTANTS=1 (CI=true runs them too)")
-	}
+	tier.SkipUnlessLong(t, "builds programs against mutated x/crypto copies, a few minutes")
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pqkex/pqkex/internal/kat"
 )
 
 // bundledFiles are the bundled vector files: each one's format and how
@@ -57,8 +59,14 @@ var notVectors = []string{"README.md", "LICENSE.acvp-server", "LICENSE.wycheproo
 // RunFS(Bundled()), as "pqkex kat" runs it. Every file must pass with
 // exactly its pinned number of vectors (so a runner that skips a file's
 // vectors, or a part of them, fails here), in its format; the README and
-// the licence texts are skipped.
+// the licence texts are skipped. Under -short (kat.Short) it is the quick
+// loop's run, as crypto/mlkem sizes its accumulated test: every file
+// through its runner, but at most its first 100 vectors, and the
+// accumulated ML-KEM recipes at 100 tests instead of 10 000 (each file
+// still one vector per implementation; the files publish the hash after
+// 100 tests).
 func TestBundled(t *testing.T) {
+	limit := quick(t)
 	rs := RunFS(Bundled())
 	total := 0
 	for _, r := range rs {
@@ -74,15 +82,43 @@ func TestBundled(t *testing.T) {
 			t.Errorf("%s is not in bundledFiles", r.File)
 		case r.Err != nil || r.Skipped != "" || r.Failed != 0:
 			t.Errorf("%s: error %v, skipped %q, %d failed: %q", r.File, r.Err, r.Skipped, r.Failed, r.Failures)
-		case r.Format != want.format || r.Passed != want.vectors:
-			t.Errorf("%s: %s, %d vectors passed, want %s, %d", r.File, r.Format, r.Passed, want.format, want.vectors)
+		case r.Format != want.format || r.Passed != capped(want.vectors, limit):
+			t.Errorf("%s: %s, %d vectors passed, want %s, %d", r.File, r.Format, r.Passed, want.format, capped(want.vectors, limit))
 		}
 		total += r.Passed
 	}
-	if len(rs) != len(bundledFiles)+len(notVectors) || total != 6358 {
-		t.Errorf("%d files, %d vectors, want %d files and 6358 vectors", len(rs), total, len(bundledFiles)+len(notVectors))
+	all, wantTotal := 0, 0
+	for _, f := range bundledFiles {
+		all += f.vectors
+		wantTotal += capped(f.vectors, limit)
+	}
+	if all != 6358 {
+		t.Errorf("bundledFiles pins %d vectors in all, want 6358", all)
+	}
+	if len(rs) != len(bundledFiles)+len(notVectors) || total != wantTotal {
+		t.Errorf("%d files, %d vectors, want %d files and %d vectors", len(rs), total, len(bundledFiles)+len(notVectors), wantTotal)
 	}
 	t.Logf("%d files, %d vectors", len(rs), total)
+}
+
+// quick makes Run the quick loop's run (kat.Short) for the rest of t
+// under -short, and returns how many vectors a file then counts at most;
+// 0 (all) without -short.
+func quick(t *testing.T) int {
+	if !testing.Short() {
+		return 0
+	}
+	kat.Short = true
+	t.Cleanup(func() { kat.Short = false })
+	return kat.ShortVectors
+}
+
+// capped is n, or limit if limit is set and smaller.
+func capped(n, limit int) int {
+	if limit > 0 {
+		return min(n, limit)
+	}
+	return n
 }
 
 // TestDetectBundled checks that every bundled file is recognised as its
@@ -140,8 +176,10 @@ func TestDetectDocumented(t *testing.T) {
 // files, for every format's runner: in a copy of a file, one hex digit of
 // one expected value is changed, and exactly that vector must fail (the
 // file's count is pinned in bundledFiles). One file per runner; the
-// ML-KEM-1024 and P-384 files run the same runners.
+// ML-KEM-1024 and P-384 files run the same runners. Under -short, the
+// first 100 vectors of each file (the changed value is in the first).
 func TestRunDetectsChange(t *testing.T) {
+	limit := quick(t)
 	for _, tc := range []struct{ file, marker string }{
 		{"sntrup761_nist_kat.rsp", "pk = "},                             // count 0's public key
 		{"mlkem768x25519-sha256_openssh.json", `"K_ssh_string": "`},     // the first exchange's K
@@ -164,7 +202,7 @@ func TestRunDetectsChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := bundledFiles[tc.file].vectors
+		want := capped(bundledFiles[tc.file].vectors, limit)
 		r := Run(tc.file, flipHex(t, data, tc.marker))
 		if r.Err != nil || r.Failed != 1 || r.Passed != want-1 || len(r.Failures) != 1 {
 			t.Errorf("%s: %d passed, %d failed (%v), want %d and 1", tc.file, r.Passed, r.Failed, r.Err, want-1)

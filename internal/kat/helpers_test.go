@@ -3,17 +3,11 @@ package kat
 import (
 	"crypto/fips140"
 	"encoding/json"
-	"flag"
 	"os"
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
 )
-
-// long enables the million-iteration known-answer tests (RFC 7748 section
-// 5.2 iterated X25519, the 1 000 000-test ML-KEM accumulated hashes),
-// which take minutes.
-var long = flag.Bool("long", false, "also run the 1 000 000-iteration vectors")
 
 // readFile returns the bundled vector file name.
 func readFile(t testing.TB, name string) []byte {

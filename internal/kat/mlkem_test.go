@@ -11,6 +11,7 @@ import (
 	"github.com/cloudflare/circl/kem/mlkem/mlkem768"
 
 	"github.com/pqkex/pqkex/internal/hybrid"
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 )
 
 // The ML-KEM files of both parameter sets on mlkemTargets: every method
@@ -80,11 +81,11 @@ func TestCCTVModulus(t *testing.T) {
 // implementations, compared with every hash the files publish for that
 // number: 100 (vectors.TestBundled runs the 10 000 that Run does), 10 000
 // in FIPS 140-3 mode (where .ci/run reruns this package and not vectors),
-// 1 000 000 with -long.
+// 1 000 000 with PQKEX_LONG=1 (minutes).
 func TestAccumulated(t *testing.T) {
 	n := 100
 	switch {
-	case *long:
+	case tier.Long(t):
 		n = 1000000
 	case fips140.Enabled():
 		n = 10000

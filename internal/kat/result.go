@@ -43,6 +43,17 @@ type Result struct {
 // for an accumulated recipe file.
 const AccumulatedTests = 10000
 
+// Short makes Run the quick loop's run (go test -short), as crypto/mlkem
+// sizes its accumulated test: the accumulated recipes at ShortVectors
+// tests instead of AccumulatedTests, and every other file at its first
+// ShortVectors vectors. Only vectors.TestBundled sets it, and back; pqkex
+// kat never does.
+var Short bool
+
+// ShortVectors is Short's size: the accumulated files publish the hash
+// after 100 tests.
+const ShortVectors = 100
+
 // What one file can make the runners do and keep: a hostile file must
 // not run for hours or fill memory. A gzipped file may decompress to
 // maxDecompressed bytes and a line-based file (.rsp, CCTV's) hold

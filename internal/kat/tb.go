@@ -55,7 +55,9 @@ func (r *recorder) Fatalf(format string, args ...any) {
 // each runs the checks of one vector with t. Under a recorder the vector
 // is one count of the Result (failed if the checks called Errorf or
 // Fatalf; a Fatalf ends only this vector); under a testing.TB it just
-// runs them. The failure messages name the vector themselves.
+// runs them. The failure messages name the vector themselves. A recorder
+// stops the run at the first failed vector if asked to (first), and
+// under Short after ShortVectors vectors.
 func each(t TB, f func()) {
 	r, ok := t.(*recorder)
 	if !ok {
@@ -71,10 +73,10 @@ func each(t TB, f func()) {
 		r.inCase = false
 		if r.err == nil {
 			r.res.Passed++
-			return
+		} else {
+			r.res.fail(r.err.Error())
 		}
-		r.res.fail(r.err.Error())
-		if r.first {
+		if r.err != nil && r.first || Short && r.res.Passed+r.res.Failed >= ShortVectors {
 			panic(stopped{})
 		}
 	}()

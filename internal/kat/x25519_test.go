@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	cx25519 "github.com/cloudflare/circl/dh/x25519"
+
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 )
 
 // The SSH methods use circl's dh/x25519 (the faster backend, see
@@ -41,11 +43,14 @@ func TestX25519RFC7748(t *testing.T) {
 	if len(v.Section52) != 2 {
 		t.Fatalf("%d section 5.2 vectors, want 2", len(v.Section52))
 	}
-	want := 2 + 2 + 3 // section 5.2, iterated 1 and 1000 times, section 6.1
-	if *long {
+	// Section 5.2, iterated 1 and 1000 times, section 6.1; with
+	// PQKEX_LONG=1 also 1 000 000 times.
+	long := tier.Long(t)
+	want := 2 + 2 + 3
+	if long {
 		want++
 	}
-	if n := report(t, RunRFC7748X25519(&v, *long)); n != want {
+	if n := report(t, RunRFC7748X25519(&v, long)); n != want {
 		t.Errorf("%d vectors passed, want %d", n, want)
 	}
 
@@ -67,7 +72,7 @@ func TestX25519RFC7748(t *testing.T) {
 		n    int
 		want []byte
 	}{{1, v.Iterated.After1}, {1000, v.Iterated.After1000}}
-	if *long {
+	if long {
 		iters = append(iters, struct {
 			n    int
 			want []byte

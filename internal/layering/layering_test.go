@@ -85,8 +85,10 @@ const rules = `
 	# Test machinery: a timing harness, the loopback servers and keys
 	# several packages' tests share, the real SSH peers that the interop
 	# and examples tests run, the re-run of a test binary in a child, and
-	# what GODEBUG does to the CPU features.
-	NONE < internal/testkit/dudect, internal/testkit/peertest, internal/testkit/selfexec, internal/testkit/cpudebug;
+	# what GODEBUG does to the CPU features; which tier of the suite runs
+	# (PQKEX_LONG), which the timing harness asks too.
+	NONE < internal/testkit/tier, internal/testkit/peertest, internal/testkit/selfexec, internal/testkit/cpudebug;
+	internal/testkit/tier < internal/testkit/dudect;
 	XSSH < internal/testkit/sshtest;
 
 	# Fuzzing tools: what the targets and the tools (fuzz/campaign and

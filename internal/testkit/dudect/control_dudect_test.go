@@ -1,11 +1,11 @@
-//go:build dudect
-
 package dudect
 
 import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 )
 
 var controlSink uint64
@@ -24,19 +24,17 @@ func controlWork(buf []uint64, n int) uint64 {
 }
 
 // TestDudectControl checks the check. Positive control: an early-exit
-// comparison (checkFlagsEarlyExit, 20 000 measurements whatever
-// PQKEX_DUDECT_N says) must be flagged. Then a target of about 15 µs whose
-// class 1 does `extra` more steps than class 0: with extra = 0 (negative
-// control) the classes differ in data only and must pass; the leaking
-// variants are not judged, they show how small a difference the check
-// finds with PQKEX_DUDECT_N measurements on this machine. Run with
+// comparison (checkFlagsEarlyExit, 20 000 measurements) must be flagged.
+// Then a target of about 10 000 dependent steps whose class 1 does
+// `extra` more steps than class 0: with extra = 0 (negative control) the
+// classes differ in data only and must pass; the leaking variants are
+// not judged, they show how small a difference the check finds with
+// Measurements measurements on the machine at hand. A long run:
 //
-//	go test -tags dudect -run TestDudectControl -v ./internal/testkit/dudect
+//	PQKEX_LONG=1 go test -run TestDudectControl -timeout 0 -v ./internal/testkit/dudect
 func TestDudectControl(t *testing.T) {
-	n, err := EnvInt("PQKEX_DUDECT_N", 50000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tier.SkipUnlessLong(t, "seven timed controls, 10^6 measurements each but the first")
+	n := Measurements
 	results := []Result{checkFlagsEarlyExit(t)}
 	const base = 10000
 	buf := make([]uint64, base+1000)

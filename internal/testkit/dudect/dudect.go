@@ -1,6 +1,6 @@
 // Package dudect is a dudect-style timing-leakage check (Reparaz, Balasch
 // and Verbauwhede, "Dude, is my code constant time?", DATE 2017), used by
-// pqkex's constant-time evidence tests (build tag dudect; see
+// pqkex's constant-time evidence tests (long runs, PQKEX_LONG=1; see
 // docs/constant-time.md).
 //
 // A Target is an operation on a secret input that comes in two classes,
@@ -23,7 +23,7 @@
 // measurements and the noise level give. Result.Resolution states it for
 // the raw test, whose outliers make it the least sensitive; the cropped
 // tests detect a shift of the bulk of the distribution with far fewer
-// measurements (TestDudectControl, build tag dudect, shows how small a
+// measurements (TestDudectControl, a long run, shows how small a
 // difference the whole check finds on the machine at hand).
 package dudect
 
@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -335,31 +334,4 @@ func nsString(ns float64) string {
 	default:
 		return fmt.Sprintf("%.1f ns", ns)
 	}
-}
-
-// EnvInt returns the environment variable name parsed as a number
-// ("1000000", "1e6" and "1_000_000" are accepted), or def if it is unset.
-func EnvInt(name string, def int) (int, error) {
-	v := strings.ReplaceAll(os.Getenv(name), "_", "")
-	if v == "" {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 1 || f > 1e12 || f != math.Trunc(f) {
-		return 0, fmt.Errorf("%s=%q: want a positive integer", name, os.Getenv(name))
-	}
-	return int(f), nil
-}
-
-// EnvFloat returns the environment variable name as a float, or def.
-func EnvFloat(name string, def float64) (float64, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(f > 0) {
-		return 0, fmt.Errorf("%s=%q: want a positive number", name, v)
-	}
-	return f, nil
 }

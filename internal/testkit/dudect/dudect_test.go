@@ -67,19 +67,3 @@ func TestStatsFlagsShift(t *testing.T) {
 		}
 	}
 }
-
-func TestEnvInt(t *testing.T) {
-	for v, want := range map[string]int{"": 7, "1e6": 1000000, "1_000": 1000, "250000": 250000} {
-		t.Setenv("PQKEX_DUDECT_TEST_N", v)
-		got, err := EnvInt("PQKEX_DUDECT_TEST_N", 7)
-		if err != nil || got != want {
-			t.Errorf("%q: got %d, %v; want %d", v, got, err, want)
-		}
-	}
-	for _, v := range []string{"x", "0", "-5", "1.5"} {
-		t.Setenv("PQKEX_DUDECT_TEST_N", v)
-		if _, err := EnvInt("PQKEX_DUDECT_TEST_N", 7); err == nil {
-			t.Errorf("%q accepted", v)
-		}
-	}
-}

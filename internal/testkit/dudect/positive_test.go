@@ -55,8 +55,8 @@ func earlyExitTarget(leak bool) Target {
 	}
 }
 
-// positiveMeasurements is fixed, not PQKEX_DUDECT_N: the control must
-// take a bounded time. At 20 000 measurements the cropped tests give |t|
+// positiveMeasurements is fixed, not Measurements: the control runs in
+// every go test and must take a bounded time. At 20 000 measurements the cropped tests give |t|
 // in the hundreds on this target (see checkFlagsEarlyExit's log), so the
 // 4.5 bar is missed only if the harness is broken.
 const positiveMeasurements = 20000
@@ -84,9 +84,10 @@ func checkFlagsEarlyExit(t *testing.T) Result {
 // TestDudectFlagsEarlyExit is the positive control of the timing check,
 // with the same target without the leak as a check that the harness does
 // not flag everything. The negative's bar is 10, not 4.5: its max |t|
-// over the ~100 correlated tests stays below 3.1 in 40 runs on the shared
-// 2-core machine, but this test runs on every go test ./..., and the
-// margin to the positive (hundreds) leaves room for it.
+// over the ~100 correlated tests stays well below that (go test -count 40
+// -run TestDudectFlagsEarlyExit -v ./internal/testkit/dudect logs it),
+// but this test runs in every go test ./..., on loaded machines too, and
+// the margin to the positive (hundreds) leaves room for it.
 func TestDudectFlagsEarlyExit(t *testing.T) {
 	checkFlagsEarlyExit(t)
 	r := Measure(earlyExitTarget(false), Options{Measurements: positiveMeasurements})

@@ -1,14 +1,10 @@
-//go:build dudect
-
 // The dudect check of the public SSH layer: the client's Finish (the
 // decapsulation of the server's ciphertext plus X25519) on valid and
 // invalid ciphertexts, and the server's Respond on fixed and random
 // randomness, for both hybrid methods. The sntrup761 core is checked in
-// detail by sntrup761/internal/core (TestDudect there). Run with
+// detail by sntrup761/internal/core (TestDudect there). A long run:
 //
-//	go test -tags dudect -run TestDudectPublic -timeout 0 -v ./internal/testkit/dudect
-//
-// with the same PQKEX_DUDECT_N and PQKEX_DUDECT_T settings.
+//	PQKEX_LONG=1 go test -run TestDudectPublic -timeout 0 -v ./internal/testkit/dudect
 
 package dudect_test
 

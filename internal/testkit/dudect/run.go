@@ -2,6 +2,7 @@ package dudect
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 )
 
 // Case is a target to be set up inside its own subtest.
@@ -20,20 +23,29 @@ type Case struct {
 	Setup func(t *testing.T) Target
 }
 
+// Measurements is how many measurements RunCases takes per case (the
+// usual bar of dudect-style checks), and Bar the |t| that fails a case.
+const (
+	Measurements = 1_000_000
+	Bar          = 4.5
+)
+
+// dumpDir and countSpec are the test binary's -dudect.dump and
+// -dudect.count flags (for the few tests that import this package, run
+// one package at a time).
+var (
+	dumpDir   = flag.String("dudect.dump", "", "RunCases: write every measurement to a TSV file per case in `dir`")
+	countSpec = flag.String("dudect.count", "", "CountCases: run `NAME:CLASS:K`, K inputs of class CLASS of case NAME, for an instruction counter")
+)
+
 // RunCases measures every case in a subtest of t named after it and logs a
-// Markdown table of the results. The environment sets the measurements per
-// case (PQKEX_DUDECT_N, default 50000) and the |t| that fails a case
-// (PQKEX_DUDECT_T, default 4.5); PQKEX_DUDECT_DUMP, if set, names a
-// directory that receives every measurement, one TSV file per case.
+// Markdown table of the results: Measurements per case, failing a case at
+// |t| >= Bar. It is a long run (tier.Long: minutes to an hour) and skips t
+// otherwise. With -dudect.dump DIR every measurement goes to DIR, one TSV
+// file ("class<TAB>ns" lines) per case.
 func RunCases(t *testing.T, cases []Case) {
-	n, err := EnvInt("PQKEX_DUDECT_N", 50000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bar, err := EnvFloat("PQKEX_DUDECT_T", 4.5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tier.SkipUnlessLong(t, "10^6 timed measurements per case")
+	n, bar := Measurements, Bar
 	t.Logf("%d measurements per test, fail at |t| >= %v", n, bar)
 	var results []Result
 	for _, c := range cases {
@@ -46,7 +58,7 @@ func RunCases(t *testing.T, cases []Case) {
 				Progress:      func(r Result) { t.Logf("progress: %v", r) },
 				ProgressEvery: time.Minute,
 			}
-			if dir := os.Getenv("PQKEX_DUDECT_DUMP"); dir != "" {
+			if dir := *dumpDir; dir != "" {
 				f, err := os.Create(filepath.Join(dir, strings.ReplaceAll(c.Name, "/", "_")+".tsv"))
 				if err != nil {
 					t.Fatal(err)
@@ -78,11 +90,11 @@ func RunCases(t *testing.T, cases []Case) {
 
 // CountCases runs one case on inputs of one class without timing, for
 // counting instructions with a noise-free tool such as valgrind's
-// callgrind: PQKEX_DUDECT_COUNT=NAME:CLASS:K prepares K inputs of class
+// callgrind: -dudect.count NAME:CLASS:K prepares K inputs of class
 // CLASS for the case NAME and runs each through runOne, which calls
 // tg.Run(i) and is what the tool is told to count (a //go:noinline
 // function of the caller's, so that the tool can find it by name). It
-// skips t when PQKEX_DUDECT_COUNT is not set. Equal instruction counts
+// skips t without -dudect.count. Equal instruction counts
 // for the two classes (with the same K) mean that the instruction stream
 // does not depend on the class.
 //
@@ -94,20 +106,20 @@ func RunCases(t *testing.T, cases []Case) {
 // takes over 10 ms under the tool can be preempted; compare the counts of
 // such functions with their calls of runtime.morestack in mind.
 func CountCases(t *testing.T, cases []Case, runOne func(tg Target, i int)) {
-	spec := os.Getenv("PQKEX_DUDECT_COUNT")
+	spec := *countSpec
 	if spec == "" {
-		t.Skip("PQKEX_DUDECT_COUNT not set")
+		t.Skip("no -dudect.count NAME:CLASS:K")
 	}
 	i := strings.LastIndexByte(spec, ':')
 	j := strings.LastIndexByte(spec[:max(i, 0)], ':')
 	if j < 0 {
-		t.Fatalf("PQKEX_DUDECT_COUNT=%q: want NAME:CLASS:K", spec)
+		t.Fatalf("-dudect.count %q: want NAME:CLASS:K", spec)
 	}
 	name := spec[:j]
 	class, err1 := strconv.Atoi(spec[j+1 : i])
 	k, err2 := strconv.Atoi(spec[i+1:])
 	if err1 != nil || err2 != nil || class < 0 || class > 1 || k < 1 {
-		t.Fatalf("PQKEX_DUDECT_COUNT=%q: want NAME:CLASS:K", spec)
+		t.Fatalf("-dudect.count %q: want NAME:CLASS:K", spec)
 	}
 	for _, c := range cases {
 		if c.Name != name {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -16,13 +15,14 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/pqkex/pqkex/internal/testkit/sshtest"
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 )
 
-// soakEnv sets the soak test's duration (a time.Duration, at most 5m);
-// .ci/run sets it, plain "go test" skips the test.
-const soakEnv = "PQKEX_SOAK"
+// soakTime is how long the soak runs: a long run (tier.Long), which
+// .ci/run runs.
+const soakTime = 2 * time.Minute
 
-// TestSoak runs every attack of issue 24 at once for PQKEX_SOAK against
+// TestSoak runs every attack of issue 24 at once for soakTime against
 // a server with serve's kinds of limits (scaled down), each from its own
 // loopback source, while honest clients from 127.0.0.2 keep logging in
 // and running a command:
@@ -42,10 +42,8 @@ const soakEnv = "PQKEX_SOAK"
 // bound; afterwards goroutines, descriptors and heap return to the
 // baseline.
 func TestSoak(t *testing.T) {
-	d, err := time.ParseDuration(os.Getenv(soakEnv))
-	if err != nil || d <= 0 || d > 5*time.Minute {
-		t.Skipf("set %s to a duration up to 5m to run the soak test (.ci/run does)", soakEnv)
-	}
+	tier.SkipUnlessLong(t, "every attack at once for 2 minutes")
+	d := soakTime
 	before := baseline(t)
 
 	var logMu sync.Mutex

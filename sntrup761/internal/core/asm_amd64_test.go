@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pqkex/pqkex/internal/testkit/cpudebug"
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 )
 
 // The AVX2 assembly kernels against the scalar code they replace, on
@@ -25,14 +26,8 @@ func withoutAsm(f func()) {
 }
 
 // asmIterations is iterations without t.Parallel (see withoutAsm).
-func asmIterations(n int) int {
-	if os.Getenv("PQKEX_LONG") == "1" {
-		return 10000
-	}
-	if testing.Short() {
-		return max(1, n/10)
-	}
-	return n
+func asmIterations(t *testing.T, n int) int {
+	return tier.Size(t, max(1, n/10), n, 10000)
 }
 
 // needAsm stops a test that needs the assembly path on a CPU without
@@ -98,7 +93,7 @@ func TestShoupCompanion(t *testing.T) {
 func TestRecipRqAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(3, 4))
-	for it := range asmIterations(60) {
+	for it := range asmIterations(t, 60) {
 		var a [P]int16
 		switch it % 3 {
 		case 0:
@@ -126,7 +121,7 @@ func TestR3RecipAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	invertible := 0
-	for it := range asmIterations(100) {
+	for it := range asmIterations(t, 100) {
 		var a [P]int8
 		switch it % 3 {
 		case 0, 1:
@@ -160,7 +155,7 @@ func TestR3RecipAsm(t *testing.T) {
 func TestSortAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(7, 8))
-	for it := range asmIterations(200) {
+	for it := range asmIterations(t, 200) {
 		var L [P]uint32
 		for i := range L {
 			switch it % 4 {
@@ -208,7 +203,7 @@ func TestFFTStagesAsm(t *testing.T) {
 		t.Skip("GOAMD64=v3 or later: the compiler may fuse the scalar code's multiply-adds")
 	}
 	rng := rand.New(rand.NewPCG(9, 10))
-	for it := range asmIterations(50) {
+	for it := range asmIterations(t, 50) {
 		var x [768]complex128
 		for i := range x {
 			x[i] = complex(float64(rng.IntN(1<<20)-1<<19)*rng.Float64(), float64(rng.IntN(1<<20)-1<<19)*rng.Float64())
@@ -287,7 +282,7 @@ func TestFFTStagesAsm(t *testing.T) {
 func TestFoldsAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(11, 12))
-	for it := range asmIterations(200) {
+	for it := range asmIterations(t, 200) {
 		var c [1536]int64
 		bound := int64(761 * 2295)
 		if it%2 == 1 {
@@ -329,7 +324,7 @@ func TestFoldsAsm(t *testing.T) {
 func TestFoldSplitAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(13, 14))
-	for it := range asmIterations(200) {
+	for it := range asmIterations(t, 200) {
 		var c [1536]int64
 		const bound = int64(1) << 32
 		for i := range 2*P - 1 {
@@ -372,7 +367,7 @@ func TestR3InvertibleAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(15, 16))
 	factors := [][]int8{factor19, factor60, factor682, mul3poly(factor19, factor60)}
-	n := asmIterations(100)
+	n := asmIterations(t, 100)
 	var zeros, ones int
 	for it := range n + 3 {
 		var g [P]int8
@@ -419,7 +414,7 @@ func TestSplitSpectrumAsm(t *testing.T) {
 	value := func() float64 {
 		return (rng.Float64()*2 - 1) * float64(uint64(1)<<rng.IntN(40))
 	}
-	for it := range asmIterations(50) {
+	for it := range asmIterations(t, 50) {
 		var lo, hi spectrum
 		for j := range lo {
 			lo[j] = complex(value(), value())
@@ -456,7 +451,7 @@ var asmCodecs = []struct {
 func TestEncodeAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(19, 20))
-	for it := range asmIterations(100) {
+	for it := range asmIterations(t, 100) {
 		for _, c := range asmCodecs {
 			var R [P]uint32
 			for i := range R {
@@ -481,7 +476,7 @@ func TestEncodeAsm(t *testing.T) {
 func TestDecodeListAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(21, 22))
-	for it := range asmIterations(20) {
+	for it := range asmIterations(t, 20) {
 		var buf, b1, b2 [randomBytes]byte
 		for i := range buf {
 			buf[i] = byte(rng.Uint32())
@@ -504,7 +499,7 @@ func TestDecodeListAsm(t *testing.T) {
 func TestDecodeAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(23, 24))
-	for it := range asmIterations(100) {
+	for it := range asmIterations(t, 100) {
 		for _, c := range asmCodecs {
 			s := make([]byte, c.codec.size)
 			switch it % 4 {
@@ -539,7 +534,7 @@ func TestDecodeAsm(t *testing.T) {
 func TestSmallEncodeAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(25, 26))
-	for it := range asmIterations(100) {
+	for it := range asmIterations(t, 100) {
 		var f [P]int8
 		for i := range f {
 			switch it % 4 {
@@ -573,7 +568,7 @@ func TestDecryptAsm(t *testing.T) {
 		t.Fatal(err)
 	}
 	var valid, invalid int
-	for it := range asmIterations(60) {
+	for it := range asmIterations(t, 60) {
 		var c [P]int16
 		if it%2 == 0 {
 			var r [P]int8

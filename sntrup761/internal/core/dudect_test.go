@@ -1,19 +1,12 @@
-//go:build dudect
-
 // Constant-time evidence for the sntrup761 core: a dudect-style timing
-// check (package internal/testkit/dudect) of every operation on secret data. It
-// is not part of the normal test run; run it with
+// check (package internal/testkit/dudect) of every operation on secret
+// data. It is a long run (10^6 measurements per target: about an hour for
+// all of them; select targets with -run, e.g. -run '^TestDudect$/sortShort'):
 //
-//	go test -tags dudect -run '^TestDudect$' -timeout 0 -v ./sntrup761/internal/core
+//	PQKEX_LONG=1 go test -run '^TestDudect$' -timeout 0 -v ./sntrup761/internal/core
 //
-// PQKEX_DUDECT_N sets the measurements per test (default 50000: about four
-// minutes in all on a loaded two-core machine). The usual bar is 1e6
-// measurements per test; PQKEX_DUDECT_N=1e6 takes about 50 minutes for all
-// targets there (GenerateKey 22, recipRq 15, r3Recip 4.5, the rest 1-2
-// each), so select targets with -run, e.g. -run '^TestDudect$/sortShort'.
-// PQKEX_DUDECT_T sets the |t| that fails a test (default 4.5), and
-// PQKEX_DUDECT_DUMP, if set, names a directory that receives every
-// measurement (one "class<TAB>ns" line each, a file per target).
+// With -dudect.dump DIR every measurement goes to DIR (one
+// "class<TAB>ns" line each, a file per target).
 //
 // Each target compares two classes of secret input with the public inputs
 // fixed. Inputs are prepared for a whole batch before it is measured, in
@@ -142,9 +135,8 @@ func dudectKey(t *testing.T) *PrivateKey {
 // scratch variable and copied into the slot once, so that how the slot was
 // written is not a class difference the timing could see. (Class 1
 // written into the slot word by word and class 0 copied over it as a
-// block showed up at |t| > 10 in the sort's 2.6 µs on the assembly path,
-// at |t| = 8.35 for Encapsulate and 22.2 for mulSplit at 10^6; with the
-// same writes the classes agree.)
+// block gives |t| well above the bar on sortShort, Encapsulate and
+// mulSplit at 10^6 measurements; docs/constant-time.md has the runs.)
 func dudectInputs[T any](rng *rand.Rand, in []T, draw func(*rand.Rand, *T), class0 func(*T), run func(i int)) dudect.Target {
 	var x T
 	return dudect.Target{
@@ -439,13 +431,13 @@ func TestDudect(t *testing.T) { dudect.RunCases(t, dudectCases) }
 
 // TestDudectCount runs one target on inputs of one class without timing,
 // for counting instructions with a noise-free tool such as valgrind's
-// callgrind (dudect.CountCases): PQKEX_DUDECT_COUNT=NAME:CLASS:K prepares
+// callgrind (dudect.CountCases): -dudect.count NAME:CLASS:K prepares
 // K inputs of class CLASS for the target NAME and runs each through
 // dudectCountOne, e.g.
 //
-//	go test -tags dudect -c -o core.test ./sntrup761/internal/core
-//	PQKEX_DUDECT_COUNT=r3Recip/fixed-vs-random:1:20 GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 \
-//	  valgrind --tool=callgrind --toggle-collect='*dudectCountOne*' ./core.test -test.run 'TestDudectCount$'
+//	go test -c -o core.test ./sntrup761/internal/core
+//	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind --toggle-collect='*dudectCountOne*' \
+//	  ./core.test -test.run 'TestDudectCount$' -dudect.count r3Recip/fixed-vs-random:1:20
 //
 // Equal instruction counts for the two classes (with the same K) mean
 // that the instruction stream does not depend on the class. Only an

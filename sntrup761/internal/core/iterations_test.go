@@ -1,20 +1,18 @@
 package core
 
 import (
-	"os"
 	"testing"
+
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 )
 
 // iterations returns how many random inputs a fast-vs-reference property
-// test runs: n normally, and 10 000 when PQKEX_LONG=1 (CI runs that; the
-// reference's inversions and key generation take milliseconds each).
+// test runs: n, a tenth of it under -short, and 10 000 in the long run
+// (tier.Long; .ci/run runs that, in parallel: the reference's inversions
+// and key generation take milliseconds each).
 func iterations(t *testing.T, n int) int {
-	if os.Getenv("PQKEX_LONG") == "1" {
+	if tier.Long(t) {
 		t.Parallel()
-		return 10000
 	}
-	if testing.Short() {
-		return max(1, n/10)
-	}
-	return n
+	return tier.Size(t, max(1, n/10), n, 10000)
 }

@@ -242,10 +242,9 @@ func clientCases(m *method) []clientCase {
 		zeroCase(m, "k-pq-00", zerosWant{pq: 1}),
 	}
 	if m.mlkemK > 0 {
-		// Two zero bytes cost ML-KEM 65 536 SHA3-512 draws on average
-		// (about 60 ms); sntrup761 as many encapsulations (0.6 to 0.9
-		// s) and the classical parts as many steps of a walk (walk.go;
-		// 0.3 s for X25519 and P-256, 0.6 s for P-384, with a long tail)
+		// Two zero bytes cost 65 536 draws on average: SHA3-512 hashes
+		// for ML-KEM, but encapsulations for sntrup761 and steps of a
+		// walk (walk.go, with a long tail) for the classical parts,
 		// in every run of every client check and simulated client, for
 		// a defect the one zero byte shows already: those stop at one.
 		cases = append(cases, zeroCase(m, "k-pq-0000", zerosWant{pq: 2}))

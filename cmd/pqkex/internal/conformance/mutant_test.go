@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pqkex/pqkex/internal/testkit/sshtest"
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 )
 
 // The checks must catch a broken pqkex: each mutant below is a copy of
@@ -23,8 +24,8 @@ import (
 // pqkex serve (checked as a server) and an x/crypto client with sshkex
 // (checked as a client); the cases named must stop conforming, and the
 // honest exchange must still complete where the bug does not touch it.
-// The builds take about a minute, so they run with PQKEX_MUTANTS=1 or
-// CI=true (never skipped in CI).
+// The builds take up to a minute, so they are a long run (PQKEX_LONG=1,
+// tier.Long), which .ci/run runs in a step of its own.
 
 type engineMutant struct {
 	name  string
@@ -142,9 +143,7 @@ func main() {
 `
 
 func TestEngineMutantsCaught(t *testing.T) {
-	if os.Getenv("PQKEX_MUTANTS") != "1" && os.Getenv("CI") != "true" {
-		t.Skip("builds pqkex from mutated copies of this module (about a minute); set PQKEX_MUTANTS=1 (CI=true runs it too)")
-	}
+	tier.SkipUnlessLong(t, "builds pqkex from mutated copies of this module, under a minute")
 	root, err := filepath.Abs("../../../..")
 	if err != nil {
 		t.Fatal(err)

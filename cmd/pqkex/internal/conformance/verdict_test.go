@@ -2,12 +2,14 @@ package conformance
 
 // The verdict properties: an honest peer is never flagged, and each
 // defective one always is, checked against the simulated peers of
-// sim_test.go. The default run is short (one honest check of each role,
-// every defect once per method); PQKEX_VERDICT_EXCHANGES and
-// PQKEX_VERDICT_RUNS make it as long as wanted (docs/testing.md has the
-// figures of the long runs):
+// sim_test.go. go test runs one honest check of each role and method and
+// every defect and allowed variant once per method it concerns; -short
+// runs each defect and variant on one method, a different one from peer
+// to peer; the long run (tier.Long) runs 100 000 honest exchanges and
+// every defect and variant 1 000 times per method (docs/testing.md has
+// its figures):
 //
-//	PQKEX_VERDICT_EXCHANGES=100000 PQKEX_VERDICT_RUNS=1000 go test -run 'TestVerdict' -timeout 0 ./cmd/pqkex/internal/conformance
+//	PQKEX_LONG=1 go test -run '^TestVerdict' -timeout 0 ./cmd/pqkex/internal/conformance
 
 import (
 	"context"
@@ -15,29 +17,16 @@ import (
 	"net"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/pqkex/pqkex/internal/testkit/tier"
 	"github.com/pqkex/pqkex/sntrup761x25519"
 	"golang.org/x/crypto/ssh"
 )
-
-// envInt is the integer in the environment variable name, or def.
-func envInt(t *testing.T, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		t.Fatalf("%s=%q: want a positive integer", name, s)
-	}
-	return n
-}
 
 // defectSpec is a simulated peer and the exact outcome of each case it
 // concerns.
@@ -339,10 +328,10 @@ type verdictT interface {
 	Errorf(format string, args ...any)
 }
 
-// shortRun: the default go test run, which allows no case to go unrun.
-func shortRun() bool {
-	return os.Getenv("PQKEX_VERDICT_EXCHANGES") == "" && os.Getenv("PQKEX_VERDICT_RUNS") == ""
-}
+// mustRun: every case of an honest or allowed peer must run, except in
+// the long run, where on a loaded machine a case may miss its timeout
+// (counted in notRun and logged).
+func mustRun(t *testing.T) bool { return !tier.Long(t) }
 
 // notRun counts the cases of honest or allowed peers that could not run.
 var notRun atomic.Int64
@@ -357,17 +346,18 @@ func describeSpec(s defectSpec) string {
 // TestVerdictHonestNeverFlagged: honest simulated servers and clients,
 // with fresh random keys on every connection, conform in every case of
 // every method, each with its exact outcome (honestServerWant,
-// honestClientWant), until PQKEX_VERDICT_EXCHANGES exchanges have run (default:
-// one check of each role).
+// honestClientWant): one check of each role, and in the long run checks
+// until 100 000 exchanges have run.
 func TestVerdictHonestNeverFlagged(t *testing.T) {
-	want := envInt(t, "PQKEX_VERDICT_EXCHANGES", 1)
+	want := tier.Size(t, 1, 1, 100000)
+	strict := mustRun(t)
 	addr := simServer(t, honestPeer)
 	spec := defectSpec{d: honestPeer}
 	exchanges, runs := 0, 0
 	for exchanges < want || runs == 0 {
 		for _, m := range methods {
-			exchanges += requireVerdicts(t, spec, true, m, nil, checkSimServer(addr, m, nil), shortRun())
-			exchanges += requireVerdicts(t, spec, false, m, nil, checkSimClients(t, honestPeer, m, nil, simIdent, 10*time.Second), shortRun())
+			exchanges += requireVerdicts(t, spec, true, m, nil, checkSimServer(addr, m, nil), strict)
+			exchanges += requireVerdicts(t, spec, false, m, nil, checkSimClients(t, honestPeer, m, nil, simIdent, 10*time.Second), strict)
 		}
 		runs++
 		if t.Failed() {
@@ -379,13 +369,15 @@ func TestVerdictHonestNeverFlagged(t *testing.T) {
 
 // TestVerdictDefectsFlagged: each defective simulated peer gets the
 // exact outcome of its table in the cases that show it, on every run
-// (PQKEX_VERDICT_RUNS per method, default 1), and each allowed variant
-// conforms everywhere, each case with its exact outcome. The peers run side by side,
-// and each one's runs on verdictWorkers connections at a time (most of a
-// run is waiting on loopback).
+// (one per method it concerns; under -short on one of them, a different
+// one from peer to peer; in the long run 1 000 per method), and each
+// allowed variant conforms everywhere, each case with its exact outcome.
+// The peers run side by side, and each one's runs on verdictWorkers
+// connections at a time (most of a run is waiting on loopback).
 func TestVerdictDefectsFlagged(t *testing.T) {
-	runs := envInt(t, "PQKEX_VERDICT_RUNS", 1)
-	for _, spec := range append(slices.Clone(serverDefects), clientDefects...) {
+	runs := tier.Size(t, 1, 1, 1000)
+	strict := mustRun(t)
+	for k, spec := range append(slices.Clone(serverDefects), clientDefects...) {
 		t.Run(string(spec.d), func(t *testing.T) {
 			t.Parallel()
 			var addr string
@@ -400,10 +392,18 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 				m   *method
 				ids []string
 			}
-			var round []job
+			var ms []*method
 			for _, m := range methods {
+				if spec.concerns(m) {
+					ms = append(ms, m)
+				}
+			}
+			if testing.Short() && !tier.Long(t) {
+				ms = ms[k%len(ms):][:1]
+			}
+			var round []job
+			for _, m := range ms {
 				switch {
-				case !spec.concerns(m):
 				case spec.waits:
 					for _, id := range spec.cases() {
 						round = append(round, job{m, []string{id}})
@@ -425,9 +425,9 @@ func TestVerdictDefectsFlagged(t *testing.T) {
 					defer wg.Done()
 					for j := range jobs {
 						if spec.d.server() {
-							requireVerdicts(t, spec, true, j.m, j.ids, checkSimServerAs(addr, j.m, j.ids, timeout, spec.identity), shortRun())
+							requireVerdicts(t, spec, true, j.m, j.ids, checkSimServerAs(addr, j.m, j.ids, timeout, spec.identity), strict)
 						} else {
-							requireVerdicts(t, spec, false, j.m, j.ids, checkSimClients(t, spec.d, j.m, j.ids, simIdent, timeout), shortRun())
+							requireVerdicts(t, spec, false, j.m, j.ids, checkSimClients(t, spec.d, j.m, j.ids, simIdent, timeout), strict)
 						}
 						if n := total.Add(1); runs > 1 && n%500 == 0 {
 							fmt.Fprintf(os.Stderr, "verdict: %s: %d runs\n", spec.d, n)

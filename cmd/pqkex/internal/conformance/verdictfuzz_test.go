@@ -3,6 +3,7 @@ package conformance
 import (
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/pqkex/pqkex/internal/testkit/fuzzcorpus"
 )
@@ -77,30 +78,44 @@ func simServerAddr(d defect) (string, error) {
 	return a.(string), nil
 }
 
-// seedMethods is how many methods' seeds a peer gets: those it concerns,
-// but one for a peer whose cases wait out a timeout (the seeds run in
-// every go test).
-func seedMethods(i int, specs []defectSpec) int {
-	if i == 0 {
-		return len(methods)
-	}
-	if specs[i-1].waits {
-		return 1
-	}
-	n := 0
-	for _, m := range methods {
-		if specs[i-1].concerns(m) {
-			n++
+// seedMethods are the methods (indexes among those the peer concerns,
+// as verdictSpec takes them) a peer's seeds run: all it concerns, but
+// one for a peer whose cases wait out a timeout (the seeds run in every
+// go test), and under go test -short one for every peer, a different one
+// from peer to peer (TestVerdictDefectsFlagged runs them all in go test).
+// testing.Testing guards testing.Short: a libFuzzer build of the target
+// (.clusterfuzzlite/build.sh) runs this without the testing flags.
+func seedMethods(i int, specs []defectSpec) []int {
+	n := len(methods)
+	if i > 0 {
+		n = 0
+		for _, m := range methods {
+			if specs[i-1].concerns(m) {
+				n++
+			}
+		}
+		if specs[i-1].waits {
+			n = 1
 		}
 	}
-	return n
+	if n == 0 {
+		return nil
+	}
+	if testing.Testing() && testing.Short() {
+		return []int{i % n}
+	}
+	all := make([]int, n)
+	for j := range all {
+		all[j] = j
+	}
+	return all
 }
 
 // fuzzVerdictServers adds the server verdict target's seeds (every peer
 // and method, the first case) and returns its body.
 func fuzzVerdictServers(f fuzzcorpus.F) func(t verdictT, which []byte) {
 	for i := range 1 + len(serverDefects) {
-		for j := range seedMethods(i, serverDefects) {
+		for _, j := range seedMethods(i, serverDefects) {
 			fuzzcorpus.Add(f, []byte{byte(i), byte(j), 0})
 		}
 	}
@@ -121,7 +136,7 @@ func fuzzVerdictServers(f fuzzcorpus.F) func(t verdictT, which []byte) {
 // space and '-'), at most 64 characters of it.
 func fuzzVerdictClients(f fuzzcorpus.F) func(t verdictT, which, ident []byte) {
 	for i := range 1 + len(clientDefects) {
-		for j := range seedMethods(i, clientDefects) {
+		for _, j := range seedMethods(i, clientDefects) {
 			fuzzcorpus.Add(f, []byte{byte(i), byte(j), 0}, []byte("sim_client"))
 		}
 	}
