@@ -15,7 +15,7 @@ import (
 const (
 	labelScalar       = "scalar"
 	labelAsm          = "avx2 (assembly)"
-	labelAsmNoAVX2CPU = "scalar (assembly build, CPU without AVX2)"
+	labelAsmNoAVX2CPU = "scalar (assembly build, AVX2 absent or turned off by GODEBUG)"
 )
 
 // TestArithmetic checks what vecarith reports to pqkex bench against

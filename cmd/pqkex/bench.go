@@ -64,7 +64,7 @@ type benchReport struct {
 	GOARCH string `json:"goarch"`
 	CPU    string `json:"cpu"`
 	// SNTRUP761 names the arithmetic sntrup761 runs in this binary:
-	// "avx2 (assembly)", "scalar (assembly build, CPU without AVX2)" or
+	// "avx2 (assembly)", "scalar (assembly build, AVX2 absent or turned off by GODEBUG)" or
 	// "scalar" (internal/vecarith.Label).
 	SNTRUP761 string `json:"sntrup761_arithmetic"`
 	// FIPS140 is "on" or "only" in FIPS 140-3 mode, when the NIST-curve

@@ -22,7 +22,7 @@ func Label() string {
 	case AVX2:
 		return "avx2 (" + path + ")"
 	case built:
-		return "scalar (" + path + " build, CPU without AVX2)"
+		return "scalar (" + path + " build, AVX2 absent or turned off by GODEBUG)"
 	}
 	return "scalar"
 }

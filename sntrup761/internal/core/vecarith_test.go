@@ -24,7 +24,7 @@ func TestVecarithMirror(t *testing.T) {
 	case hasAVX2:
 		want = "avx2 (assembly)"
 	case asmBuilt:
-		want = "scalar (assembly build, CPU without AVX2)"
+		want = "scalar (assembly build, AVX2 absent or turned off by GODEBUG)"
 	}
 	if vecarith.AVX2 != hasAVX2 || vecarith.Label() != want {
 		t.Fatalf("internal/vecarith says AVX2 %v, %q; this package decides AVX2 %v (assembly path built: %v), %q",
