@@ -155,6 +155,13 @@ func runSoak(ctx context.Context, s *serverChecker, m *method, r *Result, n int)
 // records in r why the soak ends if it failed.
 func soakOne(ctx context.Context, s *serverChecker, m *method, r *Result, st *soakStats, client *clientHalf) bool {
 	var ex Result
+	if s.rec != nil {
+		// The transcript keeps one exchange, the last: the one that
+		// failed, if one did. N exchanges would grow it without bound,
+		// N connections' secrets in one file.
+		s.rec = newRecorder()
+		s.rec.record('*', fmt.Sprintf("soak exchange %d; this transcript keeps the last exchange only", st.done+st.ground+1), nil)
+	}
 	ss := s.open(ctx, m, &ex, false)
 	r.Attempts++
 	if ss == nil {

@@ -16,8 +16,11 @@ package conformance
 // K_PQ, K_CL, K and the packet keys of this test connection, made for it
 // and thrown away after; nothing else secret (no host key, no private
 // key of an identity, whose public key and signature are in the
-// authentication request recorded, nothing of another connection). They go to the file only (mode 0600, in a
-// directory of mode 0700), never to a Result, an error or a log line.
+// authentication request recorded, nothing of another connection). They
+// go to the file only, never to a Result, an error or a log line: a new
+// file of mode 0600 each time, in directories created with mode 0700 (a
+// directory that exists keeps its mode: -transcript names one of the
+// user's choosing).
 // Everything the peer sent is written as hex; text it chose is escaped
 // with sshwire.Quote.
 
@@ -25,7 +28,9 @@ import (
 	"bytes"
 	"crypto"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,5 +239,20 @@ func (r *recorder) write(dir string, info transcriptInfo, res *Result) (string, 
 		return "", err
 	}
 	path := filepath.Join(d, res.Case+".txt")
-	return path, os.WriteFile(path, append([]byte(h.String()), r.b.Bytes()...), 0o600)
+	// A file of an earlier run is replaced, not rewritten: os.WriteFile
+	// would keep its mode and follow a symbolic link planted in its
+	// place. Remove does not follow one, and O_EXCL fails on whatever
+	// appears in between instead of writing through it.
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(append([]byte(h.String()), r.b.Bytes()...))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return path, err
 }

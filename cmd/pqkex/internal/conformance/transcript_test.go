@@ -13,7 +13,9 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -422,5 +424,74 @@ func TestTranscriptRawBytes(t *testing.T) {
 	}
 	if got := find(t, recs, 2, '<', "nothing more before the deadline"); !bytes.Equal(got, half) {
 		t.Errorf("the half packet recorded as %x, want %x", got, half)
+	}
+}
+
+// TestTranscriptFileReplaced: a transcript holds check's secrets of its
+// connection, so the file it writes has mode 0600 even where a file of
+// an earlier run had another mode, and a symbolic link planted at its
+// path is replaced, never written through.
+func TestTranscriptFileReplaced(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes and symbolic links are POSIX's")
+	}
+	dir := t.TempDir()
+	info := transcriptInfo{tool: "test", role: "test", peer: "pipe"}
+	if err := os.MkdirAll(filepath.Join(dir, "m"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, "m", "old.txt")
+	if err := os.WriteFile(old, []byte("an earlier run"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "elsewhere")
+	if err := os.WriteFile(target, []byte("not check's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, "m", "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"old", "link"} {
+		path, err := newRecorder().write(dir, info, &Result{Method: "m", Case: c, Verdict: Completed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Mode().IsRegular() || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want a regular file of mode 0600", c, st.Mode())
+		}
+		if b, _ := os.ReadFile(path); !bytes.HasPrefix(b, []byte(transcriptFormat)) {
+			t.Errorf("%s: the file does not hold the transcript: %q", c, b)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "not check's" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+}
+
+// TestTranscriptSoakKeepsLast: a soak's transcript holds its last
+// exchange only, not one connection's secrets per exchange.
+func TestTranscriptSoakKeepsLast(t *testing.T) {
+	addr := simServer(t, honestPeer)
+	m := methods[0]
+	s := &serverChecker{opts: ServerOptions{Addr: addr, Timeout: 10 * time.Second, TranscriptDir: t.TempDir(), Tool: "pqkex test"}}
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	s.opts.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
+	r := s.run(context.Background(), m, soakCase(m, 5))
+	if r.Verdict != Completed || r.Attempts != 5 || r.Transcript == "" {
+		t.Fatalf("soak of 5: %s after %d connections, transcript %q", r.Observed(), r.Attempts, r.Transcript)
+	}
+	b, err := os.ReadFile(r.Transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\nconnection "); n != 1 {
+		t.Errorf("the soak's transcript holds %d connections, want the last one", n)
+	}
+	if !strings.Contains(string(b), "* soak exchange 5;") {
+		t.Errorf("the soak's transcript does not say it is exchange 5:\n%s", b)
 	}
 }
