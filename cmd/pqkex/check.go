@@ -191,7 +191,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(*opt.cases) > 0 {
-		named, err := conformance.ParseCases(*opt.cases, *listen == "")
+		named, err := conformance.ParseCases(*opt.cases, *listen == "", methods, *opt.soak > 0)
 		if err != nil {
 			fmt.Fprintln(stderr, "pqkex check: -case:", err)
 			return 2

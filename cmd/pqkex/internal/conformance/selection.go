@@ -25,10 +25,12 @@ func selected(sel []string, method, id string) bool {
 
 // ParseCases checks sel, cases named "METHOD/CASE" or "CASE" (that case
 // of every method), against the cases pqkex check runs against a server
-// (server set) or a client, and returns the methods sel concerns: those
+// (server set) or a client, of the methods in within (nil: every one),
+// with the soak (SoakCase) only when soak is set: an entry that would
+// run nothing is an error. It returns the methods sel concerns: those
 // its entries name, in pqkex check's order, or nil when an entry names
 // no method (every method).
-func ParseCases(sel []string, server bool) ([]string, error) {
+func ParseCases(sel []string, server bool, within []string, soak bool) ([]string, error) {
 	var names []string
 	all := false
 	for _, e := range sel {
@@ -36,19 +38,27 @@ func ParseCases(sel []string, server bool) ([]string, error) {
 		if !ok {
 			method, id, all = "", e, true
 		}
-		found := false
+		if id == SoakCase && server && !soak {
+			return nil, fmt.Errorf("%q: the soak runs only with -soak N", e)
+		}
+		found, excluded := false, false
 		for _, m := range methods {
-			if method != "" && m.name != method {
+			if method != "" && m.name != method || !slices.Contains(caseIDsOf(m, server), id) {
 				continue
 			}
-			if slices.Contains(caseIDsOf(m, server), id) {
-				found = true
-				if !slices.Contains(names, m.name) {
-					names = append(names, m.name)
-				}
+			if within != nil && !slices.Contains(within, m.name) {
+				excluded = true
+				continue
+			}
+			found = true
+			if !slices.Contains(names, m.name) {
+				names = append(names, m.name)
 			}
 		}
-		if !found {
+		switch {
+		case excluded && !found:
+			return nil, fmt.Errorf("%q names no case of the methods -kex gives (%s)", e, strings.Join(within, ","))
+		case !found:
 			role := "a client"
 			if server {
 				role = "a server"

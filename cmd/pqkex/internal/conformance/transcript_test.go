@@ -367,24 +367,36 @@ func TestTranscriptClient(t *testing.T) {
 }
 
 // TestParseCases: -case names a case as METHOD/CASE or CASE, in the
-// role's cases; it gives the methods named.
+// role's cases of the methods -kex gives, the soak only with -soak; it
+// gives the methods named. A selection that would run nothing is an
+// error, not a run that blames the peer.
 func TestParseCases(t *testing.T) {
+	const x25519, p384 = "mlkem768x25519-sha256", "mlkem1024nistp384-sha384"
 	for _, c := range []struct {
 		sel     []string
 		server  bool
+		within  []string
+		soak    bool
 		methods []string
 		err     bool
 	}{
-		{[]string{"mlkem768x25519-sha256/packet-tampered"}, true, []string{"mlkem768x25519-sha256"}, false},
-		{[]string{"mlkem1024nistp384-sha384/honest", "mlkem768x25519-sha256/honest"}, false, []string{"mlkem768x25519-sha256", "mlkem1024nistp384-sha384"}, false},
-		{[]string{"packet-tampered"}, true, nil, false},
-		{[]string{"sig-k-mpint"}, true, nil, true},                             // a client case
-		{[]string{"sntrup761x25519-sha512/ek-modulus-first"}, true, nil, true}, // not of sntrup761
-		{[]string{"nosuch/honest"}, false, nil, true},
+		{[]string{x25519 + "/packet-tampered"}, true, nil, false, []string{x25519}, false},
+		{[]string{p384 + "/honest", x25519 + "/honest"}, false, nil, false, []string{x25519, p384}, false},
+		{[]string{"packet-tampered"}, true, nil, false, nil, false},
+		{[]string{"sig-k-mpint"}, true, nil, false, nil, true},                             // a client case
+		{[]string{"sntrup761x25519-sha512/ek-modulus-first"}, true, nil, false, nil, true}, // not of sntrup761
+		{[]string{"nosuch/honest"}, false, nil, false, nil, true},
+		{[]string{x25519 + "/honest"}, true, []string{p384}, false, nil, true},                     // -kex leaves it out
+		{[]string{"ek-modulus-first"}, true, []string{"sntrup761x25519-sha512"}, false, nil, true}, // in no method of -kex
+		{[]string{"honest"}, true, []string{p384}, false, nil, false},
+		{[]string{x25519 + "/honest"}, true, []string{x25519, p384}, false, []string{x25519}, false},
+		{[]string{"soak"}, true, nil, false, nil, true}, // no -soak
+		{[]string{x25519 + "/soak"}, true, nil, false, nil, true},
+		{[]string{x25519 + "/soak"}, true, nil, true, []string{x25519}, false},
 	} {
-		got, err := ParseCases(c.sel, c.server)
+		got, err := ParseCases(c.sel, c.server, c.within, c.soak)
 		if (err != nil) != c.err || !slices.Equal(got, c.methods) {
-			t.Errorf("ParseCases(%q, %v) = %q, %v; want %q, error %v", c.sel, c.server, got, err, c.methods, c.err)
+			t.Errorf("ParseCases(%q, %v, %q, %v) = %q, %v; want %q, error %v", c.sel, c.server, c.within, c.soak, got, err, c.methods, c.err)
 		}
 	}
 }
