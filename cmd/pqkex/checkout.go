@@ -69,7 +69,7 @@ func printCheck(w io.Writer, r *checkReport, verbose bool) {
 			tw = nil
 		}
 	}
-	for i, res := range r.Results {
+	for _, res := range r.Results {
 		if res.Method == conformance.AllCases {
 			continue // the whole target: its row below says why
 		}
@@ -88,9 +88,6 @@ func printCheck(w io.Writer, r *checkReport, verbose bool) {
 			fmt.Fprintln(tw, "  CASE\tEXPECTED\tOBSERVED\tRESULT\tFINDING")
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", res.Case, res.Expected, res.Observed(), mark(res.Result, res.Accepted), findingColumn(res.Result, verbose))
-		if i == len(r.Results)-1 {
-			flush()
-		}
 	}
 	flush()
 	if verbose {
@@ -138,10 +135,11 @@ type cause struct {
 	accepted []string // the baseline entries accepting them
 }
 
-// detailKey is what makes two not-run details one reason: the method's
-// name and the local port of a connection left out.
+// localPort matches the local port of a connection in a detail.
 var localPort = regexp.MustCompile(`:\d{1,5}->`)
 
+// detailKey is what makes two not-run details one reason: the method's
+// name and the local port of a connection left out.
 func detailKey(r checkResult) string {
 	d := r.Detail
 	if r.Method != conformance.AllCases {

@@ -311,7 +311,7 @@ func scan(addr string, prefs []string, timeout time.Duration) (*scanResult, erro
 		if err == nil {
 			err = errors.New("handshake finished without a host key")
 		}
-		if why := closedEarly(nc.rec.got, timeout, err); why != nil {
+		if why := closedEarly(nc.rec.got, err); why != nil {
 			return res, fmt.Errorf("key exchange %s failed: %v", res.Selected, why)
 		}
 		// x/crypto's errors quote the server's names and its disconnect
@@ -349,7 +349,7 @@ var errRefusedByOpenSSH = errors.New("the server refused the connection: \"" + p
 // exchange completed, from got, what it sent: refused with
 // penaltyLine, or closed after its identification line. nil when it is
 // neither (the caller's error stands).
-func closedEarly(got []byte, timeout time.Duration, err error) error {
+func closedEarly(got []byte, err error) error {
 	text := string(got)
 	if strings.Contains(text, penaltyLine+"\r\n") && !strings.Contains(text, "SSH-") {
 		return errRefusedByOpenSSH
@@ -401,7 +401,7 @@ func readServerKexInit(addr string, timeout time.Duration) (string, *sshwire.Kex
 	case err != nil && version == "":
 		err = notSSH(rec.got, timeout, err)
 	case err != nil && ki == nil:
-		if why := closedEarly(rec.got, timeout, err); why != nil {
+		if why := closedEarly(rec.got, err); why != nil {
 			err = why
 		}
 	}
@@ -439,7 +439,7 @@ func notSSH(got []byte, timeout time.Duration, err error) error {
 	var ne net.Error
 	timedOut := errors.As(err, &ne) && ne.Timeout()
 	switch {
-	case closedEarly(got, timeout, err) == errRefusedByOpenSSH:
+	case closedEarly(got, err) == errRefusedByOpenSSH:
 		return errRefusedByOpenSSH
 	case len(got) > 0:
 		return fmt.Errorf("not an SSH server (no SSH identification line, RFC 4253 section 4.2): it sent %s", sshwire.Quote(string(got), shownBudget))

@@ -145,6 +145,7 @@ func loadKeyFile(what, path string) (ssh.Signer, error) {
 		return nil, err
 	}
 	pem, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	defer clear(pem) // the private key's bytes, whatever becomes of them
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +153,6 @@ func loadKeyFile(what, path string) (ssh.Signer, error) {
 		return nil, fmt.Errorf("%s %s is larger than %d bytes: not a private key file", what, path, maxKeyFile)
 	}
 	s, err := ssh.ParsePrivateKey(pem)
-	clear(pem)
 	if err != nil {
 		var missing *ssh.PassphraseMissingError
 		if errors.As(err, &missing) {

@@ -56,6 +56,8 @@ type ClientOptions struct {
 	Log func(string)
 	// Notice, if set, is told the methods the client under test offers
 	// once its first KEXINIT is read, and how many cases that leaves.
+	// Progress, Log and Notice are called from the cases' goroutines,
+	// one call at a time.
 	Notice func(string)
 
 	// Cases, if set, are the only cases run: "METHOD/CASE", or "CASE"
@@ -281,6 +283,7 @@ func CheckClients(ctx context.Context, opts ClientOptions) (*ClientReport, error
 		return nil, err
 	}
 	rep := &ClientReport{Addr: opts.Listener.Addr().String(), Methods: names}
+	serializeCallbacks(&opts)
 	sched := newSchedule(queue)
 	sched.notice = opts.Notice
 	if ip := net.ParseIP(opts.ClientAddr); ip != nil {
@@ -904,4 +907,18 @@ func (t *transcript) signAs(sent, hashed, kHashed []byte) ([]byte, error) {
 	}
 	t.replyMsg = sshwire.AppendKexECDHReply(nil, ks, sent, ssh.Marshal(sig))
 	return H, nil
+}
+
+// serializeCallbacks makes opts' callbacks take turns: cases run on
+// goroutines of their own, and a caller's callbacks share its state.
+func serializeCallbacks(opts *ClientOptions) {
+	mu := new(sync.Mutex)
+	if f := opts.Progress; f != nil {
+		opts.Progress = func(r Result) { mu.Lock(); defer mu.Unlock(); f(r) }
+	}
+	for _, f := range []*func(string){&opts.Log, &opts.Notice} {
+		if g := *f; g != nil {
+			*f = func(s string) { mu.Lock(); defer mu.Unlock(); g(s) }
+		}
+	}
 }

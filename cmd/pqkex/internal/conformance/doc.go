@@ -22,7 +22,10 @@
 // connection's deadline and by sshwire.MaxPacket, lengths are checked
 // before slicing, and peer text reaches a Result only through
 // sshwire.Printable or sshwire.Quote. The checks' own keys and shared
-// secrets never appear in a Result, an error or a log line; with a
+// secrets never appear in a Result, an error or a log line (a detail
+// may say how many zero bytes a part of K started with, which the
+// leading-zero cases and the soak are about: at most a few bits of a
+// throwaway connection's secret); with a
 // transcript asked for (transcript.go), those of each test connection
 // are written to that case's transcript file, and only there. An
 // identity to log in with (ServerOptions.Identity, userauth.go) signs

@@ -139,7 +139,7 @@ func nextRekeyed(c *conn, ks []keying) (event, *keying) {
 			continue
 		}
 		if c.rec != nil {
-			c.rec.packet('<', k.seq, true, p, "opened under "+k.what)
+			c.rec.packet('<', k.seq, true, p, ", opened under "+k.what)
 		}
 		if p[0] == msgDisconnect {
 			if reason, text, err := parseDisconnect(p); err == nil {
@@ -405,14 +405,13 @@ func clientReexchange(ss *session, m *method, r *Result, ki *sshwire.KexInit, ou
 	if !send(ss, r, sshwire.AppendKexECDHInit(nil, qc)) {
 		return nil, algs, false
 	}
-	var probe Result
+	probe := Result{Method: m.name} // readReply notes silence (silentIf) in it
 	k, H, ok := readReply(&second, m, client, qc, &probe)
 	if !ok {
 		r.Verdict, r.Detail, r.Finding = Failed, "the re-exchange's "+probe.Detail, probe.Finding
 		if probe.Verdict == NotRun || probe.Verdict == Malformed || probe.Verdict == Hung {
 			r.Verdict = probe.Verdict
 		}
-		silentIf(r, "SSH_MSG_KEX_ECDH_REPLY")
 		return nil, algs, false
 	}
 	defer clear(k)

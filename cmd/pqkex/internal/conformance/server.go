@@ -403,15 +403,14 @@ func (c *watchedConn) Close() error {
 // refusal; the check then waits for it to lift (retrying at penaltyRetry
 // for up to penaltyWait) and from then on leaves pacePause between
 // connections, which keeps the penalty from building up again.
-//
-// PacePause is pacePause, for callers estimating a run's time.
-const PacePause = pacePause
-
 const (
 	pacePause    = 1100 * time.Millisecond
 	penaltyRetry = 2 * time.Second
 	penaltyWait  = 2 * time.Minute
 )
+
+// PacePause is pacePause, for callers estimating a run's time.
+const PacePause = pacePause
 
 // connect dials the server, sends our identification line and reads its
 // own, after the pause between connections; a refusal that looks like a

@@ -28,15 +28,20 @@ func lengthClause(m *method) string {
 	return "RFC 10042 §2.1"
 }
 
+// honestClause is where an honest exchange of m rests: the soak's
+// expectation and the honest cases' in both roles.
+func honestClause(m *method) string {
+	if m.kem == "sntrup761" {
+		return "RFC 9941 §3; RFC 4253 §7.2, §8"
+	}
+	return "RFC 10042 §2.4-2.5; RFC 4253 §7.2, §8"
+}
+
 // serverCases returns the cases for method m, in order: the honest
 // exchange, C_INIT's length, the KEM half, the classical half, protocol.
 func serverCases(m *method) []serverCase {
-	honestClause := "RFC 10042 §2.4-2.5; RFC 4253 §7.2, §8"
-	if m.kem == "sntrup761" {
-		honestClause = "RFC 9941 §3; RFC 4253 §7.2, §8"
-	}
 	cases := []serverCase{
-		{"honest", honestClause, ExpectComplete, runHonest},
+		{"honest", honestClause(m), ExpectComplete, runHonest},
 		lengthInit(m, true),
 		lengthInit(m, false),
 	}
@@ -339,7 +344,7 @@ func replyThenDecide(ss *session, m *method, r *Result, what string, packets fun
 	if !send(ss, r, packets(sshwire.AppendKexECDHInit(nil, qc))...) {
 		return
 	}
-	var probe Result
+	probe := Result{Method: m.name} // readReply notes silence (silentIf) in it
 	k, H, ok := readReply(ss, m, client, qc, &probe)
 	if !ok {
 		failedReply(r, &probe)

@@ -25,18 +25,9 @@ const SoakCase = "soak"
 // key seen twice.
 const soakReused = 4
 
-// soakClause is where the soak's expectation rests (that of the
-// leading-zero cases, zeroClause).
-func soakClause(m *method) string {
-	if m.kem == "sntrup761" {
-		return "RFC 9941 §3; RFC 4253 §7.2, §8"
-	}
-	return "RFC 10042 §2.4-2.5; RFC 4253 §7.2, §8"
-}
-
 // soakCase is the soak of n exchanges of m.
 func soakCase(m *method, n int) serverCase {
-	return serverCase{SoakCase, soakClause(m), ExpectComplete, func(ctx context.Context, s *serverChecker, m *method, r *Result) {
+	return serverCase{SoakCase, honestClause(m), ExpectComplete, func(ctx context.Context, s *serverChecker, m *method, r *Result) {
 		runSoak(ctx, s, m, r, n)
 	}}
 }

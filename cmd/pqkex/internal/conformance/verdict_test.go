@@ -309,6 +309,10 @@ func requireVerdicts(t verdictT, spec defectSpec, server bool, m *method, ran []
 		if conforming && !r.Conforms && r.Verdict != NotApplicable {
 			t.Errorf("%s: %s %s was flagged: %s: %s", describeSpec(spec), r.Method, r.Case, r.Observed(), r.Detail)
 		}
+		// Silence is said once, naming the method (silentIf).
+		if n := strings.Count(r.Detail, "then went silent"); n > 1 || n == 1 && !strings.Contains(r.Detail, "negotiated "+r.Method+", then") {
+			t.Errorf("%s: %s %s: the silence is not said once with the method: %s", describeSpec(spec), r.Method, r.Case, r.Detail)
+		}
 	}
 	return n
 }
