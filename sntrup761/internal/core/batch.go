@@ -24,7 +24,6 @@ var (
 	factor60 = []int8{1, -1, 1, 1, 0, 0, 1, -1, 0, -1, 0, -1, 0, 1, 1, 1, 1, 1, 0, 0,
 		-1, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, -1, -1, 1, 1, -1, 0, 1, 1, 0, 0, 1, 1, -1, 0,
 		0, 1, 1, 1, 1, -1, 0, 0, 1, -1, 0, -1, -1, 1, 0, 1}
-	factor682 = divide3(modulus3(), mul3poly(factor19, factor60))
 )
 
 // r3Remainder holds a monic divisor with its 64 bit-shifts precomputed.
@@ -33,13 +32,24 @@ type r3Remainder struct {
 	shifted [64]r3vec // divisor * x^s for s = 0..63, in r3Words+1 words
 }
 
-var (
-	// For the small factors, g mod phi = sum g_i (x^i mod phi), with each
-	// x^i mod phi in one word (deg phi < 64); the large one is divided out.
-	residues19   = newResidueTable(factor19)
-	residues60   = newResidueTable(factor60)
-	remainder682 = newR3Remainder(factor682)
-)
+// r3FactorTables are what r3Invertible divides g by. For the small
+// factors, g mod phi = sum g_i (x^i mod phi), with each x^i mod phi in
+// one word (deg phi < 64); the large one, the modulus divided by the two
+// small ones, is divided out.
+type r3FactorTables struct {
+	factor682              []int8
+	residues19, residues60 *residueTable
+	remainder682           *r3Remainder
+}
+
+// r3Tables returns the factor tables, built on first use (see plan768).
+var r3Tables = sync.OnceValue(func() *r3FactorTables {
+	t := &r3FactorTables{factor682: divide3(modulus3(), mul3poly(factor19, factor60))}
+	t.residues19 = newResidueTable(factor19)
+	t.residues60 = newResidueTable(factor60)
+	t.remainder682 = newR3Remainder(t.factor682)
+	return t
+})
 
 // residueTable holds x^i mod phi for i < p, one bitsliced word each (and
 // three zero words past them, which r3ResiduesAVX2 reads four at a time).
@@ -137,7 +147,8 @@ func r3Invertible(g *[P]int8) uint64 {
 	for i, c := range g {
 		setCoeff(&x, i, c)
 	}
-	bad := residues19.isZeroMod(g) | residues60.isZeroMod(g) | remainder682.isZeroMod(&x)
+	t := r3Tables()
+	bad := t.residues19.isZeroMod(g) | t.residues60.isZeroMod(g) | t.remainder682.isZeroMod(&x)
 	return bad ^ 1
 }
 

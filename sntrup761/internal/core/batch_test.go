@@ -12,12 +12,12 @@ import (
 )
 
 func TestModulusFactors(t *testing.T) {
-	prod := mul3poly(mul3poly(factor19, factor60), factor682)
+	prod := mul3poly(mul3poly(factor19, factor60), r3Tables().factor682)
 	want := modulus3()
 	if !bytes.Equal(int8Bytes(prod), int8Bytes(want)) {
 		t.Fatal("the factors do not multiply to x^p - x - 1 mod 3")
 	}
-	for _, f := range [][]int8{factor19, factor60, factor682} {
+	for _, f := range [][]int8{factor19, factor60, r3Tables().factor682} {
 		if f[len(f)-1] != 1 {
 			t.Fatal("factor not monic")
 		}
@@ -41,7 +41,7 @@ func TestR3Invertible(t *testing.T) {
 	for range 30 {
 		inputs = append(inputs, randSmall(rng))
 	}
-	for _, f := range [][]int8{factor19, factor60, factor682} {
+	for _, f := range [][]int8{factor19, factor60, r3Tables().factor682} {
 		for range 5 {
 			// g = f * s with deg g < p: not invertible
 			s := make([]int8, P-len(f)+1)

@@ -248,7 +248,7 @@ func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
 	sr.transformSmall(r)
 	mulRounded(&R, &sr, &sr, &pk.sh)
 	clear(sr[:])
-	roundedCodec.encode(ct[:roundedBytes], R[:])
+	roundedCodec().encode(ct[:roundedBytes], R[:])
 	clear(R[:])
 	var rEnc [smallBytes]byte
 	smallEncode(rEnc[:], r)
