@@ -193,15 +193,23 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	for k := range slots {
 		slots[k] = batchSlotPool.Get().(*batchSlot)
 	}
+	var L [P]uint32
+	done := false
 	defer func() {
-		// Everything in a slot but the key itself derives from secrets.
+		clear(L[:])
+		// Everything in a slot but the key itself derives from secrets;
+		// the keys of a batch that returns none (a failed or panicking
+		// read) are overwritten too: each begun one holds its f's
+		// transform.
 		for _, s := range slots {
+			if !done && s.sk != nil {
+				*s.sk = PrivateKey{}
+			}
 			*s = batchSlot{}
 			batchSlotPool.Put(s)
 		}
 	}()
 
-	var L [P]uint32
 	for _, s := range slots {
 		if err := readBatchKey(rand, &L, &s.g, &s.f, &s.rho); err != nil {
 			return nil, err
@@ -260,6 +268,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	clear(st3[:])
 	clear(stq[:])
 	clear(sw[:])
+	done = true
 	return keys, nil
 }
 
@@ -284,8 +293,8 @@ func readBatchKey(rand io.Reader, L *[P]uint32, g, f *[P]int8, rho *[smallBytes]
 	return err
 }
 
-// Plain polynomial arithmetic over F_3 for the public factor table (init
-// time only). Polynomials are coefficient slices from degree 0.
+// Plain polynomial arithmetic over F_3 for the public factor tables (once,
+// when r3Tables first builds them). Polynomials are coefficient slices from degree 0.
 
 func modulus3() []int8 {
 	m := make([]int8, P+1)

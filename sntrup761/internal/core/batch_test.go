@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"crypto/rand"
+	"io"
 	mrand "math/rand/v2"
 	"runtime"
 	"sync"
@@ -168,3 +169,51 @@ func checkBatchPoolsCleared(t *testing.T, pools ...batchPool) {
 func TestGenerateKeysClearsSlots(t *testing.T) {
 	checkBatchPoolsCleared(t, batchPool{"batchSlotPool", &batchSlotPool, 3})
 }
+
+// TestGenerateKeysClearsKeysOnError: a batch whose reader fails in its
+// third key returns no key, and the two keys it had begun (each holding
+// the transform of its f by then) are overwritten, not left to the
+// garbage collector. The reader takes the keys from the batch's slots
+// when it fails.
+func TestGenerateKeysClearsKeysOnError(t *testing.T) {
+	stream := make([]byte, 2*(2*randomBytes+smallBytes)+randomBytes/2)
+	rand.Read(stream)
+	var slots []*batchSlot
+	var begun []*PrivateKey
+	var keys []*PrivateKey
+	var err error
+	watchPools(func() {
+		made := batchSlotPool.New // watchPools emptied the pool: every slot comes from New
+		defer func() { batchSlotPool.New = made }()
+		batchSlotPool.New = func() any {
+			s := made().(*batchSlot)
+			slots = append(slots, s)
+			return s
+		}
+		fail := readerFunc(func([]byte) (int, error) {
+			for _, s := range slots {
+				if s.sk != nil {
+					begun = append(begun, s.sk)
+				}
+			}
+			return 0, io.ErrClosedPipe
+		})
+		keys, err = GenerateKeys(io.MultiReader(bytes.NewReader(stream), fail), 3)
+	}, &batchSlotPool)
+	if err == nil || keys != nil {
+		t.Fatalf("GenerateKeys with a failing reader: %d keys, %v", len(keys), err)
+	}
+	if len(begun) != 2 {
+		t.Fatalf("%d keys begun when the reader failed, want 2", len(begun))
+	}
+	for i, sk := range begun {
+		if dirty := nonZeroFields(sk); len(dirty) > 0 {
+			t.Errorf("key %d of the failed batch left with %v not cleared", i, dirty)
+		}
+	}
+}
+
+// readerFunc is a reader made of its Read.
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
