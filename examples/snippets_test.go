@@ -224,8 +224,8 @@ var figure = regexp.MustCompile(`[0-9][0-9.,]*(?:[–-][0-9][0-9.,]*)? ?(?:µs|m
 // TestReadmeFigures: every figure in README.md is quoted from the
 // current figures of docs/performance.md (its section "Current
 // figures"), the one source of each, so that the two cannot disagree
-// (as 0.5-0.75 ms in the README's "Why" and 170 µs in its Performance
-// section once did).
+// (a figure in the README's "Why" and another in its Performance
+// section, say, each quoting an older run).
 func TestReadmeFigures(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {

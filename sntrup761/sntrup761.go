@@ -24,9 +24,16 @@
 // invertible in R/3), 3044 bytes for f and 191 bytes for rho; Encapsulate
 // draws 3044 bytes for r: four bytes per coefficient, as the
 // specification's Small_random and Short_random do. All come from
-// crypto/rand, each list and rho in one read of crypto/rand's Reader. The
-// sntrup761test package takes all these bytes from a caller, for
-// known-answer tests only.
+// crypto/rand, each list and rho in one read of crypto/rand's Reader (the
+// variable's value at the call). If a read fails, which only a
+// replacement of crypto/rand.Reader can make happen, GenerateKey and
+// GenerateKeys return the error and Encapsulate, which has no error to
+// return, panics. The sntrup761test package takes all these bytes from a
+// caller's reader instead: the known-answer tests use it, and so does
+// pqkex's SSH method sntrup761x25519, for a reader its caller passes
+// (x/crypto's Config.Rand, when it is not crypto/rand's Reader) and, when
+// it encapsulates, for crypto/rand's Reader itself, to return a failing
+// replacement's error.
 //
 // # Constant time
 //
@@ -103,7 +110,8 @@ var (
 )
 
 // GenerateKey generates a new decapsulation key, drawing random bytes from
-// crypto/rand. The key must be kept secret.
+// crypto/rand. The key must be kept secret. It returns an error only if
+// reading crypto/rand.Reader fails (only a replacement of it can).
 func GenerateKey() (*DecapsulationKey, error) {
 	dk, err := generateKey(nil)
 	if err != nil {
@@ -171,7 +179,10 @@ func (ek *EncapsulationKey) Bytes() []byte {
 }
 
 // Encapsulate generates a shared key and its ciphertext for ek, drawing
-// random bytes from crypto/rand. The shared key must be kept secret.
+// random bytes from crypto/rand. The shared key must be kept secret. It
+// panics if reading crypto/rand.Reader fails, which only a replacement of
+// that variable can make happen; the panic holds the reader's error and
+// nothing secret.
 func (ek *EncapsulationKey) Encapsulate() (sharedKey, ciphertext []byte) {
 	sharedKey, ciphertext, err := encapsulate(ek, nil)
 	if err != nil {

@@ -144,8 +144,9 @@ const maxCandidates = 64
 // (NewPrivateKey, constant time); a rejected candidate is discarded, so
 // the number of draws reveals only values that are never used. This
 // imports a key rather than generating one: it is not the module's key
-// generation service (no pairwise consistency test), so the methods use it
-// only for caller-supplied readers outside FIPS 140-3 mode.
+// generation service (no pairwise consistency test), so NewClient and
+// Respond use it only for a caller's reader outside FIPS 140-3 mode
+// (NewClientFrom and RespondFrom, the known-answer path, in every mode).
 func (c nistCurve) GenerateKey(r *Rand) (ClassicalKey, error) {
 	derandomized.Add(1)
 	var buf [48]byte

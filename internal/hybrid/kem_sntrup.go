@@ -82,6 +82,9 @@ func (e sntrupEK) Encapsulate(ct, k []byte, r io.Reader) error {
 	}
 	kk, c, err := sntrup761test.Encapsulate(e.ek, r)
 	if own != nil && own.err != nil {
+		// A Read may return all the bytes with an error: io.ReadFull
+		// then succeeds and kk is a shared key, which goes unused.
+		clear(kk)
 		return fmt.Errorf("reading crypto/rand: %w", own.err)
 	}
 	if err != nil {

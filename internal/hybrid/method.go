@@ -27,14 +27,16 @@ type Method struct {
 	Expanded func(dk []byte) (DecapsulationKey, error)
 	// Approved says that every algorithm of the method is approved in
 	// FIPS 140-3 (the NIST-curve hybrids). In FIPS 140-3 mode such a
-	// method draws every secret inside the ML-KEM and curve
-	// implementations (crypto/mlkem's GenerateKey and Encapsulate,
-	// crypto/ecdh's GenerateKey) and never reads the caller's reader.
-	// Every method, in any mode, does the same for the default source
-	// (IsDefault: nil or crypto/rand's Reader); given another reader,
-	// outside FIPS 140-3 mode or for a method not approved, it reads its
-	// secrets from that reader and passes them in, the path the known
-	// answers check.
+	// method's NewClient, NewClientWithKEMKey and Respond draw every
+	// secret inside the ML-KEM and curve implementations (crypto/mlkem's
+	// GenerateKey and Encapsulate, crypto/ecdh's GenerateKey) and never
+	// read the caller's reader. Every method, in any mode, does the same
+	// for the default source (IsDefault: nil or crypto/rand's Reader);
+	// given another reader, outside FIPS 140-3 mode or for a method not
+	// approved, they read the secrets from that reader and pass them in
+	// (NewClientFrom, RespondFrom), the path the known answers check.
+	// NewClientFrom and RespondFrom called directly read the reader in
+	// every mode.
 	Approved bool
 }
 
@@ -113,9 +115,9 @@ func (m *Method) newClientSelf(c *Client) error {
 }
 
 // NewClientFrom generates the client's keys from rand (crypto/rand if
-// nil), as the known answers do: the KEM's key generation randomness
-// (KEM.GenerateKey: for ML-KEM the 64-byte seed d || z), then the
-// classical private key (Curve.GenerateKey). Not an approved service.
+// nil), as the known answers do, in every mode: the KEM's key generation
+// randomness (KEM.GenerateKey: for ML-KEM the 64-byte seed d || z), then
+// the classical private key (Curve.GenerateKey). Not an approved service.
 func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
 	r := NewRand(rand, m.Prefix)
 	dk, err := m.Backend().GenerateKey(r)
@@ -125,7 +127,7 @@ func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
 		}
 		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Backend().Name(), err)
 	}
-	return m.NewClientWithKEMKey(c, dk, r)
+	return m.setKeysFrom(c, dk, r)
 }
 
 // NewClientWithKEMKey is NewClient with a ready KEM key (used for this
@@ -133,15 +135,23 @@ func (m *Method) NewClientFrom(c *Client, rand io.Reader) error {
 // classical private key is generated, by the curve (as NewClient decides)
 // or read from rand. The Client owns dk from then on.
 func (m *Method) NewClientWithKEMKey(c *Client, dk DecapsulationKey, rand io.Reader) error {
-	var ec ClassicalKey
-	var err error
-	if m.drawsOwn(rand) {
-		if ec, err = m.Curve.Generate(); err != nil {
-			err = fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Curve.Name(), err)
-		}
-	} else {
-		ec, err = m.Curve.GenerateKey(NewRand(rand, m.Prefix))
+	if !m.drawsOwn(rand) {
+		return m.setKeysFrom(c, dk, NewRand(rand, m.Prefix))
 	}
+	ec, err := m.Curve.Generate()
+	if err != nil {
+		dk.Clear()
+		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Curve.Name(), err)
+	}
+	m.setKeys(c, dk, ec)
+	return nil
+}
+
+// setKeysFrom reads the classical private key from r whatever the mode
+// (NewClientFrom's second part, NewClientWithKEMKey's for a caller's
+// reader) and sets c's keys. It clears dk if the read fails.
+func (m *Method) setKeysFrom(c *Client, dk DecapsulationKey, r *Rand) error {
+	ec, err := m.Curve.GenerateKey(r)
 	if err != nil {
 		dk.Clear()
 		return err

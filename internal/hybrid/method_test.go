@@ -3,7 +3,12 @@ package hybrid
 import (
 	"bytes"
 	"crypto"
+	"crypto/fips140"
+	"os"
+	"strings"
 	"testing"
+
+	"github.com/pqkex/pqkex/internal/testkit/selfexec"
 )
 
 // TestFinishClearsClassicalKey: every way a Client ends (success, a short
@@ -92,5 +97,57 @@ func TestNewClientWithKeys(t *testing.T) {
 	}
 	if _, _, err := SNTRUP761X25519.RespondWithKeys(make([]byte, SNTRUP761X25519.ClientInitSize()), make([]byte, 3043), x); err == nil {
 		t.Error("sntrup761: 3043 bytes of r accepted")
+	}
+}
+
+// TestNewClientFromReadsReader: NewClientFrom takes both of the client's
+// keys from the caller's reader, as documented, in FIPS 140-3 mode too
+// (where NewClient of an approved method draws its own): the ML-KEM seed
+// d || z, then the classical private key, and nothing more. Its C_INIT
+// is NewClientWithKeys's from those bytes, and two clients on the same
+// bytes are the same client. Outside FIPS 140-3 mode it also runs itself
+// in a child under GODEBUG=fips140=on, where the approved methods'
+// classical key came from the curve's own generation before.
+func TestNewClientFromReadsReader(t *testing.T) {
+	for _, m := range mlkemMethods {
+		size := m.Curve.PrivateKeySize()
+		stream := make([]byte, 64+size+16) // 16 bytes to spare: none may be read
+		for i := range stream {
+			stream[i] = byte(37*i + 1)
+		}
+		stream[64] = 0x01 // the scalar's top byte: below the order of P-256 and P-384
+		var want, c1, c2 Client
+		if err := m.NewClientWithKeys(&want, stream[:64], stream[64:64+size]); err != nil {
+			t.Fatalf("%s: NewClientWithKeys: %v", m.Prefix, err)
+		}
+		r := bytes.NewReader(stream)
+		if err := m.NewClientFrom(&c1, r); err != nil {
+			t.Fatalf("%s: NewClientFrom: %v", m.Prefix, err)
+		}
+		if read := len(stream) - r.Len(); read != 64+size {
+			t.Errorf("%s: NewClientFrom read %d bytes, want %d (seed, then the %s key)", m.Prefix, read, 64+size, m.Curve.Name())
+		}
+		if err := m.NewClientFrom(&c2, bytes.NewReader(stream)); err != nil {
+			t.Fatalf("%s: NewClientFrom: %v", m.Prefix, err)
+		}
+		if !bytes.Equal(m.Init(&c1), m.Init(&want)) {
+			t.Errorf("%s: NewClientFrom's C_INIT is not that of the seed and %s key read from the reader", m.Prefix, m.Curve.Name())
+		}
+		if !bytes.Equal(m.Init(&c1), m.Init(&c2)) {
+			t.Errorf("%s: two NewClientFrom on the same reader bytes give different clients", m.Prefix)
+		}
+	}
+	if fips140.Enabled() {
+		t.Logf("checked in FIPS 140-3 mode")
+		return
+	}
+	cmd, err := selfexec.Command("-test.run=^TestNewClientFromReadsReader$", "-test.count=1", "-test.v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), "GODEBUG=fips140=on")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "checked in FIPS 140-3 mode") {
+		t.Fatalf("GODEBUG=fips140=on child: %v\n%s", err, out)
 	}
 }

@@ -1,7 +1,6 @@
 package kat
 
 import (
-	"crypto/fips140"
 	"fmt"
 	"io"
 
@@ -32,9 +31,10 @@ type Exchange struct {
 	NewClientWithKeys func(kemKey, private []byte) (Client, error)
 	RespondWithKeys   func(clientInit, m, private []byte) (serverReply, k []byte, err error)
 	// IgnoresReader says that NewClient and Respond never read the reader
-	// passed to them (a NIST-curve hybrid in FIPS 140-3 mode): the
-	// runners then check that, and take the byte-exact values from the
-	// explicit-key constructors.
+	// passed to them (a NIST-curve hybrid in FIPS 140-3 mode,
+	// hybrid.Method.SelfDraws; the public APIs call the engine's NewClient
+	// and Respond): the runners then check that, and take the byte-exact
+	// values from the explicit-key constructors.
 	IgnoresReader bool
 }
 
@@ -140,9 +140,6 @@ func Public[C Client](name string, newClient func(rand io.Reader) (C, error),
 		return c, nil
 	}
 	ex.Respond = respond
-	// The approved methods ignore the caller's reader in FIPS 140-3 mode
-	// (see their package documentation).
-	ex.IgnoresReader = m.Approved && fips140.Enabled()
 	return ex
 }
 

@@ -46,8 +46,9 @@ const AccumulatedTests = 10000
 // Short makes Run the quick loop's run (go test -short), as crypto/mlkem
 // sizes its accumulated test: the accumulated recipes at ShortVectors
 // tests instead of AccumulatedTests, and every other file at its first
-// ShortVectors vectors. Only vectors.TestBundled sets it, and back; pqkex
-// kat never does.
+// ShortVectors vectors. Only the vectors package's tests set it, under
+// -short and for the test's duration (TestBundled, TestRunDetectsChange:
+// its quick helper); pqkex kat never does.
 var Short bool
 
 // ShortVectors is Short's size: the accumulated files publish the hash

@@ -8,8 +8,9 @@
 //
 //	//go:generate go run ../internal/methodgen
 //
-// so that "go generate ./..." rewrites all four; .ci/run regenerates
-// them and fails if the committed files differ. The package's own
+// so that "go generate ./..." rewrites all four; this package's
+// TestGenerateEvery fails if a committed file differs from what it
+// generates, as .ci/run does after regenerating them. The package's own
 // documentation (doc.go) and its tests stay hand-written.
 //
 // Usage: methodgen [-pkg name] [-o file]. The package is $GOPACKAGE

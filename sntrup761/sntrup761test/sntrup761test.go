@@ -15,6 +15,7 @@ package sntrup761test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	_ "unsafe" // for go:linkname
 
@@ -22,27 +23,29 @@ import (
 )
 
 // GenerateKey derives a decapsulation key from the bytes read from rand.
-// It returns an error only if rand is nil or its Read does.
+// It returns an error only if rand is nil or its Read does; the reader's
+// error is wrapped (errors.Is finds it).
 func GenerateKey(rand io.Reader) (*sntrup761.DecapsulationKey, error) {
 	if rand == nil {
 		return nil, errors.New("sntrup761test: GenerateKey needs a reader")
 	}
 	dk, err := generateKey(rand)
 	if err != nil {
-		return nil, errors.New("sntrup761test: reading randomness: " + err.Error())
+		return nil, fmt.Errorf("sntrup761test: reading randomness: %w", err)
 	}
 	return dk, nil
 }
 
 // Encapsulate encapsulates to ek using 3044 bytes read from rand.
-// It returns an error only if rand is nil or its Read does.
+// It returns an error only if rand is nil or its Read does; the reader's
+// error is wrapped (errors.Is finds it).
 func Encapsulate(ek *sntrup761.EncapsulationKey, rand io.Reader) (sharedKey, ciphertext []byte, err error) {
 	if rand == nil {
 		return nil, nil, errors.New("sntrup761test: Encapsulate needs a reader")
 	}
 	sharedKey, ciphertext, err = encapsulate(ek, rand)
 	if err != nil {
-		return nil, nil, errors.New("sntrup761test: reading randomness: " + err.Error())
+		return nil, nil, fmt.Errorf("sntrup761test: reading randomness: %w", err)
 	}
 	return sharedKey, ciphertext, nil
 }

@@ -1,6 +1,6 @@
 // Package selfexec runs the running test binary again in a child process,
 // for tests that need a setting their own process cannot change, such as
-// GODEBUG=fips140=on or cpu.aes=off.
+// GODEBUG=fips140=on or cpu.avx2=off.
 package selfexec
 
 import (

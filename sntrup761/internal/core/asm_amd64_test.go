@@ -209,14 +209,14 @@ func TestFFTStagesAsm(t *testing.T) {
 			x[i] = complex(float64(rng.IntN(1<<20)-1<<19)*rng.Float64(), float64(rng.IntN(1<<20)-1<<19)*rng.Float64())
 		}
 		got, want := x, x
-		plan768.difFrom(got[:], 1)
-		withoutAsm(func() { plan768.difFrom(want[:], 1) })
+		plan768().difFrom(got[:], 1)
+		withoutAsm(func() { plan768().difFrom(want[:], 1) })
 		if got != want {
 			t.Fatalf("iteration %d: difFrom differs", it)
 		}
 		got, want = x, x
-		plan768.ditTo(got[:], 1)
-		withoutAsm(func() { plan768.ditTo(want[:], 1) })
+		plan768().ditTo(got[:], 1)
+		withoutAsm(func() { plan768().ditTo(want[:], 1) })
 		if got != want {
 			t.Fatalf("iteration %d: ditTo differs", it)
 		}
@@ -228,8 +228,8 @@ func TestFFTStagesAsm(t *testing.T) {
 		}
 		var gc, wc [1536]int64
 		got = x
-		plan768.lastInverse768(&got, &gc)
-		withoutAsm(func() { plan768.lastInverse768(&got, &wc) })
+		plan768().lastInverse768(&got, &gc)
+		withoutAsm(func() { plan768().lastInverse768(&got, &wc) })
 		if gc != wc {
 			t.Fatalf("iteration %d: lastInverse768 differs", it)
 		}
@@ -239,8 +239,8 @@ func TestFFTStagesAsm(t *testing.T) {
 				a[i] = int16(rng.IntN(Q) - Q12)
 			}
 			var gs, ws [768]complex128
-			forwardInt(plan768, gs[:], a)
-			withoutAsm(func() { forwardInt(plan768, ws[:], a) })
+			forwardInt(plan768(), gs[:], a)
+			withoutAsm(func() { forwardInt(plan768(), ws[:], a) })
 			if gs != ws {
 				t.Fatalf("iteration %d: forwardInt (%d int16 coefficients) differs", it, n)
 			}
@@ -248,8 +248,8 @@ func TestFFTStagesAsm(t *testing.T) {
 			for i := range s {
 				s[i] = int8(rng.IntN(3) - 1)
 			}
-			forwardInt(plan768, gs[:], s)
-			withoutAsm(func() { forwardInt(plan768, ws[:], s) })
+			forwardInt(plan768(), gs[:], s)
+			withoutAsm(func() { forwardInt(plan768(), ws[:], s) })
 			if gs != ws {
 				t.Fatalf("iteration %d: forwardInt (%d int8 coefficients) differs", it, n)
 			}
@@ -366,7 +366,7 @@ func TestFoldSplitAsm(t *testing.T) {
 func TestR3InvertibleAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(15, 16))
-	factors := [][]int8{factor19, factor60, factor682, mul3poly(factor19, factor60)}
+	factors := [][]int8{factor19, factor60, r3Tables().factor682, mul3poly(factor19, factor60)}
 	n := asmIterations(t, 100)
 	var zeros, ones int
 	for it := range n + 3 {
@@ -437,12 +437,17 @@ func TestSplitSpectrumAsm(t *testing.T) {
 	}
 }
 
-// asmCodecs are the mixed-radix codecs with their moduli: public keys
-// (R/q) and ciphertexts (rounded).
-var asmCodecs = []struct {
+// asmCodec is a mixed-radix codec with its modulus.
+type asmCodec struct {
 	codec *radixCodec
 	m     uint32
-}{{rqCodec, Q}, {roundedCodec, (Q + 2) / 3}}
+}
+
+// asmCodecs returns the codecs of public keys (R/q) and ciphertexts
+// (rounded).
+func asmCodecs() []asmCodec {
+	return []asmCodec{{rqCodec(), Q}, {roundedCodec(), (Q + 2) / 3}}
+}
 
 // TestEncodeAsm: the mixed-radix encoders (public keys and ciphertexts)
 // on the assembly path (encodeBulk1AVX2, encodeBulk2AVX2 for the bulk of
@@ -452,7 +457,7 @@ func TestEncodeAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(19, 20))
 	for it := range asmIterations(t, 100) {
-		for _, c := range asmCodecs {
+		for _, c := range asmCodecs() {
 			var R [P]uint32
 			for i := range R {
 				R[i] = rng.Uint32N(c.m)
@@ -500,7 +505,7 @@ func TestDecodeAsm(t *testing.T) {
 	needAsm(t)
 	rng := rand.New(rand.NewPCG(23, 24))
 	for it := range asmIterations(t, 100) {
-		for _, c := range asmCodecs {
+		for _, c := range asmCodecs() {
 			s := make([]byte, c.codec.size)
 			switch it % 4 {
 			case 0:

@@ -24,7 +24,6 @@ var (
 	factor60 = []int8{1, -1, 1, 1, 0, 0, 1, -1, 0, -1, 0, -1, 0, 1, 1, 1, 1, 1, 0, 0,
 		-1, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, -1, -1, 1, 1, -1, 0, 1, 1, 0, 0, 1, 1, -1, 0,
 		0, 1, 1, 1, 1, -1, 0, 0, 1, -1, 0, -1, -1, 1, 0, 1}
-	factor682 = divide3(modulus3(), mul3poly(factor19, factor60))
 )
 
 // r3Remainder holds a monic divisor with its 64 bit-shifts precomputed.
@@ -33,13 +32,24 @@ type r3Remainder struct {
 	shifted [64]r3vec // divisor * x^s for s = 0..63, in r3Words+1 words
 }
 
-var (
-	// For the small factors, g mod phi = sum g_i (x^i mod phi), with each
-	// x^i mod phi in one word (deg phi < 64); the large one is divided out.
-	residues19   = newResidueTable(factor19)
-	residues60   = newResidueTable(factor60)
-	remainder682 = newR3Remainder(factor682)
-)
+// r3FactorTables are what r3Invertible divides g by. For the small
+// factors, g mod phi = sum g_i (x^i mod phi), with each x^i mod phi in
+// one word (deg phi < 64); the large one, the modulus divided by the two
+// small ones, is divided out.
+type r3FactorTables struct {
+	factor682              []int8
+	residues19, residues60 *residueTable
+	remainder682           *r3Remainder
+}
+
+// r3Tables returns the factor tables, built on first use (see plan768).
+var r3Tables = sync.OnceValue(func() *r3FactorTables {
+	t := &r3FactorTables{factor682: divide3(modulus3(), mul3poly(factor19, factor60))}
+	t.residues19 = newResidueTable(factor19)
+	t.residues60 = newResidueTable(factor60)
+	t.remainder682 = newR3Remainder(t.factor682)
+	return t
+})
 
 // residueTable holds x^i mod phi for i < p, one bitsliced word each (and
 // three zero words past them, which r3ResiduesAVX2 reads four at a time).
@@ -137,7 +147,8 @@ func r3Invertible(g *[P]int8) uint64 {
 	for i, c := range g {
 		setCoeff(&x, i, c)
 	}
-	bad := residues19.isZeroMod(g) | residues60.isZeroMod(g) | remainder682.isZeroMod(&x)
+	t := r3Tables()
+	bad := t.residues19.isZeroMod(g) | t.residues60.isZeroMod(g) | t.remainder682.isZeroMod(&x)
 	return bad ^ 1
 }
 
@@ -182,15 +193,23 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	for k := range slots {
 		slots[k] = batchSlotPool.Get().(*batchSlot)
 	}
+	var L [P]uint32
+	done := false
 	defer func() {
-		// Everything in a slot but the key itself derives from secrets.
+		clear(L[:])
+		// Everything in a slot but the key itself derives from secrets;
+		// the keys of a batch that returns none (a failed or panicking
+		// read) are overwritten too: each begun one holds its f's
+		// transform.
 		for _, s := range slots {
+			if !done && s.sk != nil {
+				*s.sk = PrivateKey{}
+			}
 			*s = batchSlot{}
 			batchSlotPool.Put(s)
 		}
 	}()
 
-	var L [P]uint32
 	for _, s := range slots {
 		if err := readBatchKey(rand, &L, &s.g, &s.f, &s.rho); err != nil {
 			return nil, err
@@ -249,6 +268,7 @@ func GenerateKeys(rand io.Reader, n int) ([]*PrivateKey, error) {
 	clear(st3[:])
 	clear(stq[:])
 	clear(sw[:])
+	done = true
 	return keys, nil
 }
 
@@ -273,8 +293,8 @@ func readBatchKey(rand io.Reader, L *[P]uint32, g, f *[P]int8, rho *[smallBytes]
 	return err
 }
 
-// Plain polynomial arithmetic over F_3 for the public factor table (init
-// time only). Polynomials are coefficient slices from degree 0.
+// Plain polynomial arithmetic over F_3 for the public factor tables (once,
+// when r3Tables first builds them). Polynomials are coefficient slices from degree 0.
 
 func modulus3() []int8 {
 	m := make([]int8, P+1)

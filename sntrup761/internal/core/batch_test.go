@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"crypto/rand"
+	"io"
 	mrand "math/rand/v2"
 	"runtime"
 	"sync"
@@ -12,12 +13,12 @@ import (
 )
 
 func TestModulusFactors(t *testing.T) {
-	prod := mul3poly(mul3poly(factor19, factor60), factor682)
+	prod := mul3poly(mul3poly(factor19, factor60), r3Tables().factor682)
 	want := modulus3()
 	if !bytes.Equal(int8Bytes(prod), int8Bytes(want)) {
 		t.Fatal("the factors do not multiply to x^p - x - 1 mod 3")
 	}
-	for _, f := range [][]int8{factor19, factor60, factor682} {
+	for _, f := range [][]int8{factor19, factor60, r3Tables().factor682} {
 		if f[len(f)-1] != 1 {
 			t.Fatal("factor not monic")
 		}
@@ -41,7 +42,7 @@ func TestR3Invertible(t *testing.T) {
 	for range 30 {
 		inputs = append(inputs, randSmall(rng))
 	}
-	for _, f := range [][]int8{factor19, factor60, factor682} {
+	for _, f := range [][]int8{factor19, factor60, r3Tables().factor682} {
 		for range 5 {
 			// g = f * s with deg g < p: not invertible
 			s := make([]int8, P-len(f)+1)
@@ -168,3 +169,51 @@ func checkBatchPoolsCleared(t *testing.T, pools ...batchPool) {
 func TestGenerateKeysClearsSlots(t *testing.T) {
 	checkBatchPoolsCleared(t, batchPool{"batchSlotPool", &batchSlotPool, 3})
 }
+
+// TestGenerateKeysClearsKeysOnError: a batch whose reader fails in its
+// third key returns no key, and the two keys it had begun (each holding
+// the transform of its f by then) are overwritten, not left to the
+// garbage collector. The reader takes the keys from the batch's slots
+// when it fails.
+func TestGenerateKeysClearsKeysOnError(t *testing.T) {
+	stream := make([]byte, 2*(2*randomBytes+smallBytes)+randomBytes/2)
+	rand.Read(stream)
+	var slots []*batchSlot
+	var begun []*PrivateKey
+	var keys []*PrivateKey
+	var err error
+	watchPools(func() {
+		made := batchSlotPool.New // watchPools emptied the pool: every slot comes from New
+		defer func() { batchSlotPool.New = made }()
+		batchSlotPool.New = func() any {
+			s := made().(*batchSlot)
+			slots = append(slots, s)
+			return s
+		}
+		fail := readerFunc(func([]byte) (int, error) {
+			for _, s := range slots {
+				if s.sk != nil {
+					begun = append(begun, s.sk)
+				}
+			}
+			return 0, io.ErrClosedPipe
+		})
+		keys, err = GenerateKeys(io.MultiReader(bytes.NewReader(stream), fail), 3)
+	}, &batchSlotPool)
+	if err == nil || keys != nil {
+		t.Fatalf("GenerateKeys with a failing reader: %d keys, %v", len(keys), err)
+	}
+	if len(begun) != 2 {
+		t.Fatalf("%d keys begun when the reader failed, want 2", len(begun))
+	}
+	for i, sk := range begun {
+		if dirty := nonZeroFields(sk); len(dirty) > 0 {
+			t.Errorf("key %d of the failed batch left with %v not cleared", i, dirty)
+		}
+	}
+}
+
+// readerFunc is a reader made of its Read.
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }

@@ -358,7 +358,7 @@ var dudectCases = []dudect.Case{
 		About: "class 0 random multiples of a random factor of x^p-x-1 mod 3 (not invertible), class 1 fresh random small g",
 		Setup: func(t *testing.T) dudect.Target {
 			rng := dudect.NewRNG()
-			factors := [][]int8{factor19, factor60, factor682}
+			factors := [][]int8{factor19, factor60, r3Tables().factor682}
 			gs := make([][P]int8, 1000)
 			return dudectInputs(rng, gs, dudectSmall,
 				func(g *[P]int8) {

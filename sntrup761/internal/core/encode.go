@@ -1,6 +1,9 @@
 package core
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Fast versions of the NTRU Prime mixed-radix Encode / Decode (section 3.1)
 // for the two moduli lists sntrup761 uses: 761 values below q (public keys)
@@ -90,9 +93,12 @@ func newRadixCodec(n int, m0 uint32) *radixCodec {
 	return c
 }
 
+// rqCodec and roundedCodec return the codecs of public keys (P values
+// below Q) and of rounded ciphertexts (below (Q+2)/3), built on first use
+// (see plan768).
 var (
-	rqCodec      = newRadixCodec(P, Q)
-	roundedCodec = newRadixCodec(P, (Q+2)/3)
+	rqCodec      = sync.OnceValue(func() *radixCodec { return newRadixCodec(P, Q) })
+	roundedCodec = sync.OnceValue(func() *radixCodec { return newRadixCodec(P, (Q+2)/3) })
 )
 
 // encode writes the values R[i] < m[i] (len P) to out (len c.size).
@@ -258,13 +264,13 @@ func rqEncode(out []byte, h *[P]int16) {
 	for i := range R {
 		R[i] = uint32(int32(h[i]) + Q12)
 	}
-	rqCodec.encode(out, R[:])
+	rqCodec().encode(out, R[:])
 }
 
 // rqDecode decodes rqBytes bytes into h. Total.
 func rqDecode(h *[P]int16, s []byte) {
 	var R [P]uint32
-	rqCodec.decode(R[:], s)
+	rqCodec().decode(R[:], s)
 	for i := range R {
 		h[i] = int16(int32(R[i]) - Q12)
 	}
@@ -276,13 +282,13 @@ func roundedEncode(out []byte, c *[P]int16) {
 	for i := range R {
 		R[i] = (uint32(int32(c[i])+Q12) * 10923) >> 15 // (c+Q12)/3
 	}
-	roundedCodec.encode(out, R[:])
+	roundedCodec().encode(out, R[:])
 }
 
 // roundedDecode decodes roundedBytes bytes into 3*R - Q12. Total.
 func roundedDecode(c *[P]int16, s []byte) {
 	var R [P]uint32
-	roundedCodec.decode(R[:], s)
+	roundedCodec().decode(R[:], s)
 	for i := range R {
 		c[i] = int16(3*int32(R[i]) - Q12)
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 func TestCodecSizes(t *testing.T) {
-	if rqCodec.size != rqBytes || roundedCodec.size != roundedBytes {
-		t.Fatalf("sizes %d, %d", rqCodec.size, roundedCodec.size)
+	if rqCodec().size != rqBytes || roundedCodec().size != roundedBytes {
+		t.Fatalf("sizes %d, %d", rqCodec().size, roundedCodec().size)
 	}
 }
 

@@ -354,7 +354,7 @@ func fftSites() []productSite {
 	}
 	// jump: for every plan, the widest use (both operands filling the
 	// ring, two terms) bounds the update of (f, g) and the matrix product.
-	for k := range fftPlans {
+	for k := range fftPlans() {
 		m := 3 << k
 		sites = append(sites, productSite{name: "jump, full operands", m: m, terms: 2, a: operand{2 * m, Q12}, b: operand{2 * m, Q12}, extra: 0})
 	}
@@ -427,7 +427,7 @@ func productError(t *testing.T, pl *fftPlan, a, b []int32, exact []int64) float6
 // frequencies) and a greedy adversarial search over sign patterns, and
 // checks each error against the bound and the bound against 1/2.
 func TestFFTRoundingSearch(t *testing.T) {
-	pl := plan768
+	pl := plan768()
 	m := pl.m
 	bound, _ := errorBound(productSite{name: "", m: m, terms: 1, a: operand{2 * m, Q12}, b: operand{2 * m, Q12}, extra: 0})
 	rng := rand.New(rand.NewPCG(21, 22))

@@ -165,7 +165,20 @@ func smallFromList(out *[P]int8, L *[P]uint32) {
 func GenerateKey(rand io.Reader) (*PrivateKey, error) {
 	rand = source(rand)
 	var L [P]uint32
-	var g, v [P]int8
+	var g, v, f [P]int8
+	var finv, f16 [P]int16
+	var rho [smallBytes]byte
+	defer func() {
+		// Every return clears the secrets, a failed (or panicking) read's
+		// too: g and v = 1/g are the key's once the loop is left.
+		clear(L[:])
+		clear(g[:])
+		clear(v[:])
+		clear(f[:])
+		clear(f16[:])
+		clear(finv[:])
+		clear(rho[:])
+	}()
 	for {
 		if err := readList(rand, &L); err != nil {
 			return nil, err
@@ -180,27 +193,15 @@ func GenerateKey(rand io.Reader) (*PrivateKey, error) {
 	if err := readList(rand, &L); err != nil {
 		return nil, err
 	}
-	var f [P]int8
 	shortFromList(&f, &L)
-	clear(L[:])
-	var rho [smallBytes]byte
 	if _, err := io.ReadFull(rand, rho[:]); err != nil {
 		return nil, err
 	}
-	var finv [P]int16
-	var f16 [P]int16
 	for i := range f {
 		f16[i] = int16(f[i])
 	}
 	recipRq(&finv, &f16, recipQ(3)) // 1/(3f): always exists, R/q is a field
-	sk := assembleKey(&f, &g, &v, &finv, &rho)
-	clear(g[:])
-	clear(f[:])
-	clear(f16[:])
-	clear(v[:])
-	clear(finv[:])
-	clear(rho[:])
-	return sk, nil
+	return assembleKey(&f, &g, &v, &finv, &rho), nil
 }
 
 // assembleKey computes h = g/(3f) from finv = 1/(3f) and builds the key.
@@ -248,7 +249,7 @@ func (pk *PublicKey) hide(ct *[CiphertextSize]byte, r *[P]int8) (h3 [32]byte) {
 	sr.transformSmall(r)
 	mulRounded(&R, &sr, &sr, &pk.sh)
 	clear(sr[:])
-	roundedCodec.encode(ct[:roundedBytes], R[:])
+	roundedCodec().encode(ct[:roundedBytes], R[:])
 	clear(R[:])
 	var rEnc [smallBytes]byte
 	smallEncode(rEnc[:], r)

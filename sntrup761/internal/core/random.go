@@ -28,7 +28,8 @@ func source(rand io.Reader) io.Reader {
 // listPool holds the buffers readList reads a list into. Passed to an
 // io.Reader, a buffer escapes to the heap; the pool saves allocating one
 // per list. A buffer holds a secret list until readList clears it, which
-// it does before the buffer goes back, whether or not the read succeeded.
+// it does before the buffer goes back, whether the read succeeded, failed
+// or panicked.
 var listPool = sync.Pool{New: func() any { return new([randomBytes]byte) }}
 
 // readList reads one list of 761 little-endian uint32 with a single Read of
@@ -36,11 +37,17 @@ var listPool = sync.Pool{New: func() any { return new([randomBytes]byte) }}
 // the reference code and the NIST KAT. rand is not nil (source).
 func readList(rand io.Reader, L *[P]uint32) error {
 	buf := listPool.Get().(*[randomBytes]byte)
-	defer listPool.Put(buf)
+	decoded := false
+	defer func() {
+		if !decoded { // a failed or panicking read: a partial list is as secret as a whole one
+			clear(buf[:])
+		}
+		listPool.Put(buf)
+	}()
 	if _, err := io.ReadFull(rand, buf[:]); err != nil {
-		clear(buf[:]) // a partial list is as secret as a whole one
 		return err
 	}
 	decodeList(L, buf) // clears buf
+	decoded = true
 	return nil
 }

@@ -67,11 +67,18 @@ func TestNilReadsCryptoRand(t *testing.T) {
 	}
 }
 
+// panickingReader panics when read: a caller's reader may.
+type panickingReader struct{}
+
+func (panickingReader) Read([]byte) (int, error) { panic("reader panicked (test)") }
+
+var errReaderPanicked = errors.New("the reader panicked")
+
 // TestListBuffersCleared: every buffer a list was read into (listPool's)
 // is all zero once it is back in the pool, after GenerateKey,
 // GenerateKeys and Encapsulate from crypto/rand (nil) and from a reader,
-// and after a read that failed partway through a list, whose first bytes
-// were already in the buffer.
+// and after a read that failed, or panicked, partway through a list,
+// whose first bytes were already in the buffer.
 func TestListBuffersCleared(t *testing.T) {
 	pk := NewPublicKey(new([PublicKeySize]byte))
 	partial := randomStream(t, randomBytes/2)
@@ -93,6 +100,15 @@ func TestListBuffersCleared(t *testing.T) {
 		}, false},
 		{"GenerateKey(a reader failing in its first list)", func() error {
 			_, err := GenerateKey(io.MultiReader(bytes.NewReader(partial), iotest.ErrReader(io.ErrClosedPipe)))
+			return err
+		}, true},
+		{"GenerateKey(a reader panicking in its first list)", func() (err error) {
+			defer func() {
+				if recover() != nil {
+					err = errReaderPanicked
+				}
+			}()
+			_, err = GenerateKey(io.MultiReader(bytes.NewReader(partial), panickingReader{}))
 			return err
 		}, true},
 	} {

@@ -76,17 +76,20 @@ func (a *arena) wides(n int) []int64 {
 // have 95 or 96 steps.
 const jumpBase = 96
 
-// fftPlans[k] is the plan for m = 3*2^k, k = 0..8.
-var fftPlans = func() (p [9]*fftPlan) {
-	for k := range p {
+// fftPlans returns the plans for m = 3*2^k, k = 0..8 (the last is
+// plan768's), built on first use (see plan768).
+var fftPlans = sync.OnceValue(func() *[9]*fftPlan {
+	p := new([9]*fftPlan)
+	for k := range 8 {
 		p[k] = newFFTPlan(3 << k)
 	}
+	p[8] = plan768()
 	return p
-}()
+})
 
 // planFor returns the smallest plan with 2m >= n.
 func planFor(n int) *fftPlan {
-	for _, pl := range fftPlans {
+	for _, pl := range fftPlans() {
 		if 2*pl.m >= n {
 			return pl
 		}
@@ -232,7 +235,7 @@ func recipRq(out *[P]int16, a *[P]int16, scale int16) int32 {
 	// q*F + r*G (the largest index of these products is j+P, so 2m >= j+P+2
 	// avoids wrap-around). F = 1 - x^(P-1) - x^P is sparse, so u*F and q*F
 	// are computed directly; only v*G and r*G need transforms.
-	pl := plan768
+	pl := plan768()
 	m := pl.m
 	var xv, xr, xg, xa, xb, t spectrum
 	forwardInt(pl, xv[:], M1.v)

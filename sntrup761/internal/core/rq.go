@@ -6,6 +6,8 @@ package core
 // keys may also carry 2, which is multiplied as the integer 2, exactly as the
 // reference code does).
 
+import "sync"
+
 // Barrett constants for freezeQ: for 0 <= y < 2^40, (y*barM)>>40 is
 // floor(y/Q) or one less.
 const barM = (1 << 40) / Q
@@ -41,22 +43,28 @@ func freeze3(x int64) int8 {
 	return int8(r - 1)
 }
 
-// plan768 multiplies elements of R/q and R/3: 2*768 >= 2P-1.
-var plan768 = newFFTPlan(768)
+// plan768 returns the plan that multiplies elements of R/q and R/3:
+// 2*768 >= 2P-1. It is built on first use, as are the package's other
+// tables (fftPlans, rqCodec and roundedCodec, r3Tables, rem682Rows): a
+// program that links the package without calling it, as every program
+// with one of the SSH methods does through the hybrid engine, builds
+// none of them at start-up (sntrup761's TestInitBuildsNoTables). The
+// tables are public constants; no secret decides when they are built.
+var plan768 = sync.OnceValue(func() *fftPlan { return newFFTPlan(768) })
 
 // spectrum is the transform of one ring element.
 type spectrum [768]complex128
 
 // transformRq sets s to the transform of a.
-func (s *spectrum) transformRq(a *[P]int16) { forwardInt(plan768, s[:], a[:]) }
+func (s *spectrum) transformRq(a *[P]int16) { forwardInt(plan768(), s[:], a[:]) }
 
 // transformSmall sets s to the transform of a small element.
-func (s *spectrum) transformSmall(a *[P]int8) { forwardInt(plan768, s[:], a[:]) }
+func (s *spectrum) transformSmall(a *[P]int8) { forwardInt(plan768(), s[:], a[:]) }
 
 // inverseOfProduct sets c to the linear product of the polynomials with
 // spectra sa and sb, using z as scratch (z may be sa or sb).
 func inverseOfProduct(c *[2 * 768]int64, z, sa, sb *spectrum) {
-	plan768.inverseProducts(c[:], z[:], sa[:], sb[:], nil, nil)
+	plan768().inverseProducts(c[:], z[:], sa[:], sb[:], nil, nil)
 }
 
 // mulRq sets out = a*b in R/q, where sa and sb are their spectra, using z
@@ -234,7 +242,7 @@ func mulSplit(rq *[P]int16, r3 *[P]int8, k int64, z, a, b, c, d *spectrum) {
 	if c != nil {
 		cs, ds = c[:], d[:]
 	}
-	plan768.inverseProducts(y[:], z[:], a[:], b[:], cs, ds)
+	plan768().inverseProducts(y[:], z[:], a[:], b[:], cs, ds)
 	foldSplit(rq, r3, k, &y)
 }
 

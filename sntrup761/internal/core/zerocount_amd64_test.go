@@ -41,7 +41,7 @@ func faults(f func()) (fault any) {
 // without touching memory when a count is zero (or negative): each is
 // called with every pointer at a guard page (an empty buffer at the end of
 // readable memory), where any load or store faults. Their loops test the
-// counter after a pass, so without the check at entry a zero count ran
+// counter after a pass, so without the check at entry a zero count runs
 // them off the buffer. A call with a count of one shows the guard works.
 func TestKernelsZeroCount(t *testing.T) {
 	g := guardPage(t)
