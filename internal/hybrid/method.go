@@ -105,13 +105,7 @@ func (m *Method) newClientSelf(c *Client) error {
 	if err != nil {
 		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Backend().Name(), err)
 	}
-	ec, err := m.Curve.Generate()
-	if err != nil {
-		dk.Clear()
-		return fmt.Errorf("%s: %s key generation: %w", m.Prefix, m.Curve.Name(), err)
-	}
-	m.setKeys(c, dk, ec)
-	return nil
+	return m.setKeysSelf(c, dk)
 }
 
 // NewClientFrom generates the client's keys from rand (crypto/rand if
@@ -138,6 +132,12 @@ func (m *Method) NewClientWithKEMKey(c *Client, dk DecapsulationKey, rand io.Rea
 	if !m.drawsOwn(rand) {
 		return m.setKeysFrom(c, dk, NewRand(rand, m.Prefix))
 	}
+	return m.setKeysSelf(c, dk)
+}
+
+// setKeysSelf generates the classical private key with the curve's own
+// key generation and sets c's keys. It clears dk if that fails.
+func (m *Method) setKeysSelf(c *Client, dk DecapsulationKey) error {
 	ec, err := m.Curve.Generate()
 	if err != nil {
 		dk.Clear()
